@@ -1,0 +1,21 @@
+"""kernelkit: kernel machines at every scale.
+
+Exact when the n x n problem is affordable, approximate when it is not, with
+kernels as objects with an algebra, a blocked Gram engine within a memory
+budget, scikit-learn compatible estimators and safe model files.
+
+Importing kernelkit computes, compiles and starts nothing.
+"""
+
+from .config import config_context, get_config, set_config
+from .exceptions import KernelSpecError, MemoryBudgetError, ModelFormatError, NumericalWarning
+from .gram import GramOperator, gram
+from .kernels import parse_kernel
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "__version__", "config_context", "get_config", "set_config", "NumericalWarning",
+    "ModelFormatError", "KernelSpecError", "MemoryBudgetError", "gram", "GramOperator",
+    "parse_kernel",
+]

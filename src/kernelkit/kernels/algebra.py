@@ -1,0 +1,397 @@
+"""The algebra of kernels: the lectures' "constructing kernels" table as nodes.
+
+If k1, k2 are kernels, so are k1 + k2, k1 * k2, c * k (c >= 0), k ** p
+(p a positive integer), exp(k), f(x) k(x, y) f(y), k(phi(x), phi(y)) and
+x'Ay (A positive semi-definite). Each node keeps its children as parameters
+(``k1``, ``k2``, ``k``), so nested parameters such as ``k1__gamma`` reach a
+grid search, and knows whether it is shift-invariant and guaranteed PSD.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .._validation import check_scalar, check_vectors, looks_like_strings
+from .base import Kernel
+from . import spectral
+
+__all__ = ["Sum", "Product", "Scaled", "Power", "Exp", "Warped", "Composed", "Bilinear"]
+
+
+def _combined_kind(k1, k2):
+    kinds = {k1.input_kind, k2.input_kind} - {"any"}
+    if len(kinds) > 1:
+        raise ValueError(f"cannot combine {k1!r} (on {k1.input_kind}s) with {k2!r} "
+                         f"(on {k2.input_kind}s): both kernels must take the same kind of input")
+    return kinds.pop() if kinds else "any"
+
+
+def _check_kernel(k, name):
+    if not isinstance(k, Kernel):
+        raise TypeError(f"{name} must be a kernelkit Kernel, got {type(k).__name__}")
+
+
+class _Binary(Kernel):
+    """A node with two child kernels ``k1`` and ``k2``."""
+
+    _symbol = "?"
+
+    def __init__(self, k1, k2):
+        self.k1 = k1
+        self.k2 = k2
+        self._check_params()
+
+    def _check_params(self):
+        _check_kernel(self.k1, "k1")
+        _check_kernel(self.k2, "k2")
+        _combined_kind(self.k1, self.k2)
+
+    @property
+    def input_kind(self):
+        return _combined_kind(self.k1, self.k2)
+
+    def check_input(self, X, name="X"):
+        child = self.k1 if self.k1.input_kind != "any" else self.k2
+        return child.check_input(X, name)
+
+    @property
+    def is_shift_invariant(self):
+        return self.k1.is_shift_invariant and self.k2.is_shift_invariant
+
+    @property
+    def is_psd(self):
+        return self.k1.is_psd and self.k2.is_psd
+
+    def _child_repr(self, k):
+        return repr(k)
+
+    def __repr__(self):
+        return f"{self._child_repr(self.k1)} {self._symbol} {self._child_repr(self.k2)}"
+
+
+class Sum(_Binary):
+    """k1(x, y) + k2(x, y). Random features: a mixture of the two spectral densities."""
+
+    _symbol = "+"
+
+    def _block(self, X, Y, diag_offset):
+        out = self.k1._block(X, Y, diag_offset)
+        out += self.k2._block(X, Y, diag_offset)
+        return out
+
+    def _diag(self, X):
+        return self.k1._diag(X) + self.k2._diag(X)
+
+    def spectral_density(self):
+        return spectral.Mixture(self.k1.spectral_density(), self.k2.spectral_density())
+
+
+class Product(_Binary):
+    """k1(x, y) * k2(x, y) (the Schur product theorem keeps it PSD)."""
+
+    _symbol = "*"
+
+    def _child_repr(self, k):
+        return f"({k!r})" if isinstance(k, (Sum, Scaled)) else repr(k)
+
+    def _block(self, X, Y, diag_offset):
+        out = self.k1._block(X, Y, diag_offset)
+        out *= self.k2._block(X, Y, diag_offset)
+        return out
+
+    def _diag(self, X):
+        return self.k1._diag(X) * self.k2._diag(X)
+
+    def spectral_density(self):
+        return spectral.Convolution(self.k1.spectral_density(), self.k2.spectral_density())
+
+
+class _Unary(Kernel):
+    """A node with one child kernel ``k``."""
+
+    @property
+    def input_kind(self):
+        return self.k.input_kind
+
+    def check_input(self, X, name="X"):
+        return self.k.check_input(X, name)
+
+    @property
+    def is_shift_invariant(self):
+        return self.k.is_shift_invariant
+
+    @property
+    def is_psd(self):
+        return self.k.is_psd
+
+
+class Scaled(_Unary):
+    """scale * k(x, y) with scale >= 0.
+
+    Parameters
+    ----------
+    k : Kernel
+    scale : float
+        Non-negative factor (a negative one would break positive semi-definiteness).
+    """
+
+    def __init__(self, k, scale):
+        self.k = k
+        self.scale = scale
+        self._check_params()
+
+    def _check_params(self):
+        _check_kernel(self.k, "k")
+        if isinstance(self.scale, numbers.Real) and not isinstance(self.scale, bool) \
+                and self.scale < 0:
+            raise ValueError(f"a kernel can only be scaled by c >= 0 (a negative scale breaks "
+                             f"positive semi-definiteness), got {self.scale!r}")
+        check_scalar(self.scale, "scale", low=0)
+
+    def __repr__(self):
+        inner = f"({self.k!r})" if isinstance(self.k, (Sum, Product)) else repr(self.k)
+        return f"{self.scale!r} * {inner}"
+
+    def _block(self, X, Y, diag_offset):
+        out = self.k._block(X, Y, diag_offset)
+        out *= self.scale
+        return out
+
+    def _diag(self, X):
+        return self.scale * self.k._diag(X)
+
+    def spectral_density(self):
+        return spectral.Scaled(self.k.spectral_density(), float(self.scale))
+
+
+class Power(_Unary):
+    """k(x, y) ** exponent, elementwise.
+
+    A positive integer exponent keeps a PSD kernel PSD (repeated Schur
+    products). A non-integer exponent is allowed but not guaranteed PSD, and
+    needs non-negative kernel values.
+
+    Parameters
+    ----------
+    k : Kernel
+    exponent : int or float
+        Positive exponent.
+    """
+
+    def __init__(self, k, exponent):
+        self.k = k
+        self.exponent = exponent
+        self._check_params()
+
+    def _check_params(self):
+        _check_kernel(self.k, "k")
+        check_scalar(self.exponent, "exponent", low=0, low_inclusive=False)
+
+    @property
+    def _integer(self):
+        return float(self.exponent).is_integer()
+
+    @property
+    def is_psd(self):
+        return self.k.is_psd and self._integer
+
+    def __repr__(self):
+        return f"({self.k!r}) ** {self.exponent!r}"
+
+    def _block(self, X, Y, diag_offset):
+        out = self.k._block(X, Y, diag_offset)
+        if self._integer:
+            return out ** int(self.exponent)
+        if (out < 0).any():
+            raise ValueError(f"{self!r}: a non-integer power of negative kernel values is "
+                             "undefined; use an integer exponent")
+        return out ** float(self.exponent)
+
+    def _diag(self, X):
+        d = self.k._diag(X)
+        return d ** (int(self.exponent) if self._integer else float(self.exponent))
+
+    def spectral_density(self):
+        if not self._integer:
+            return super().spectral_density()
+        dens = self.k.spectral_density()
+        out = dens
+        for _ in range(int(self.exponent) - 1):
+            out = spectral.Convolution(out, dens)
+        return out
+
+
+class Exp(_Unary):
+    """exp(k(x, y)): PSD when k is (a limit of sums of its Schur powers).
+
+    Example: ``Warped(Exp(2*gamma*Linear()), f)`` with f(x) = exp(-gamma ||x||^2)
+    is the Gaussian kernel.
+
+    Parameters
+    ----------
+    k : Kernel
+    """
+
+    def __init__(self, k):
+        self.k = k
+        self._check_params()
+
+    def _check_params(self):
+        _check_kernel(self.k, "k")
+
+    def spectral_density(self):
+        raise ValueError(f"{self!r}: the spectral density of exp(k) is not available; "
+                         "use Nystroem features")
+
+    def _block(self, X, Y, diag_offset):
+        from .._compiled import exp_scaled
+
+        out = self.k._block(X, Y, diag_offset)
+        exp_scaled(out, 1.0, out)
+        return out
+
+    def _diag(self, X):
+        return np.exp(self.k._diag(X))
+
+
+def _call_map(fn, X, what):
+    try:
+        v = fn(X)
+    except Exception as exc:
+        raise ValueError(f"the {what} function {getattr(fn, '__name__', fn)!r} failed: {exc}") \
+            from exc
+    return v
+
+
+class Warped(_Unary):
+    """f(x) k(x, y) f(y) for a real function f: PSD whenever k is.
+
+    Parameters
+    ----------
+    k : Kernel
+    f : callable
+        Maps an (n, d) array (or a list of n objects) to n real numbers.
+        Kernels with a Python callable cannot be written to model files.
+    """
+
+    def __init__(self, k, f):
+        self.k = k
+        self.f = f
+        self._check_params()
+
+    def _check_params(self):
+        _check_kernel(self.k, "k")
+        if not callable(self.f):
+            raise TypeError(f"f must be callable, got {type(self.f).__name__}")
+
+    @property
+    def is_shift_invariant(self):
+        return False
+
+    def _weights(self, X):
+        w = np.asarray(_call_map(self.f, X, "warping"), dtype=np.float64)
+        if w.shape != (len(X),):
+            raise ValueError(f"the warping function must return one number per sample, "
+                             f"shape ({len(X)},); got shape {w.shape}")
+        if not np.isfinite(w).all():
+            raise ValueError("the warping function returned NaN or infinity")
+        return w
+
+    def _block(self, X, Y, diag_offset):
+        from .._compiled import scale_add_rows_cols
+
+        out = self.k._block(X, Y, diag_offset)
+        scale_add_rows_cols(out, self._weights(X), self._weights(Y), out)
+        return out
+
+    def _diag(self, X):
+        return self._weights(X) ** 2 * self.k._diag(X)
+
+
+class Composed(Kernel):
+    """k(phi(x), phi(y)) for a map phi: PSD whenever k is.
+
+    Parameters
+    ----------
+    k : Kernel
+        Kernel on the mapped inputs.
+    phi : callable
+        Maps a batch of inputs (an (n, d) array, or a list of n objects) to a
+        batch that ``k`` accepts. Kernels with a Python callable cannot be
+        written to model files.
+    """
+
+    input_kind = "any"
+
+    def __init__(self, k, phi):
+        self.k = k
+        self.phi = phi
+        self._check_params()
+
+    def _check_params(self):
+        _check_kernel(self.k, "k")
+        if not callable(self.phi):
+            raise TypeError(f"phi must be callable, got {type(self.phi).__name__}")
+
+    @property
+    def is_psd(self):
+        return self.k.is_psd
+
+    def check_input(self, X, name="X"):
+        return X if looks_like_strings(X) else check_vectors(X, name)
+
+    def _mapped(self, X, name):
+        return self.k.check_input(_call_map(self.phi, X, "phi"), f"phi({name})")
+
+    def _block(self, X, Y, diag_offset):
+        Xp, Yp = self._mapped(X, "X"), self._mapped(Y, "Y")
+        Xp, Yp = self.k._prepare(Xp, Yp)
+        return self.k._block(Xp, Yp, diag_offset)
+
+    def _diag(self, X):
+        Xp = self._mapped(X, "X")
+        Xp, _ = self.k._prepare(Xp, Xp)
+        return self.k._diag(Xp)
+
+
+class Bilinear(Kernel):
+    """k(x, y) = x' A y for a symmetric positive semi-definite matrix A.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_features, n_features)
+        Checked symmetric and PSD (smallest eigenvalue >= -1e-10 * largest).
+    """
+
+    def __init__(self, A):
+        self.A = A
+        self._check_params()
+
+    def _check_params(self):
+        A = np.asarray(self.A, dtype=np.float64)
+        if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
+            raise ValueError(f"A must be a square matrix, got shape {A.shape}")
+        if not np.isfinite(A).all():
+            raise ValueError("A contains NaN or infinity")
+        if not np.allclose(A, A.T, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(A).max())):
+            raise ValueError("A must be symmetric for x'Ay to be a kernel; use (A + A.T) / 2")
+        w = np.linalg.eigvalsh(A)
+        if w[0] < -1e-10 * max(abs(w[-1]), 1e-300):
+            raise ValueError(f"A must be positive semi-definite for x'Ay to be a kernel; its "
+                             f"smallest eigenvalue is {w[0]:.3g}")
+        self.A = np.array(self.A, dtype=np.float64)
+
+    def check_input(self, X, name="X"):
+        X = check_vectors(X, name)
+        if X.shape[1] != self.A.shape[0]:
+            raise ValueError(f"{name} has {X.shape[1]} features but A is "
+                             f"{self.A.shape[0]} x {self.A.shape[0]}")
+        return X
+
+    def _block(self, X, Y, diag_offset):
+        return (X @ self.A) @ Y.T
+
+    def _diag(self, X):
+        return np.einsum("ij,ij->i", X @ self.A, X)

@@ -1,0 +1,328 @@
+"""The kernel abstraction: parameters, validation, blocking and the algebra's operators.
+
+A kernel is a small value object. Its hyperparameters are constructor
+arguments stored unchanged, so ``get_params``, ``set_params``, equality, the
+``repr`` and the JSON form all derive from the constructor signature (as in
+scikit-learn's estimators and Gaussian-process kernels). The public
+``__call__`` validates and blocks once; a subclass implements only
+``_block(X, Y, diag_offset)`` and ``_diag(X)`` on validated float64 arrays.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+
+import numpy as np
+
+from .. import config
+from .._validation import check_same_n_features, check_vectors
+
+__all__ = ["Kernel", "pairwise_blocked", "rows_per_block"]
+
+# A Gram block larger than this brings no speed (GEMM and the elementwise
+# pass are already at full rate) and only costs memory.
+_MAX_BLOCK_BYTES = 256 * 1024**2
+
+
+def rows_per_block(n_cols, bytes_per_entry=8, n_temporaries=2, memory=None):
+    """Rows of an (rows, n_cols) block whose temporaries fit the memory budget.
+
+    Parameters
+    ----------
+    n_cols : int
+        Columns of the block.
+    bytes_per_entry : int, default=8
+        Size of one entry.
+    n_temporaries : int, default=2
+        How many block-sized arrays live at once.
+    memory : int, optional
+        Budget in bytes; default: an eighth of ``config.get_config()["memory"]``,
+        at most 256 MB.
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    if memory is None:
+        memory = min(config.get_config()["memory"] // 8, _MAX_BLOCK_BYTES)
+    per_row = max(1, n_cols * bytes_per_entry * n_temporaries)
+    return max(1, int(memory // per_row))
+
+
+def _output_dtype(*arrays):
+    if config.get_config()["dtype"] == "float32" and all(a.dtype == np.float32 for a in arrays):
+        return np.float32
+    return np.float64
+
+
+def pairwise_blocked(kernel, X, Y=None):
+    """Kernel matrix ``K[i, j] = k(X[i], Y[j])`` computed in row blocks.
+
+    ``X`` and ``Y`` must already be validated for ``kernel``. Numbers are
+    computed in float64; the result is float64 unless the dtype policy is
+    ``"float32"`` and both inputs are float32. When ``Y is None`` the kernel
+    is told which entries are diagonal, so distance kernels can make them exact.
+    """
+    symmetric = Y is None
+    X, Y = kernel._prepare(X, X if symmetric else Y)
+    out_dtype = _output_dtype(X, Y) if kernel.input_kind == "vector" else np.float64
+    n, m = len(X), len(Y)
+    out = np.empty((n, m), dtype=out_dtype)
+    step = rows_per_block(m)
+    for r0 in range(0, n, step):
+        r1 = min(n, r0 + step)
+        block = kernel._block(X[r0:r1], Y, r0 if symmetric else -1)
+        out[r0:r1] = block
+    return out
+
+
+class Kernel:
+    """Base class of every kernel.
+
+    Subclasses store each constructor argument under its own name and
+    implement ``_block`` and ``_diag``; they may override the properties
+    ``is_shift_invariant`` and ``is_psd`` and the method ``spectral_density``.
+
+    Attributes
+    ----------
+    input_kind : {"vector", "string", "any"}
+        What the kernel's inputs are.
+    """
+
+    input_kind = "vector"
+
+    # ---- parameters (scikit-learn conventions) --------------------------------
+    @classmethod
+    def _param_names(cls):
+        sig = inspect.signature(cls.__init__)
+        return [p.name for p in sig.parameters.values()
+                if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+    @classmethod
+    def _param_defaults(cls):
+        sig = inspect.signature(cls.__init__)
+        return {p.name: p.default for p in sig.parameters.values() if p.name != "self"}
+
+    def get_params(self, deep=True):
+        """Parameters of this kernel; with ``deep``, also ``k1__gamma`` style nested ones."""
+        out = {}
+        for name in self._param_names():
+            value = getattr(self, name)
+            out[name] = value
+            if deep and isinstance(value, Kernel):
+                for sub, v in value.get_params(deep=True).items():
+                    out[f"{name}__{sub}"] = v
+        return out
+
+    def set_params(self, **params):
+        """Set parameters, including nested ones (``k1__gamma=0.5``); returns self."""
+        valid = self._param_names()
+        nested = {}
+        for key, value in params.items():
+            head, _, rest = key.partition("__")
+            if head not in valid:
+                raise ValueError(f"invalid parameter {head!r} for kernel {type(self).__name__}; "
+                                 f"valid parameters: {valid}")
+            if rest:
+                nested.setdefault(head, {})[rest] = value
+            else:
+                setattr(self, head, value)
+        for head, sub in nested.items():
+            getattr(self, head).set_params(**sub)
+        self._check_params()
+        return self
+
+    def _check_params(self):
+        """Validate hyperparameters; subclasses raise ValueError with a clear message."""
+
+    def __eq__(self, other):
+        if type(self) is not type(other):
+            return NotImplemented
+        a, b = self.get_params(deep=False), other.get_params(deep=False)
+        for key in a:
+            x, y = a[key], b[key]
+            if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+                if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray)
+                        and x.shape == y.shape and np.array_equal(x, y)):
+                    return False
+            elif x != y:
+                return False
+        return True
+
+    def __hash__(self):
+        return hash(repr(self))
+
+    def __repr__(self):
+        defaults = self._param_defaults()
+        parts = []
+        for name in self._param_names():
+            value = getattr(self, name)
+            default = defaults.get(name, inspect.Parameter.empty)
+            if isinstance(value, np.ndarray) or default is inspect.Parameter.empty or value != default:
+                parts.append(f"{name}={_format_value(value)}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    # ---- evaluation --------------------------------------------------------------
+    def check_input(self, X, name="X"):
+        """Validate an input for this kernel and return it in canonical form."""
+        return check_vectors(X, name)
+
+    def __call__(self, X, Y=None):
+        """Kernel matrix between the rows of ``X`` and ``Y`` (or ``X`` itself).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples_X, n_features)
+        Y : array-like of shape (n_samples_Y, n_features), optional
+            Defaults to ``X`` (a symmetric Gram matrix with exact diagonal).
+
+        Returns
+        -------
+        ndarray of shape (n_samples_X, n_samples_Y)
+        """
+        X = self.check_input(X, "X")
+        if Y is not None:
+            Y = self.check_input(Y, "Y")
+            if self.input_kind == "vector":
+                check_same_n_features(X, Y)
+        return pairwise_blocked(self, X, Y)
+
+    def diag(self, X):
+        """The diagonal ``k(x_i, x_i)`` without computing the Gram matrix.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = self.check_input(X, "X")
+        X, _ = self._prepare(X, X)
+        return np.asarray(self._diag(X), dtype=np.float64)
+
+    def _prepare(self, X, Y):
+        """Canonicalise validated inputs once per call (vectors become float64)."""
+        if self.input_kind != "vector":
+            return X, Y
+        same = X is Y
+        X = np.asarray(X, dtype=np.float64)
+        return X, (X if same else np.asarray(Y, dtype=np.float64))
+
+    def _block(self, X, Y, diag_offset):
+        """Kernel values of one block of rows. ``diag_offset >= 0`` means row i is
+        column ``i + diag_offset`` of a symmetric Gram matrix (exact diagonal)."""
+        raise NotImplementedError
+
+    def _diag(self, X):
+        raise NotImplementedError
+
+    # ---- properties used by features, planner and checks -----------------------
+    @property
+    def is_shift_invariant(self) -> bool:
+        """Whether ``k(x, y)`` depends on ``x - y`` only (then Bochner's theorem applies)."""
+        return False
+
+    @property
+    def is_psd(self) -> bool:
+        """Whether the kernel is guaranteed positive semi-definite for every input."""
+        return True
+
+    def spectral_density(self):
+        """The spectral density of a shift-invariant kernel (see ``kernels.spectral``).
+
+        Raises
+        ------
+        ValueError
+            If the kernel is not shift-invariant: use Nystroem features instead.
+        """
+        raise ValueError(
+            f"{self!r} has no spectral density (it is not shift-invariant), so random Fourier "
+            "features cannot be derived from it; use Nystroem features instead")
+
+    # ---- the algebra -------------------------------------------------------------
+    def __add__(self, other):
+        from .algebra import Sum
+
+        if isinstance(other, Kernel):
+            return Sum(self, other)
+        if isinstance(other, numbers.Real) and not isinstance(other, bool):
+            from .vector import Constant
+
+            return Sum(self, Constant(value=float(other)))
+        return NotImplemented
+
+    def __radd__(self, other):
+        if isinstance(other, numbers.Real) and not isinstance(other, bool) and other == 0:
+            return self  # so that sum([k1, k2]) works
+        return self.__add__(other)
+
+    def __mul__(self, other):
+        from .algebra import Product, Scaled
+
+        if isinstance(other, Kernel):
+            return Product(self, other)
+        if isinstance(other, numbers.Real) and not isinstance(other, bool):
+            return Scaled(self, float(other))
+        return NotImplemented
+
+    def __rmul__(self, other):
+        return self.__mul__(other)
+
+    def __truediv__(self, other):
+        from .algebra import Scaled
+
+        if isinstance(other, numbers.Real) and not isinstance(other, bool):
+            if other <= 0:
+                raise ValueError(f"a kernel can only be divided by a positive number, got {other!r}")
+            return Scaled(self, 1.0 / float(other))
+        return NotImplemented
+
+    def __pow__(self, exponent):
+        from .algebra import Power
+
+        return Power(self, exponent)
+
+    # ---- structured form (model files, CLI) --------------------------------------
+    def to_dict(self):
+        """JSON-ready description ``{"kernel": name, "params": {...}}``, nested for nodes.
+
+        Raises
+        ------
+        TypeError
+            If a parameter is a Python callable (``Warped``, ``Composed``):
+            such kernels cannot be stored safely.
+        """
+        params = {}
+        for name in self._param_names():
+            params[name] = _to_json_value(getattr(self, name), f"{type(self).__name__}.{name}")
+        return {"kernel": type(self).__name__, "params": params}
+
+
+def _to_json_value(value, where):
+    if isinstance(value, Kernel):
+        return value.to_dict()
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "biuf":
+            raise TypeError(f"{where}: only numeric arrays can be stored, got dtype {value.dtype}")
+        return {"ndarray": value.tolist(), "dtype": str(value.dtype)}
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    raise TypeError(f"{where} is {type(value).__name__}; kernels holding Python callables or "
+                    "objects cannot be written to a safe model file (only numbers, arrays, "
+                    "strings and kernels can)")
+
+
+def _format_value(value):
+    if isinstance(value, np.ndarray):
+        return f"np.array({value.tolist()!r})"
+    if callable(value) and not isinstance(value, Kernel):
+        return getattr(value, "__name__", repr(value))
+    return repr(value)

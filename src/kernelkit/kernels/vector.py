@@ -1,0 +1,314 @@
+"""Kernels on real vectors: linear, polynomial, Gaussian (RBF), Laplacian, Cauchy,
+sigmoid, Kronecker delta and constant.
+
+Names follow Rahimi & Recht (2007): the *Laplacian* kernel exp(-gamma ||x-y||_1)
+has a Cauchy spectral density, the *Cauchy* kernel prod_i 1/(1 + gamma^2 (x_i-y_i)^2)
+a Laplace one. The formulas, not a table's labels, decide.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .._validation import check_scalar
+from .base import Kernel
+from . import spectral
+
+__all__ = ["Linear", "Polynomial", "RBF", "Laplacian", "Cauchy", "Sigmoid",
+           "KroneckerDelta", "Constant"]
+
+
+def _sq_norms(X):
+    return np.einsum("ij,ij->i", X, X)
+
+
+class Linear(Kernel):
+    """The linear kernel k(x, y) = x'y.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import Linear
+    >>> Linear()(np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]]))
+    array([[11.]])
+    """
+
+    def __init__(self):
+        pass
+
+    def _block(self, X, Y, diag_offset):
+        return X @ Y.T
+
+    def _diag(self, X):
+        return _sq_norms(X)
+
+
+class Polynomial(Kernel):
+    """The polynomial kernel k(x, y) = (gamma x'y + coef0) ** degree.
+
+    Parameters
+    ----------
+    degree : int, default=3
+        Positive integer degree. Its explicit feature map has
+        ``comb(n_features + degree, degree)`` monomials (with ``coef0 > 0``).
+    gamma : float, default=1.0
+        Scale of the inner product, > 0.
+    coef0 : float, default=1.0
+        Offset; ``coef0 >= 0`` keeps the kernel positive semi-definite.
+    """
+
+    def __init__(self, degree=3, gamma=1.0, coef0=1.0):
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self._check_params()
+
+    def _check_params(self):
+        check_scalar(self.degree, "degree", low=1, integer=True)
+        check_scalar(self.gamma, "gamma", low=0, low_inclusive=False)
+        check_scalar(self.coef0, "coef0")
+
+    @property
+    def is_psd(self):
+        return self.coef0 >= 0
+
+    def _block(self, X, Y, diag_offset):
+        from .._compiled import poly_from_inner
+
+        G = X @ Y.T
+        poly_from_inner(G, float(self.gamma), float(self.coef0), int(self.degree), G)
+        return G
+
+    def _diag(self, X):
+        return (self.gamma * _sq_norms(X) + self.coef0) ** int(self.degree)
+
+
+class RBF(Kernel):
+    """The Gaussian (RBF) kernel k(x, y) = exp(-gamma ||x - y||^2).
+
+    Parameters
+    ----------
+    gamma : float, optional
+        Inverse width, > 0. Default 1.0 when ``length_scale`` is not given.
+    length_scale : float, optional
+        Alternative parametrisation: gamma = 1 / (2 length_scale^2). Give
+        ``gamma`` or ``length_scale``, not both.
+
+    Notes
+    -----
+    Squared distances use the expansion ||x||^2 + ||y||^2 - 2 x'y (one matrix
+    product), in float64, on inputs shifted by the mean of Y, clamped at 0; the
+    diagonal of a symmetric Gram matrix is exactly 1. Its spectral density is
+    normal with covariance 2 gamma I.
+    """
+
+    def __init__(self, gamma=None, length_scale=None):
+        self.gamma = gamma
+        self.length_scale = length_scale
+        self._check_params()
+
+    def _check_params(self):
+        if self.gamma is not None and self.length_scale is not None:
+            raise ValueError("give gamma or length_scale, not both "
+                             f"(got gamma={self.gamma!r}, length_scale={self.length_scale!r})")
+        check_scalar(self.gamma, "gamma", low=0, low_inclusive=False, allow_none=True)
+        check_scalar(self.length_scale, "length_scale", low=0, low_inclusive=False,
+                     allow_none=True)
+
+    @property
+    def gamma_value(self) -> float:
+        """The effective gamma."""
+        if self.length_scale is not None:
+            return 1.0 / (2.0 * float(self.length_scale) ** 2)
+        return 1.0 if self.gamma is None else float(self.gamma)
+
+    @property
+    def is_shift_invariant(self):
+        return True
+
+    def spectral_density(self):
+        return spectral.Gaussian(gamma=self.gamma_value)
+
+    def _block(self, X, Y, diag_offset):
+        from .._compiled import rbf_from_inner
+
+        # Shift both sides by one common vector: distances are unchanged, but the
+        # expansion ||x||^2 + ||y||^2 - 2x'y no longer cancels for data far from 0.
+        shift = Y.mean(axis=0)
+        X, Y = X - shift, Y - shift
+        G = X @ Y.T
+        rbf_from_inner(G, _sq_norms(X), _sq_norms(Y), self.gamma_value, diag_offset, G)
+        return G
+
+    def _diag(self, X):
+        return np.ones(len(X))
+
+
+class Laplacian(Kernel):
+    """The Laplacian kernel k(x, y) = exp(-gamma ||x - y||_1).
+
+    Its spectral density is a product of Cauchy densities with scale gamma.
+
+    Parameters
+    ----------
+    gamma : float, default=1.0
+        Inverse width, > 0.
+    """
+
+    def __init__(self, gamma=1.0):
+        self.gamma = gamma
+        self._check_params()
+
+    def _check_params(self):
+        check_scalar(self.gamma, "gamma", low=0, low_inclusive=False)
+
+    @property
+    def is_shift_invariant(self):
+        return True
+
+    def spectral_density(self):
+        return spectral.CauchyDensity(gamma=float(self.gamma))
+
+    def _block(self, X, Y, diag_offset):
+        from .._compiled import l1_exp
+
+        out = np.empty((len(X), len(Y)))
+        l1_exp(X, Y, float(self.gamma), out)
+        return out
+
+    def _diag(self, X):
+        return np.ones(len(X))
+
+
+class Cauchy(Kernel):
+    """The Cauchy kernel k(x, y) = prod_i 1 / (1 + gamma^2 (x_i - y_i)^2).
+
+    Its spectral density is a product of Laplace densities with scale gamma.
+
+    Parameters
+    ----------
+    gamma : float, default=1.0
+        Inverse width, > 0.
+    """
+
+    def __init__(self, gamma=1.0):
+        self.gamma = gamma
+        self._check_params()
+
+    def _check_params(self):
+        check_scalar(self.gamma, "gamma", low=0, low_inclusive=False)
+
+    @property
+    def is_shift_invariant(self):
+        return True
+
+    def spectral_density(self):
+        return spectral.LaplaceDensity(gamma=float(self.gamma))
+
+    def _block(self, X, Y, diag_offset):
+        from .._compiled import cauchy
+
+        out = np.empty((len(X), len(Y)))
+        cauchy(X, Y, float(self.gamma), out)
+        return out
+
+    def _diag(self, X):
+        return np.ones(len(X))
+
+
+class Sigmoid(Kernel):
+    """The sigmoid (hyperbolic tangent) kernel k(x, y) = tanh(gamma x'y + coef0).
+
+    Warning: this kernel is **not positive semi-definite** in general
+    (``is_psd`` is False). Exact solvers may need jitter or fail; check a
+    sample with :func:`kernelkit.psd_check`.
+
+    Parameters
+    ----------
+    gamma : float, default=1.0
+        Scale of the inner product, > 0.
+    coef0 : float, default=0.0
+        Offset.
+    """
+
+    def __init__(self, gamma=1.0, coef0=0.0):
+        self.gamma = gamma
+        self.coef0 = coef0
+        self._check_params()
+
+    def _check_params(self):
+        check_scalar(self.gamma, "gamma", low=0, low_inclusive=False)
+        check_scalar(self.coef0, "coef0")
+
+    @property
+    def is_psd(self):
+        return False
+
+    def _block(self, X, Y, diag_offset):
+        from .._compiled import tanh_from_inner
+
+        G = X @ Y.T
+        tanh_from_inner(G, float(self.gamma), float(self.coef0), G)
+        return G
+
+    def _diag(self, X):
+        return np.tanh(self.gamma * _sq_norms(X) + self.coef0)
+
+
+class KroneckerDelta(Kernel):
+    """The Kronecker delta kernel: k(x, y) = 1 if x == y (every feature equal), else 0."""
+
+    def __init__(self):
+        pass
+
+    def _block(self, X, Y, diag_offset):
+        # Give every distinct row an integer id; equal rows share it exactly.
+        both = np.concatenate([X, Y])
+        _, ids = np.unique(both, axis=0, return_inverse=True)
+        ids = ids.ravel()
+        return (ids[: len(X), None] == ids[None, len(X):]).astype(np.float64)
+
+    def _diag(self, X):
+        return np.ones(len(X))
+
+
+class Constant(Kernel):
+    """The constant kernel k(x, y) = value (>= 0); ``k + c`` builds ``k + Constant(c)``.
+
+    Parameters
+    ----------
+    value : float, default=1.0
+        The constant, >= 0 so that the kernel is positive semi-definite.
+    """
+
+    input_kind = "any"
+
+    def __init__(self, value=1.0):
+        self.value = value
+        self._check_params()
+
+    def _check_params(self):
+        if isinstance(self.value, numbers.Real) and self.value < 0:
+            raise ValueError(f"a constant kernel must be >= 0 to be positive semi-definite, "
+                             f"got {self.value!r}")
+        check_scalar(self.value, "value", low=0)
+
+    def check_input(self, X, name="X"):
+        from .._validation import looks_like_strings
+
+        return X if looks_like_strings(X) else super().check_input(X, name)
+
+    @property
+    def is_shift_invariant(self):
+        return True
+
+    def spectral_density(self):
+        return spectral.Dirac(scale=float(self.value))
+
+    def _block(self, X, Y, diag_offset):
+        return np.full((len(X), len(Y)), float(self.value))
+
+    def _diag(self, X):
+        return np.full(len(X), float(self.value))
