@@ -93,8 +93,8 @@ def check_vectors(X, name="X", *, allow_empty=False):
     if A.dtype.kind == "O":
         try:
             A = A.astype(np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name} has non-numeric entries (dtype object); "
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} has non-numeric entries (dtype object): {exc}; "
                             "kernelkit expects numbers") from None
     elif A.dtype.kind not in "biuf":
         raise TypeError(f"{name} has dtype {A.dtype}; kernelkit expects numbers")
@@ -108,7 +108,8 @@ def check_vectors(X, name="X", *, allow_empty=False):
     if A.shape[0] == 0 and not allow_empty:
         raise ValueError(f"{name} is empty (0 samples); at least one sample is required")
     if A.shape[1] == 0:
-        raise ValueError(f"{name} has 0 features; at least one feature is required")
+        raise ValueError(f"{name} has 0 feature(s) (shape={A.shape}) while a minimum of 1 is "
+                         "required.")
     dtype = np.float32 if A.dtype == np.float32 else np.float64
     A = np.ascontiguousarray(A, dtype=dtype)
     check_finite(A, name)

@@ -1,0 +1,80 @@
+"""What every kernelkit estimator shares: kernel resolution and input checks."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import validate_data
+
+from .._validation import check_vectors
+from ..kernels import Kernel, resolve_kernel
+
+__all__ = ["resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
+           "check_sample_weight", "check_alpha"]
+
+
+def resolve_estimator_kernel(kernel):
+    """``"precomputed"`` stays a string; anything else becomes a Kernel."""
+    if isinstance(kernel, str) and kernel.strip().lower() == "precomputed":
+        return "precomputed"
+    return resolve_kernel(kernel)
+
+
+def _precheck(kernel, X):
+    # Our own messages first (strings, 1-D, NaN with its location ...), then
+    # scikit-learn's bookkeeping (n_features_in_, feature_names_in_).
+    if kernel == "precomputed" or kernel.input_kind in ("vector", "any"):
+        check_vectors(X, "X")
+
+
+def validate_fit_data(est, kernel, X, y, *, y_numeric=True):
+    """Validate training data; sets ``n_features_in_`` (and feature names)."""
+    if y is None:
+        raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
+    _precheck(kernel, X)
+    X, y = validate_data(est, X, y, dtype=[np.float64, np.float32], multi_output=True,
+                         y_numeric=y_numeric)
+    if kernel == "precomputed" and X.shape[0] != X.shape[1]:
+        raise ValueError(f"with kernel='precomputed', X must be the square Gram matrix of the "
+                         f"training samples, got shape {X.shape}")
+    return X, y
+
+
+def validate_predict_data(est, kernel, X):
+    """Validate data for predict; checks the number of features against the fit."""
+    _precheck(kernel, X)
+    return validate_data(est, X, dtype=[np.float64, np.float32], reset=False)
+
+
+def check_sample_weight(sample_weight, n):
+    """float64 weights of shape (n,), finite, >= 0, not all 0; None stays None."""
+    if sample_weight is None:
+        return None
+    if np.isscalar(sample_weight):
+        sample_weight = np.full(n, sample_weight, dtype=np.float64)
+    sw = np.asarray(sample_weight, dtype=np.float64)
+    if sw.ndim != 1 or sw.shape[0] != n:
+        raise ValueError(f"sample_weight.shape == {sw.shape}, expected ({n},): one weight "
+                         "per sample")
+    if not np.isfinite(sw).all() or (sw < 0).any():
+        raise ValueError("sample_weight must be finite and non-negative")
+    if not sw.any():
+        raise ValueError("sample_weight is zero for every sample; at least one must be positive")
+    return sw
+
+
+def check_alpha(alpha, n_targets):
+    """alpha as float64 array of shape (n_targets,) or a scalar; >= 0."""
+    a = np.asarray(alpha, dtype=np.float64) if not isinstance(alpha, str) else None
+    if a is None or a.ndim > 1:
+        raise ValueError(f"alpha must be a number or one number per target, got {alpha!r}")
+    if a.ndim == 1 and a.shape[0] not in (1, n_targets):
+        raise ValueError(f"alpha has {a.shape[0]} values but y has {n_targets} targets; give "
+                         "one alpha or one per target")
+    if not np.isfinite(a).all() or (a < 0).any():
+        raise ValueError(f"alpha must be >= 0 and finite (the ridge penalty), got {alpha!r}")
+    return a
+
+
+def is_kernel_like(kernel):
+    """True for a Kernel, an expression string or 'precomputed'."""
+    return isinstance(kernel, (Kernel, str))

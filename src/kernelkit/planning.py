@@ -1,0 +1,141 @@
+"""The cost model of learning strategies, and a planner that explains its choice.
+
+Pure arithmetic: flop and byte counts of every candidate strategy, turned into
+predicted seconds with this machine's rates. A :class:`Plan` keeps every
+candidate so that ``Plan.explain()`` can print the comparison as a table.
+
+This module imports nothing from the rest of kernelkit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Candidate", "Plan", "plan_ridge", "RATES"]
+
+#: Sustained rates on the reference machine (2-core Zen 4; see BENCHMARKS.md):
+#: GEMM-like flops, Cholesky flops, kernel entries per second (elementwise exp
+#: included). Calibration per machine comes with the learners' planner.
+RATES = {"gemm": 90e9, "cholesky": 60e9, "kernel_entries": 4e8, "elementwise": 1e9}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One strategy with its predicted cost.
+
+    Attributes
+    ----------
+    name : str
+    seconds : float
+        Predicted time.
+    memory : float
+        Predicted peak bytes of the strategy's big arrays.
+    feasible : bool
+        Whether it is applicable and fits the memory budget.
+    note : str
+        Why it is infeasible, or what dominates its cost.
+    """
+
+    name: str
+    seconds: float
+    memory: float
+    feasible: bool
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The planner's answer: the chosen strategy, all candidates and the reason."""
+
+    choice: str
+    candidates: tuple = field(default_factory=tuple)
+    reason: str = ""
+    problem: dict = field(default_factory=dict)
+
+    def explain(self) -> str:
+        """The candidates as a table of predicted time and memory, and the reason."""
+        head = ", ".join(f"{k}={v}" for k, v in self.problem.items())
+        lines = [f"plan for {head}" if head else "plan",
+                 f"{'strategy':<28}{'time':>12}{'memory':>12}  note"]
+        for c in self.candidates:
+            mark = "->" if c.name == self.choice else ("  " if c.feasible else " x")
+            lines.append(f"{mark}{c.name:<26}{_fmt_seconds(c.seconds):>12}"
+                         f"{_fmt_bytes(c.memory):>12}  {c.note}")
+        lines.append(f"choice: {self.choice}: {self.reason}")
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.explain()
+
+
+def _fmt_seconds(s):
+    if s == float("inf"):
+        return "-"
+    if s < 1e-3:
+        return f"{s * 1e6:.0f} us"
+    if s < 1:
+        return f"{s * 1e3:.0f} ms"
+    if s < 3600:
+        return f"{s:.1f} s"
+    return f"{s / 3600:.1f} h"
+
+
+def _fmt_bytes(b):
+    if b == float("inf"):
+        return "-"
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if b < 1024 or unit == "TB":
+            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
+        b /= 1024
+    return f"{b:.1f} TB"
+
+
+def plan_ridge(n, d, n_components=None, n_targets=1, memory=None, rates=None):
+    """Choose between dual and primal exact ridge.
+
+    Parameters
+    ----------
+    n, d : int
+        Samples and input features.
+    n_components : int, optional
+        Dimension D of the exact feature map, if the kernel has one.
+    n_targets : int, default=1
+    memory : float, optional
+        Budget in bytes (None: unlimited).
+    rates : dict, optional
+        Overrides of :data:`RATES`.
+
+    Returns
+    -------
+    Plan
+        ``choice`` is ``"dual"`` or ``"primal"``.
+    """
+    r = dict(RATES, **(rates or {}))
+    budget = float("inf") if memory is None else float(memory)
+    dual_s = (2.0 * n * n * d / r["gemm"] + n * n / r["kernel_entries"]
+              + n ** 3 / 3.0 / r["cholesky"] + 2.0 * n * n * n_targets / r["gemm"])
+    dual_mem = 8.0 * n * n
+    cands = [Candidate("dual", dual_s, dual_mem, dual_mem <= budget,
+                       "Gram n^2 d + Cholesky n^3/3" if dual_mem <= budget
+                       else "Gram matrix exceeds the memory budget")]
+    if n_components:
+        D = n_components
+        primal_s = (n * D * max(d, 1) / r["elementwise"] + n * D * D / r["gemm"]
+                    + D ** 3 / 3.0 / r["cholesky"])
+        primal_mem = 8.0 * (n * D + D * D)
+        cands.append(Candidate("primal", primal_s, primal_mem, primal_mem <= budget,
+                               f"features n D + Z'Z n D^2 + Cholesky D^3/3 (D={D})"
+                               if primal_mem <= budget else "features exceed the memory budget"))
+    else:
+        cands.append(Candidate("primal", float("inf"), float("inf"), False,
+                               "the kernel has no finite explicit feature map"))
+    feasible = [c for c in cands if c.feasible]
+    problem = {"n": n, "d": d, "D": n_components}
+    if not feasible:
+        return Plan("none", tuple(cands), "nothing fits the memory budget", problem)
+    best = min(feasible, key=lambda c: c.seconds)
+    other = [c for c in feasible if c is not best]
+    reason = (f"predicted {_fmt_seconds(best.seconds)}"
+              + (f" vs {_fmt_seconds(other[0].seconds)} for {other[0].name}" if other else
+                 ", the only feasible strategy"))
+    return Plan(best.name, tuple(cands), reason, problem)
