@@ -11,11 +11,12 @@ from .config import config_context, get_config, set_config
 from .exceptions import KernelSpecError, MemoryBudgetError, ModelFormatError, NumericalWarning
 from .gram import GramOperator, gram
 from .kernels import parse_kernel
+from .persistence import load, save
 
 __version__ = "0.1.0"
 
 __all__ = [
     "__version__", "config_context", "get_config", "set_config", "NumericalWarning",
     "ModelFormatError", "KernelSpecError", "MemoryBudgetError", "gram", "GramOperator",
-    "parse_kernel",
+    "parse_kernel", "save", "load",
 ]

@@ -83,6 +83,13 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         self.alpha = alpha
         self.solver = solver
 
+    def _check_params(self):
+        """Check the hyperparameters that do not depend on data; return the kernel."""
+        if self.solver not in _SOLVERS:
+            raise ValueError(f"solver must be one of {_SOLVERS}, got {self.solver!r}")
+        check_alpha(self.alpha, np.size(self.alpha))
+        return resolve_estimator_kernel(self.kernel)
+
     def fit(self, X, y, sample_weight=None):
         """Fit the model.
 
@@ -97,9 +104,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        if self.solver not in _SOLVERS:
-            raise ValueError(f"solver must be one of {_SOLVERS}, got {self.solver!r}")
-        kernel = resolve_estimator_kernel(self.kernel)
+        kernel = self._check_params()
         X, y = validate_fit_data(self, kernel, X, y)
         y = np.asarray(y, dtype=np.float64)
         n = X.shape[0]

@@ -69,6 +69,20 @@ class KernelRidgeCV(RegressorMixin, BaseEstimator):
             params = dict(zip(keys, values))
             yield params, (clone(base).set_params(**params) if params else base)
 
+    def _check_params(self):
+        """Check the hyperparameters; return the base kernel and the alphas."""
+        try:
+            alphas = np.atleast_1d(np.asarray(self.alphas, dtype=np.float64)).ravel()
+        except (TypeError, ValueError):
+            alphas = np.array([np.nan])
+        if alphas.size == 0 or not np.isfinite(alphas).all() or (alphas <= 0).any():
+            raise ValueError(f"alphas must be a non-empty list of positive numbers, "
+                             f"got {self.alphas!r}")
+        if self.param_grid is not None and not isinstance(self.param_grid, dict):
+            raise ValueError(f"param_grid must be a dict such as {{'gamma': [0.1, 1.0]}}, "
+                             f"got {self.param_grid!r}")
+        return resolve_estimator_kernel(self.kernel), alphas
+
     def fit(self, X, y):
         """Select (kernel, alpha) by leave-one-out and fit the model.
 
@@ -81,13 +95,9 @@ class KernelRidgeCV(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        base = resolve_estimator_kernel(self.kernel)
+        base, alphas = self._check_params()
         X, y = validate_fit_data(self, base, X, y)
         y = np.asarray(y, dtype=np.float64)
-        alphas = np.atleast_1d(np.asarray(self.alphas, dtype=np.float64)).ravel()
-        if alphas.size == 0 or not np.isfinite(alphas).all() or (alphas <= 0).any():
-            raise ValueError(f"alphas must be a non-empty list of positive numbers, "
-                             f"got {self.alphas!r}")
         n = len(X)
         if n < 2:
             raise ValueError(f"leave-one-out needs at least 2 samples, got n_samples = {n}")
