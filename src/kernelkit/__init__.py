@@ -9,6 +9,7 @@ Importing kernelkit computes, compiles and starts nothing.
 
 from .config import config_context, get_config, set_config
 from .exceptions import KernelSpecError, MemoryBudgetError, ModelFormatError, NumericalWarning
+from .diagnostics import psd_check
 from .gram import GramOperator, gram
 from .kernels import parse_kernel
 from .persistence import load, save
@@ -18,5 +19,5 @@ __version__ = "0.1.0"
 __all__ = [
     "__version__", "config_context", "get_config", "set_config", "NumericalWarning",
     "ModelFormatError", "KernelSpecError", "MemoryBudgetError", "gram", "GramOperator",
-    "parse_kernel", "save", "load",
+    "parse_kernel", "save", "load", "psd_check",
 ]

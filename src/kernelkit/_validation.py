@@ -69,9 +69,9 @@ def check_vectors(X, name="X", *, allow_empty=False):
     Raises
     ------
     TypeError
-        For strings, sparse matrices, complex numbers or non-numeric objects.
+        For strings, sparse matrices or non-numeric objects.
     ValueError
-        For a wrong number of dimensions, empty input or NaN/inf.
+        For complex numbers, a wrong number of dimensions, empty input or NaN/inf.
     """
     if X is None:
         raise TypeError(f"{name} is None; pass an array of shape (n_samples, n_features)")
@@ -91,6 +91,9 @@ def check_vectors(X, name="X", *, allow_empty=False):
         raise ValueError(f"Complex data not supported in {name}; pass the real part or "
                          "split real and imaginary parts into separate features.")
     if A.dtype.kind == "O":
+        if any(isinstance(v, (str, bytes)) for v in A.flat):
+            raise TypeError(f"{name} mixes strings and numbers (dtype object); kernelkit "
+                            "does not convert strings to numbers silently: convert them first")
         try:
             A = A.astype(np.float64)
         except (TypeError, ValueError) as exc:

@@ -4,7 +4,7 @@ Settings
 --------
 memory : int
     Memory budget in bytes that every blocked computation respects (Gram
-    blocks, feature blocks, caches). Default: half of the RAM available when
+    blocks, feature blocks, caches). Default: 70% of the RAM available when
     first asked, at least 256 MB, overridable with the ``KERNELKIT_MEMORY``
     environment variable (``"2GB"``, ``"512MB"``, ``"1073741824"``).
 dtype : {"float64", "float32"}
@@ -71,8 +71,8 @@ def parse_memory(value) -> int:
         n = float(m.group(1)) * _UNITS[m.group(2).upper()]
     else:
         raise ValueError(f"memory must be a size such as '2GB' or a number of bytes, got {value!r}")
-    if not n > 0 or n != n or n == float("inf"):
-        raise ValueError(f"memory must be positive and finite, got {value!r}")
+    if not n >= 1 or n != n or n == float("inf"):
+        raise ValueError(f"memory must be positive and finite (at least 1 byte), got {value!r}")
     return int(n)
 
 
@@ -90,7 +90,7 @@ def _default_memory() -> int:
             return parse_memory(env)
         except ValueError as exc:
             raise ValueError(f"environment variable KERNELKIT_MEMORY: {exc}") from None
-    return max(256 * 1024**2, _available_ram() // 2)
+    return max(256 * 1024**2, int(_available_ram() * 0.7))
 
 
 _global: dict = {}

@@ -109,9 +109,10 @@ class GramOperator:
         if V.ndim != 2 or V.shape[0] != self.shape[1]:
             raise ValueError(f"V must have shape ({self.shape[1]}, k), got {V.shape}")
         if self._cache and self._K is None:
-            self._K = np.empty(self.shape)
+            K = np.empty(self.shape)
             for r0, r1, block in self._blocks():
-                self._K[r0:r1] = block
+                K[r0:r1] = block
+            self._K = K  # only once complete: a failed product leaves no half-filled cache
         if self._K is not None:
             out = self._K @ V
         else:

@@ -68,7 +68,10 @@ class _Binary(Kernel):
         return repr(k)
 
     def __repr__(self):
-        return f"{self._child_repr(self.k1)} {self._symbol} {self._child_repr(self.k2)}"
+        right = self._child_repr(self.k2)
+        if type(self.k2) is type(self):  # a + (b + c): the parser nests to the left
+            right = f"({self.k2!r})"
+        return f"{self._child_repr(self.k1)} {self._symbol} {right}"
 
 
 class Sum(_Binary):
@@ -151,7 +154,7 @@ class Scaled(_Unary):
         check_scalar(self.scale, "scale", low=0)
 
     def __repr__(self):
-        inner = f"({self.k!r})" if isinstance(self.k, (Sum, Product)) else repr(self.k)
+        inner = f"({self.k!r})" if isinstance(self.k, (Sum, Product, Scaled)) else repr(self.k)
         return f"{self.scale!r} * {inner}"
 
     def _block(self, X, Y, diag_offset):
@@ -215,7 +218,8 @@ class Power(_Unary):
 
     def spectral_density(self):
         if not self._integer:
-            return super().spectral_density()
+            raise ValueError(f"{self!r}: a non-integer power has no spectral density "
+                             "available; use Nystroem features")
         dens = self.k.spectral_density()
         out = dens
         for _ in range(int(self.exponent) - 1):
@@ -381,7 +385,7 @@ class Bilinear(Kernel):
         if w[0] < -1e-10 * max(abs(w[-1]), 1e-300):
             raise ValueError(f"A must be positive semi-definite for x'Ay to be a kernel; its "
                              f"smallest eigenvalue is {w[0]:.3g}")
-        self.A = np.array(self.A, dtype=np.float64)
+        self.A = np.asarray(self.A, dtype=np.float64)  # same object when already float64
 
     def check_input(self, X, name="X"):
         X = check_vectors(X, name)

@@ -66,8 +66,10 @@ def pairwise_blocked(kernel, X, Y=None):
     is told which entries are diagonal, so distance kernels can make them exact.
     """
     symmetric = Y is None
+    # Decide the output dtype from the inputs as given: _prepare makes them float64.
+    out_dtype = (_output_dtype(X, X if symmetric else Y) if kernel.input_kind == "vector"
+                 else np.float64)
     X, Y = kernel._prepare(X, X if symmetric else Y)
-    out_dtype = _output_dtype(X, Y) if kernel.input_kind == "vector" else np.float64
     n, m = len(X), len(Y)
     out = np.empty((n, m), dtype=out_dtype)
     step = rows_per_block(m)
@@ -322,7 +324,9 @@ def _to_json_value(value, where):
 
 def _format_value(value):
     if isinstance(value, np.ndarray):
-        return f"np.array({value.tolist()!r})"
+        return repr(value.tolist())  # a nested list: parse_kernel reads it back
+    if isinstance(value, np.generic):
+        return repr(value.item())  # np.float64(0.5) -> 0.5
     if callable(value) and not isinstance(value, Kernel):
         return getattr(value, "__name__", repr(value))
     return repr(value)

@@ -120,7 +120,10 @@ class _Parser:
             exponent = self.number()
             if not isinstance(value, Kernel):
                 self.fail("'**' needs a kernel on its left")
-            value = algebra.Power(value, exponent)
+            try:
+                value = algebra.Power(value, exponent)
+            except (ValueError, TypeError) as exc:
+                raise KernelSpecError(f"in kernel expression {self.text!r}: {exc}") from None
         return value
 
     def number(self):
@@ -138,7 +141,7 @@ class _Parser:
         return sign * value
 
     def atom(self):
-        kind, text, _ = self.peek()
+        kind, text, pos = self.peek()
         if kind == "num" or text == "-":
             return self.number()
         if text == "(":
@@ -151,7 +154,8 @@ class _Parser:
         self.take()
         cls = _ALIASES.get(text.lower())
         if cls is None:
-            raise KernelSpecError(f"unknown kernel {text!r} in {self.text!r}; known kernels: "
+            raise KernelSpecError(f"unknown kernel {text!r} at position {pos} in {self.text!r}; "
+                                  "known kernels: "
                                   f"{', '.join(sorted(k.__name__ for k in set(_ALIASES.values())))}")
         args, kwargs = [], {}
         if self.peek()[1] == "(":
@@ -172,7 +176,7 @@ class _Parser:
                 elif self.peek()[1] != ")":
                     self.fail("expected ',' or ')'")
             self.take(")")
-        return _build(cls, args, kwargs, self.text)
+        return _build(cls, args, kwargs, f"{self.text!r} at position {pos}")
 
     def value(self):
         kind, text, _ = self.peek()
@@ -207,7 +211,7 @@ def _combine(a, b, op, parser):
             if kb:
                 parser.fail("cannot divide by a kernel")
             return a / b
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, ArithmeticError) as exc:
         raise KernelSpecError(f"in kernel expression {parser.text!r}: {exc}") from None
     raise AssertionError(op)
 
@@ -216,19 +220,19 @@ def _build(cls, args, kwargs, text):
     names = cls._param_names()
     if len(args) > len(names):
         raise KernelSpecError(f"{cls.__name__} takes at most {len(names)} positional arguments "
-                              f"({', '.join(names)}), got {len(args)} in {text!r}")
+                              f"({', '.join(names)}), got {len(args)} in {text}")
     params = dict(zip(names, args))
     for key, value in kwargs.items():
         if key not in names:
             raise KernelSpecError(f"{cls.__name__} has no parameter {key!r} (parameters: "
-                                  f"{', '.join(names) or 'none'}) in {text!r}")
+                                  f"{', '.join(names) or 'none'}) in {text}")
         if key in params:
-            raise KernelSpecError(f"{cls.__name__}: {key!r} given twice in {text!r}")
+            raise KernelSpecError(f"{cls.__name__}: {key!r} given twice in {text}")
         params[key] = value
     try:
         return cls(**params)
     except (TypeError, ValueError) as exc:
-        raise KernelSpecError(f"{cls.__name__}: {exc} (in {text!r})") from None
+        raise KernelSpecError(f"{cls.__name__}: {exc} (in {text})") from None
 
 
 def parse_kernel(text):
@@ -253,7 +257,11 @@ def parse_kernel(text):
     """
     if not isinstance(text, str):
         raise TypeError(f"a kernel expression must be a str, got {type(text).__name__}")
-    return _Parser(text).parse()
+    try:
+        return _Parser(text).parse()
+    except RecursionError:
+        raise KernelSpecError(f"kernel expression nested too deeply ({len(text)} characters)") \
+            from None
 
 
 def resolve_kernel(kernel):

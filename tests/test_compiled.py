@@ -1,0 +1,294 @@
+"""Compiled Gram loops against their numpy twins, and the twins against
+brute-force double loops and scikit-learn's kernels."""
+
+import math
+
+import numpy as np
+import pytest
+from sklearn.metrics.pairwise import (laplacian_kernel, polynomial_kernel, rbf_kernel,
+                                      sigmoid_kernel)
+
+from kernelkit import _compiled as C
+
+RTOL = {np.float64: 1e-12, np.float32: 1e-6}
+DTYPES = [np.float64, np.float32]
+
+
+def _data(n, m, d, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)).astype(dtype)
+    Y = rng.standard_normal((m, d)).astype(dtype)
+    return X, Y
+
+
+def _inner_args(name, X, Y):
+    """Arguments (before ``out``) of the function ``name`` for the block X vs Y."""
+    d = X.shape[1]
+    G = X @ Y.T
+    xx = np.einsum("ij,ij->i", X.astype(np.float64), X.astype(np.float64))
+    yy = np.einsum("ij,ij->i", Y.astype(np.float64), Y.astype(np.float64))
+    return {
+        "rbf_from_inner": (G, xx, yy, 1.0 / d, -1),
+        "sqdist_from_inner": (G, xx, yy, -1),
+        "exp_scaled": (G, -0.3),
+        "poly_from_inner": (G, 1.0 / d, 1.0, 3),
+        "powf_from_inner": (G, 1.0 / d, 1.0, 2.5),  # some bases < 0: NaN
+        "tanh_from_inner": (G, 0.5 / d, 0.1),
+        "scale_add_rows_cols": (G, np.exp(-xx / d), np.exp(-yy / d)),
+        "l1_exp": (X, Y, 1.0 / d),
+        "cauchy": (X, Y, 0.5),
+    }[name]
+
+
+ALL = ["rbf_from_inner", "sqdist_from_inner", "exp_scaled", "poly_from_inner",
+       "powf_from_inner", "tanh_from_inner", "scale_add_rows_cols", "l1_exp", "cauchy"]
+FROM_BLOCK = ALL[:7]  # functions whose first argument may be overwritten
+
+
+def _compare(name, args, out, dtype):
+    got = getattr(C, name)(*args, out)
+    want = getattr(C, name + "_ref")(*args, np.empty(out.shape, dtype))
+    assert got is out
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, want, rtol=RTOL[dtype], atol=0, equal_nan=True)
+    return got, want
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("shape", [(37, 23, 5), (23, 300, 70), (1, 7, 3)])
+def test_matches_ref_out_of_place(name, dtype, shape):
+    n, m, d = shape
+    X, Y = _data(n, m, d, dtype)
+    args = _inner_args(name, X, Y)
+    snapshot = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    _compare(name, args, np.full((n, m), -7.0, dtype), dtype)
+    for a, b in zip(args, snapshot):  # inputs untouched
+        if isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", FROM_BLOCK)
+def test_matches_ref_in_place(name, dtype):
+    X, Y = _data(41, 19, 6, dtype)
+    args = _inner_args(name, X, Y)
+    want = getattr(C, name + "_ref")(*args, np.empty((41, 19), dtype))
+    G = args[0]
+    got = getattr(C, name)(*args, G)
+    assert got is G
+    np.testing.assert_allclose(got, want, rtol=RTOL[dtype], atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", FROM_BLOCK)
+def test_float32_block_into_float64_out(name):
+    X, Y = _data(13, 29, 4, np.float32)
+    _compare(name, _inner_args(name, X, Y), np.empty((13, 29)), np.float64)
+
+
+# ---------------------------------------------------------------- diagonal
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("in_place", [False, True])
+@pytest.mark.parametrize("offset, n_cols", [(10, 50), (10, 25), (0, 20), (45, 50)])
+@pytest.mark.parametrize("name, diag_value", [("rbf_from_inner", 1.0),
+                                              ("sqdist_from_inner", 0.0)])
+def test_shifted_diagonal_exact(name, diag_value, offset, n_cols, in_place, dtype):
+    # block = rows offset:offset+20 of the symmetric Gram matrix of Z vs Z[:n_cols]
+    Z, _ = _data(70, 1, 8, dtype, seed=3)
+    Xb, Yb = Z[offset:offset + 20], Z[:n_cols]
+    G, xx, yy, *rest = _inner_args(name, Xb, Yb)
+    rest[-1] = offset
+    args = (G, xx, yy, *rest)
+    no_diag = getattr(C, name + "_ref")(*args[:-1], -1, np.empty(G.shape, dtype))
+    want = getattr(C, name + "_ref")(*args, np.empty(G.shape, dtype))
+    got = getattr(C, name)(*args, G if in_place else np.empty(G.shape, dtype))
+    np.testing.assert_array_equal(got, want) if dtype is np.float32 else \
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+    n, m = G.shape
+    on_diag = np.zeros((n, m), bool)
+    for i in range(n):
+        if i + offset < m:
+            on_diag[i, i + offset] = True
+    assert on_diag.sum() == max(0, min(n, m - offset))
+    assert np.all(got[on_diag] == diag_value)
+    np.testing.assert_allclose(got[~on_diag], no_diag[~on_diag], rtol=RTOL[dtype], atol=0)
+
+
+@pytest.mark.parametrize("name", ["rbf_from_inner", "sqdist_from_inner"])
+def test_no_diagonal_when_offset_negative_or_none(name):
+    X, _ = _data(12, 1, 3, np.float64)
+    args = list(_inner_args(name, X, X))
+    args[-1] = None
+    a = getattr(C, name)(*args, np.empty((12, 12)))
+    args[-1] = -3
+    b = getattr(C, name)(*args, np.empty((12, 12)))
+    np.testing.assert_array_equal(a, b)
+
+
+# ---------------------------------------------------------------- clamping
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_negative_round_off_distance_is_clamped(dtype):
+    rng = np.random.default_rng(1)
+    xx = rng.uniform(1, 2, 9)
+    yy = rng.uniform(1, 2, 7)
+    # 2G a hair above xx + yy: distance slightly negative through round-off
+    G = (0.5 * (xx[:, None] + yy[None, :]) * (1 + 4e-16)).astype(dtype)
+    if dtype is np.float32:
+        G = np.nextafter(G, np.float32(np.inf))
+    assert np.all(xx[:, None] + yy[None, :] - 2.0 * G.astype(np.float64) < 0)
+    for fn in (C.rbf_from_inner, C.rbf_from_inner_ref):
+        k = fn(G, xx, yy, 3.0, -1, np.empty(G.shape, dtype))
+        assert np.all(k == 1.0)
+    for fn in (C.sqdist_from_inner, C.sqdist_from_inner_ref):
+        d = fn(G, xx, yy, -1, np.empty(G.shape, dtype))
+        assert np.all(d == 0.0) and not np.any(np.signbit(d))
+
+
+def test_nan_propagates():
+    X, Y = _data(5, 6, 2, np.float64)
+    G, xx, yy, gamma, off = _inner_args("rbf_from_inner", X, Y)
+    G[2, 3] = np.nan
+    for fn in (C.rbf_from_inner, C.rbf_from_inner_ref):
+        k = fn(G, xx, yy, gamma, off, np.empty(G.shape))
+        assert np.isnan(k[2, 3]) and np.isnan(k).sum() == 1
+
+
+# ---------------------------------------------------------------- powers
+
+@pytest.mark.parametrize("degree", [0, 1, 2, 3, 4, 7, -1, -2])
+def test_integer_degrees(degree):
+    X, Y = _data(11, 13, 3, np.float64)
+    _compare("poly_from_inner", (X @ Y.T, 0.7, 0.3, degree), np.empty((11, 13)), np.float64)
+
+
+def test_integer_degree_rejects_fraction():
+    G = np.ones((2, 2))
+    with pytest.raises(ValueError, match="integer"):
+        C.poly_from_inner(G, 1.0, 0.0, 2.5, np.empty((2, 2)))
+
+
+def test_float_power_of_negative_base_is_nan_like_numpy():
+    G = np.array([[-2.0, -1.0, 0.0, 1.0, 2.0]])
+    for fn in (C.powf_from_inner, C.powf_from_inner_ref):
+        frac = fn(G, 1.0, 0.0, 0.5, np.empty(G.shape))
+        assert np.isnan(frac[0, :2]).all()
+        np.testing.assert_allclose(frac[0, 2:], [0.0, 1.0, math.sqrt(2)], rtol=1e-15)
+        whole = fn(G, 1.0, 0.0, 3.0, np.empty(G.shape))  # integral float power: real
+        np.testing.assert_array_equal(whole, [[-8.0, -1.0, 0.0, 1.0, 8.0]])
+
+
+# ---------------------------------------------------------------- argument checks
+
+def test_argument_checks():
+    G = np.ones((4, 6))
+    xx, yy = np.ones(4), np.ones(6)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        C.rbf_from_inner(np.ones((6, 4)).T, xx, yy, 1.0, -1, np.empty((4, 6)))
+    with pytest.raises(ValueError, match="shape"):
+        C.rbf_from_inner(G, xx, yy, 1.0, -1, np.empty((6, 4)))
+    with pytest.raises(ValueError, match="float64 or float32"):
+        C.exp_scaled(G.astype(np.int64), 1.0, np.empty((4, 6)))
+    with pytest.raises(ValueError, match="xx"):
+        C.rbf_from_inner(G, np.ones(5), yy, 1.0, -1, np.empty((4, 6)))
+    big = np.ones((5, 6))
+    with pytest.raises(ValueError, match="overlaps"):
+        C.exp_scaled(big[:4], 1.0, big[1:])
+    with pytest.raises(ValueError, match="features"):
+        C.l1_exp(np.ones((3, 2)), np.ones((4, 3)), 1.0, np.empty((3, 4)))
+
+
+def test_import_compiles_nothing():
+    import subprocess
+    import sys
+    code = ("import kernelkit._compiled as C; "
+            "fs = [getattr(C, '_' + n) for n in C.__all__ if not n.endswith('_ref')]; "
+            "assert all(not f.signatures for f in fs), [f for f in fs if f.signatures]")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ---------------------------------------------------------------- the twins themselves
+
+def _tiny(dtype=np.float64):
+    return _data(4, 3, 2, dtype, seed=7)
+
+
+def test_refs_of_distance_kernels_brute_force():
+    X, Y = _tiny()
+    G = X @ Y.T
+    xx, yy = (X * X).sum(1), (Y * Y).sum(1)
+    sq = np.array([[sum((X[i, k] - Y[j, k]) ** 2 for k in range(2)) for j in range(3)]
+                   for i in range(4)])
+    l1 = np.array([[sum(abs(X[i, k] - Y[j, k]) for k in range(2)) for j in range(3)]
+                   for i in range(4)])
+    ca = np.array([[math.prod(1 / (1 + 0.8 ** 2 * (X[i, k] - Y[j, k]) ** 2)
+                              for k in range(2)) for j in range(3)] for i in range(4)])
+    out = np.empty((4, 3))
+    np.testing.assert_allclose(C.sqdist_from_inner_ref(G, xx, yy, -1, out), sq, rtol=1e-12)
+    want = np.vectorize(lambda s: math.exp(-0.4 * s))(sq)
+    np.testing.assert_allclose(C.rbf_from_inner_ref(G, xx, yy, 0.4, -1, out), want, rtol=1e-12)
+    np.testing.assert_allclose(C.rbf_from_inner_ref(G, xx, yy, 0.4, -1, out),
+                               rbf_kernel(X, Y, gamma=0.4), rtol=1e-12)
+    want = np.vectorize(lambda s: math.exp(-0.4 * s))(l1)
+    np.testing.assert_allclose(C.l1_exp_ref(X, Y, 0.4, out), want, rtol=1e-12)
+    np.testing.assert_allclose(C.l1_exp_ref(X, Y, 0.4, out),
+                               laplacian_kernel(X, Y, gamma=0.4), rtol=1e-12)
+    np.testing.assert_allclose(C.cauchy_ref(X, Y, 0.8, out), ca, rtol=1e-12)
+    # exact diagonal of the twin: rows 1:4 of Z's Gram matrix
+    Z = np.vstack([X, X[:1]])
+    Gz = Z[1:4] @ Z.T
+    zz = (Z * Z).sum(1)
+    k = C.rbf_from_inner_ref(Gz, zz[1:4], zz, 0.4, 1, np.empty((3, 5)))
+    assert k[0, 1] == k[1, 2] == k[2, 3] == 1.0
+
+
+def test_refs_of_inner_product_kernels_brute_force():
+    X, Y = _tiny()
+    G = np.array([[sum(X[i, k] * Y[j, k] for k in range(2)) for j in range(3)]
+                  for i in range(4)])
+    out = np.empty((4, 3))
+    b = 0.6 * G + 0.5
+    np.testing.assert_allclose(C.poly_from_inner_ref(G, 0.6, 0.5, 3, out),
+                               np.vectorize(lambda t: t ** 3)(b), rtol=1e-12)
+    np.testing.assert_allclose(C.poly_from_inner_ref(G, 0.6, 0.5, 3, out),
+                               polynomial_kernel(X, Y, degree=3, gamma=0.6, coef0=0.5),
+                               rtol=1e-12)
+    np.testing.assert_allclose(C.poly_from_inner_ref(G, 0.6, 0.5, -2, out),
+                               np.vectorize(lambda t: t ** -2)(b), rtol=1e-12)
+    want = np.vectorize(lambda t: math.pow(t, 1.5) if t >= 0 else math.nan)(b)
+    np.testing.assert_allclose(C.powf_from_inner_ref(G, 0.6, 0.5, 1.5, out), want,
+                               rtol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(C.tanh_from_inner_ref(G, 0.6, 0.5, out),
+                               np.vectorize(math.tanh)(b), rtol=1e-12)
+    np.testing.assert_allclose(C.tanh_from_inner_ref(G, 0.6, 0.5, out),
+                               sigmoid_kernel(X, Y, gamma=0.6, coef0=0.5), rtol=1e-12)
+    np.testing.assert_allclose(C.exp_scaled_ref(G, -0.7, out),
+                               np.vectorize(lambda t: math.exp(-0.7 * t))(G), rtol=1e-12)
+    fr, fc = np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.5, -1.0, 2.0])
+    want = np.array([[fr[i] * G[i, j] * fc[j] for j in range(3)] for i in range(4)])
+    np.testing.assert_allclose(C.scale_add_rows_cols_ref(G, fr, fc, out), want, rtol=1e-15)
+
+
+def test_refs_accept_float32_and_round_once():
+    X, Y = _tiny(np.float32)
+    G = X @ Y.T
+    out = np.empty((4, 3), np.float32)
+    want = np.exp(-0.3 * G.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(C.exp_scaled_ref(G, -0.3, out), want)
+
+
+def test_exp_within_one_ulp_of_numpy_over_the_whole_range():
+    # the compiled loops use a hand-written exp that vectorises (see _compiled._exp)
+    special = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-300, -1e-300, -745.13, -745.14,
+               -745.2, -800.0, -708.4, -708.39, 709.78, 709.79, 800.0]
+    a = np.concatenate([np.linspace(-746, 711, 200_001),
+                        np.random.default_rng(0).uniform(-1, 1, 50_000), special])[None, :]
+    got = C.exp_scaled(a, 1.0, np.empty_like(a))[0]
+    with np.errstate(over="ignore"):
+        want = np.exp(a[0])
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    ok = ~np.isnan(want)
+    ulps = np.abs(got[ok].view(np.int64) - want[ok].view(np.int64))
+    assert ulps.max() <= 1
+    assert got[-16:][1] == np.inf and got[-16:][2] == 0.0 and got[-16:][3] == 1.0

@@ -1,0 +1,185 @@
+"""The Gram engine: gram(), blocking within the memory budget, the float32 policy and
+the GramOperator (matvec/matmat/shift/cache) against dense matrices."""
+
+import numpy as np
+import pytest
+from scipy.sparse.linalg import cg
+
+import kernelkit
+from kernelkit import GramOperator, config_context, gram
+from kernelkit.kernels import RBF, Laplacian, Linear, Polynomial, Power, Warped
+from kernelkit.kernels.base import rows_per_block
+
+
+def _data(n=30, m=20, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((n, d)), rng.standard_normal((m, d))
+
+
+@pytest.mark.parametrize("kernel", [RBF(0.3), Laplacian(0.5), Polynomial(2), Linear()],
+                         ids=repr)
+def test_gram_equals_kernel_call(kernel):
+    X, Y = _data()
+    np.testing.assert_array_equal(gram(kernel, X), kernel(X))
+    np.testing.assert_array_equal(gram(kernel, X, Y), kernel(X, Y))
+    np.testing.assert_array_equal(gram(repr(kernel), X, Y), kernel(X, Y))
+
+
+def test_gram_expression_string():
+    X, _ = _data()
+    np.testing.assert_allclose(gram("rbf(gamma=0.5) + 0.1*poly(degree=3)", X),
+                               RBF(0.5)(X) + 0.1 * Polynomial(3)(X), rtol=1e-12)
+
+
+def test_rows_per_block():
+    assert rows_per_block(1000, memory=16_000) == 1
+    assert rows_per_block(10, memory=1600) == 10
+    assert rows_per_block(10**9, memory=10) == 1
+    with config_context(memory="16MB"):
+        assert rows_per_block(100) == (16 * 1024**2 // 8) // (100 * 8 * 2)
+
+
+@pytest.mark.parametrize("kernel", [RBF(0.3), Laplacian(0.5), Polynomial(2) + RBF()], ids=repr)
+def test_blocked_equals_unblocked(kernel):
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((700, 3))
+    Y = rng.standard_normal((650, 3))
+    with config_context(memory="16MB"):
+        assert rows_per_block(700) * 3 < 700  # several blocks really happen
+        K_small = gram(kernel, X)
+        C_small = gram(kernel, X, Y)
+    with config_context(memory="8GB"):
+        assert rows_per_block(700) >= 700
+        K_big = gram(kernel, X)
+        C_big = gram(kernel, X, Y)
+    np.testing.assert_allclose(K_small, K_big, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(C_small, C_big, rtol=1e-12, atol=1e-14)
+    if isinstance(kernel, RBF):
+        assert (np.diagonal(K_small) == 1.0).all()
+
+
+def test_dtype_policy_default_float64():
+    X, _ = _data()
+    assert gram(RBF(), X.astype(np.float32)).dtype == np.float64
+    assert gram(RBF(), X).dtype == np.float64
+    with config_context(dtype="float32"):
+        assert gram(RBF(), X).dtype == np.float64  # float64 input stays float64
+
+
+@pytest.mark.parametrize("kernel", [RBF(0.3), Linear(), Laplacian()], ids=repr)
+def test_dtype_policy_float32(kernel):
+    X, Y = _data()
+    X32, Y32 = X.astype(np.float32), Y.astype(np.float32)
+    with config_context(dtype="float32"):
+        K = gram(kernel, X32)
+        C = gram(kernel, X32, Y32)
+    assert K.dtype == np.float32 and C.dtype == np.float32
+    np.testing.assert_allclose(K, gram(kernel, X32.astype(np.float64)), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(C, gram(kernel, X32, Y32), rtol=1e-6, atol=1e-6)
+
+
+# ----------------------------------------------------------------- GramOperator
+@pytest.mark.parametrize("cache", [False, True, "auto"])
+@pytest.mark.parametrize("memory", ["16MB", "1GB"])
+def test_operator_against_dense(cache, memory):
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((500, 3))
+    Y = rng.standard_normal((450, 3))
+    k = RBF(0.5)
+    K, C = k(X), k(X, Y)
+    v, V = rng.standard_normal(500), rng.standard_normal((500, 3))
+    w, W = rng.standard_normal(450), rng.standard_normal((450, 2))
+    with config_context(memory=memory):
+        op = GramOperator(k, X, cache=cache)
+        assert op.shape == (500, 500) and op.dtype == np.float64
+        for _ in range(2):  # the second product uses the cache when there is one
+            np.testing.assert_allclose(op.matvec(v), K @ v, rtol=1e-11, atol=1e-11)
+            np.testing.assert_allclose(op.matmat(V), K @ V, rtol=1e-11, atol=1e-11)
+            np.testing.assert_allclose(op @ v, K @ v, rtol=1e-11, atol=1e-11)
+        shifted = GramOperator(k, X, shift=0.7, cache=cache)
+        np.testing.assert_allclose(shifted.matmat(V), K @ V + 0.7 * V, rtol=1e-11, atol=1e-11)
+        rect = GramOperator(k, X, Y, cache=cache)
+        assert rect.shape == (500, 450)
+        np.testing.assert_allclose(rect.matvec(w), C @ w, rtol=1e-11, atol=1e-11)
+        np.testing.assert_allclose(rect @ W, C @ W, rtol=1e-11, atol=1e-11)
+
+
+def test_operator_cache_auto_depends_on_budget():
+    X, _ = _data(n=300)
+    with config_context(memory="16MB"):
+        op = GramOperator(RBF(), X, cache="auto")
+        op.matvec(np.ones(300))
+        assert op._K is not None  # 300^2 * 8 bytes = 0.7 MB <= 8 MB
+    X = np.random.default_rng(0).standard_normal((1100, 2))
+    with config_context(memory="16MB"):
+        op = GramOperator(RBF(), X, cache="auto")
+        op.matvec(np.ones(1100))
+        assert op._K is None  # 9.7 MB > 8 MB
+
+
+def test_operator_with_scipy_cg():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((200, 3))
+    y = rng.standard_normal(200)
+    lam = 0.5
+    op = GramOperator(RBF(0.4), X, shift=lam)
+    x, info = cg(op.aslinearoperator(), y, rtol=1e-12, atol=0, maxiter=1000)
+    assert info == 0
+    expected = np.linalg.solve(RBF(0.4)(X) + lam * np.eye(200), y)
+    np.testing.assert_allclose(x, expected, rtol=1e-8, atol=1e-9)
+
+
+def test_operator_errors():
+    X, Y = _data()
+    with pytest.raises(ValueError, match="square"):
+        GramOperator(RBF(), X, Y, shift=1.0)
+    op = GramOperator(RBF(), X)
+    with pytest.raises(ValueError, match="1-D"):
+        op.matvec(np.ones((30, 1, 1)))
+    with pytest.raises(ValueError, match="shape"):
+        op.matmat(np.ones((29, 2)))
+    with pytest.raises(ValueError, match="shape"):
+        op.matvec(np.ones(31))
+
+
+def test_operator_cache_not_poisoned_by_a_failed_product():
+    # the first product fails half-way; the second must fail again (or be right),
+    # never return products with the uninitialised cache
+    X = np.random.default_rng(0).standard_normal((50, 3))
+    op = GramOperator(Power(Linear(), 0.5), X, cache=True)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="integer exponent"):
+            op.matvec(np.ones(50))
+
+
+# ----------------------------------------------------------------- input errors
+def test_input_errors():
+    X, Y = _data()
+    with pytest.raises(ValueError, match="features"):
+        gram(RBF(), X, Y[:, :3])
+    with pytest.raises(ValueError, match="reshape"):
+        gram(RBF(), X[:, 0])
+    Xn = X.copy()
+    Xn[3, 2] = np.nan
+    with pytest.raises(ValueError, match="row=3, column=2"):
+        gram(RBF(), Xn)
+    with pytest.raises(ValueError, match="NaN"):
+        gram(RBF(), X, Xn)
+    with pytest.raises(TypeError, match="strings"):
+        gram(RBF(), ["abc", "de"])
+    with pytest.raises(ValueError, match="features"):
+        GramOperator(RBF(), X, Y[:, :2])
+    with pytest.raises(TypeError, match="expression string"):
+        gram(42, X)
+    with pytest.raises(kernelkit.KernelSpecError):
+        gram("rbf(gamma=", X)
+
+
+def test_warped_in_blocks():
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((700, 2))
+    k = Warped(RBF(), lambda Z: 1.0 + Z[:, 0] ** 2)
+    with config_context(memory="16MB"):
+        K = gram(k, X)
+    f = 1.0 + X[:, 0] ** 2
+    np.testing.assert_allclose(K, f[:, None] * RBF()(X) * f[None, :], rtol=1e-12)

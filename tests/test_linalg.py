@@ -1,0 +1,250 @@
+"""Tests of kernelkit.linalg against plain numpy/scipy references."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.linalg
+from scipy.sparse.linalg import LinearOperator
+
+from kernelkit.exceptions import NumericalWarning
+from kernelkit.linalg import (CholeskyResult, PCGResult, cho_solve, eigh_psd, loo_residuals,
+                              pcg, robust_cholesky, solve_psd)
+
+
+def spd(n, seed=0, cond_shift=1.0):
+    rng = np.random.default_rng(seed)
+    G = rng.standard_normal((n, n))
+    return G @ G.T / n + cond_shift * np.eye(n)
+
+
+def low_rank(n, d, seed=0):
+    X = np.random.default_rng(seed).standard_normal((n, d))
+    return X @ X.T
+
+
+# ---------------------------------------------------------------- robust_cholesky
+
+@pytest.mark.parametrize("n, block_size", [(1, 7), (50, 7), (64, 16), (101, 16), (130, 64),
+                                           (60, 64), (200, 2048)])
+def test_cholesky_matches_scipy(n, block_size):
+    A = spd(n, seed=n)
+    A0 = A.copy()
+    res = robust_cholesky(A, block_size=block_size)
+    assert isinstance(res, CholeskyResult)
+    assert res.jitter == 0.0 and res.n_tries == 1
+    assert res.L.shape == (n, n) and res.L.dtype == np.float64
+    ref = scipy.linalg.cholesky(A0, lower=True)
+    np.testing.assert_allclose(np.tril(res.L), ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(A, A0)  # overwrite_a=False leaves the input alone
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("block_size", [16, 500])
+def test_cholesky_overwrite_in_place(order, block_size):
+    A0 = spd(90, seed=3)
+    A = np.array(A0, order=order)
+    res = robust_cholesky(A, overwrite_a=True, block_size=block_size)
+    assert res.L is A
+    np.testing.assert_allclose(np.tril(A), scipy.linalg.cholesky(A0, lower=True),
+                               rtol=1e-12, atol=1e-12)
+    iu = np.triu_indices(90, 1)
+    np.testing.assert_array_equal(A[iu], A0[iu])  # strict upper triangle untouched
+
+
+def test_cholesky_copies_when_it_cannot_overwrite():
+    A0 = spd(40, seed=4)
+    for A in (A0.astype(np.float32), A0[::1, :][:, ::-1][:, ::-1][::2, ::2], A0.tolist()):
+        A_before = np.array(A, copy=True)
+        res = robust_cholesky(A, overwrite_a=True, block_size=8)
+        np.testing.assert_array_equal(np.asarray(A), A_before)
+        ref = scipy.linalg.cholesky(np.asarray(A, dtype=np.float64), lower=True)
+        np.testing.assert_allclose(np.tril(res.L), ref, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("block_size", [7, 1000])
+def test_cholesky_rank_deficient_gets_jitter(block_size):
+    n, d = 60, 20  # with block_size=7 the failure is in block 3: restore from upper runs
+    A0 = low_rank(n, d)
+    A = A0.copy(order="F")
+    with pytest.warns(NumericalWarning, match="jitter"):
+        res = robust_cholesky(A, overwrite_a=True, block_size=block_size)
+    assert res.jitter > 0 and res.n_tries >= 2
+    Aj = A0 + res.jitter * np.eye(n)
+    L = np.tril(res.L)
+    np.testing.assert_allclose(L @ L.T, Aj, atol=1e-10 * np.abs(A0).max())
+    ref = scipy.linalg.cholesky(Aj, lower=True)
+    np.testing.assert_allclose(L, ref, atol=1e-6 * np.abs(ref).max())
+    iu = np.triu_indices(n, 1)
+    np.testing.assert_array_equal(A[iu], A0[iu])
+
+
+def test_cholesky_jitter_start_and_same_result_blocked_or_not():
+    A0 = low_rank(40, 5, seed=1)
+    with pytest.warns(NumericalWarning):
+        a = robust_cholesky(A0, jitter_start=1e-6, block_size=6)
+    with pytest.warns(NumericalWarning):
+        b = robust_cholesky(A0, jitter_start=1e-6, block_size=100)
+    assert a.jitter == b.jitter == 1e-6 and a.n_tries == 2
+    np.testing.assert_allclose(np.tril(a.L), np.tril(b.L), atol=1e-9)
+
+
+@pytest.mark.parametrize("block_size", [4, 100])
+def test_cholesky_indefinite_raises_and_restores(block_size):
+    A0 = spd(30, seed=5)
+    A0[20, 20] = -5.0  # clearly indefinite, failure in a later block
+    A = A0.copy()
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite.*alpha"):
+        robust_cholesky(A, overwrite_a=True, block_size=block_size, max_tries=3)
+    np.testing.assert_array_equal(A, A0)  # overwrite_a=True input restored on failure
+
+
+def test_cholesky_rejects_bad_input():
+    A = spd(10)
+    A[3, 4] = A[4, 3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        robust_cholesky(A)
+    A[3, 4] = A[4, 3] = np.inf
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        robust_cholesky(A, block_size=3)
+    with pytest.raises(ValueError, match="square"):
+        robust_cholesky(np.ones((3, 4)))
+
+
+# ---------------------------------------------------------------- solves
+
+@pytest.mark.parametrize("shape", [(75,), (75, 3)])
+def test_cho_solve_and_solve_psd(shape):
+    A = spd(75, seed=6)
+    B = np.random.default_rng(6).standard_normal(shape)
+    ref = np.linalg.solve(A, B)
+    chol = robust_cholesky(A, block_size=16)
+    np.testing.assert_allclose(cho_solve(chol, B), ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(cho_solve(chol.L, B), ref, rtol=1e-10, atol=1e-12)
+    X, chol2 = solve_psd(A, B, block_size=32)
+    assert X.shape == shape and chol2.jitter == 0.0
+    np.testing.assert_allclose(X, ref, rtol=1e-10, atol=1e-12)
+
+
+# ---------------------------------------------------------------- pcg
+
+def _operators(A):
+    return {"ndarray": A,
+            "LinearOperator": LinearOperator(A.shape, matvec=lambda v: A @ v, dtype=A.dtype),
+            "callable": lambda v: A @ v}
+
+
+@pytest.mark.parametrize("kind", ["ndarray", "LinearOperator", "callable"])
+def test_pcg_matches_solve(kind):
+    A = spd(80, seed=7)
+    b = np.random.default_rng(7).standard_normal(80)
+    res = pcg(_operators(A)[kind], b, rtol=1e-10)
+    assert isinstance(res, PCGResult) and res.converged and res.x.shape == (80,)
+    np.testing.assert_allclose(res.x, np.linalg.solve(A, b), rtol=1e-8, atol=1e-9)
+    assert np.isscalar(res.residual_norm) and res.residual_norm <= 1e-10 * np.linalg.norm(b)
+
+
+@pytest.mark.parametrize("kind", ["ndarray", "LinearOperator", "callable"])
+def test_pcg_multiple_columns(kind):
+    A = spd(60, seed=8)
+    B = np.random.default_rng(8).standard_normal((60, 3))
+    B[:, 1] *= 1e-3
+    B[:, 2] = A[:, 0]  # solution e_0: this column converges in very few steps
+    res = pcg(_operators(A)[kind], B, rtol=1e-10)
+    assert res.converged and res.x.shape == (60, 3) and res.residual_norm.shape == (3,)
+    np.testing.assert_allclose(res.x, np.linalg.solve(A, B), rtol=1e-7, atol=1e-10)
+    for j in range(3):  # each column exactly as a single-column run
+        single = pcg(A, B[:, j], rtol=1e-10)
+        np.testing.assert_allclose(res.x[:, j], single.x, rtol=1e-9, atol=1e-12)
+
+
+def test_pcg_jacobi_preconditioner_helps_on_ill_scaled_matrix():
+    n = 100
+    d = np.logspace(0, 4, n)
+    A = spd(n, seed=9, cond_shift=2.0) * np.sqrt(np.outer(d, d))  # D^1/2 S D^1/2
+    b = np.random.default_rng(9).standard_normal(n)
+    plain = pcg(A, b, rtol=1e-8)
+    jac = pcg(A, b, rtol=1e-8, M=lambda v: v / np.diag(A))
+    assert jac.converged and jac.n_iter < plain.n_iter / 2
+    np.testing.assert_allclose(jac.x, np.linalg.solve(A, b), rtol=1e-5)
+
+
+def test_pcg_callback_maxiter_zero_rhs_and_x0():
+    A = spd(50, seed=10)
+    b = np.random.default_rng(10).standard_normal(50)
+    seen = []
+    res = pcg(A, b, callback=lambda xk: seen.append(xk.copy()))
+    assert res.converged and len(seen) == res.n_iter > 0
+    np.testing.assert_array_equal(seen[-1], res.x)
+    short = pcg(A, b, maxiter=2)
+    assert not short.converged and short.n_iter == 2
+    assert short.residual_norm > 1e-6 * np.linalg.norm(b)
+    zero = pcg(A, np.zeros(50), x0=np.ones(50))
+    assert zero.converged and zero.n_iter == 0 and not zero.x.any() and zero.residual_norm == 0
+    warm = pcg(A, b, x0=np.linalg.solve(A, b))
+    assert warm.converged and warm.n_iter == 0
+    loose = pcg(A, b, atol=1e3)  # atol wins over rtol when larger
+    assert loose.n_iter == 0 and loose.converged
+
+
+def test_pcg_warns_on_indefinite():
+    A = np.diag([1.0, -1.0, 2.0])
+    with pytest.warns(NumericalWarning, match="not positive definite"):
+        res = pcg(A, np.ones(3))
+    assert not res.converged
+
+
+# ---------------------------------------------------------------- eigh / LOO
+
+def test_eigh_psd_clips_and_warns():
+    K = low_rank(30, 4, seed=11)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # rounding-level negatives: no warning
+        w, Q = eigh_psd(K)
+    assert w.min() >= 0
+    np.testing.assert_allclose((Q * w) @ Q.T, K, atol=1e-10 * np.abs(K).max())
+    bad = K - 0.1 * np.abs(K).max() * np.eye(30)
+    with pytest.warns(NumericalWarning, match="negative eigenvalues"):
+        w, _ = eigh_psd(bad)
+    assert w.min() == 0.0
+
+
+def _loo_brute_force(K, y, alpha, sw=None):
+    n = K.shape[0]
+    sw = np.ones(n) if sw is None else sw
+    res = np.empty_like(y)
+    for i in range(n):
+        m = np.arange(n) != i
+        # Weighted dual ridge on the rest: min sum sw (y - K a)^2 + alpha a'Ka
+        # => (W K + alpha I) a = W y.
+        a = np.linalg.solve(sw[m, None] * K[np.ix_(m, m)] + alpha * np.eye(n - 1),
+                            (sw[m] * y[m].T).T)
+        res[i] = y[i] - K[i, m] @ a
+    return res
+
+
+@pytest.mark.parametrize("yshape", [(25,), (25, 3)])
+@pytest.mark.parametrize("alpha", [1e-2, 1.0])
+def test_loo_residuals_match_refitting(yshape, alpha):
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((25, 3))
+    K = np.exp(-0.5 * ((X[:, None] - X[None]) ** 2).sum(-1))
+    y = rng.standard_normal(yshape)
+    w, Q = eigh_psd(K)
+    np.testing.assert_allclose(loo_residuals(w, Q, y, alpha), _loo_brute_force(K, y, alpha),
+                               rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("yshape", [(25,), (25, 2)])
+def test_loo_residuals_sample_weight(yshape):
+    rng = np.random.default_rng(13)
+    X = rng.standard_normal((25, 2))
+    K = (X @ X.T + 1.0) ** 2
+    y = rng.standard_normal(yshape)
+    sw = rng.uniform(0.2, 3.0, 25)
+    s = np.sqrt(sw)
+    w, Q = eigh_psd(s[:, None] * K * s[None])
+    np.testing.assert_allclose(loo_residuals(w, Q, y, 0.3, sample_weight=sw),
+                               _loo_brute_force(K, y, 0.3, sw), rtol=1e-7, atol=1e-9)
+    with pytest.raises(ValueError, match="alpha"):
+        loo_residuals(w, Q, y, 0.0)
