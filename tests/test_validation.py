@@ -133,3 +133,8 @@ def test_check_scalar_accepts():
     assert check_scalar(0, "g", low=0) == 0
     assert check_scalar(np.float64(0.5), "g", low=0, low_inclusive=False) == 0.5
     assert check_scalar(np.int64(3), "d", integer=True, low=1) == 3
+
+
+def test_numeric_strings_in_object_arrays_are_not_coerced_silently():
+    with pytest.raises(TypeError, match="strings"):
+        check_vectors(np.array([[1, "2"]], dtype=object))

@@ -92,8 +92,9 @@ def check_vectors(X, name="X", *, allow_empty=False):
                          "split real and imaginary parts into separate features.")
     if A.dtype.kind == "O":
         if any(isinstance(v, (str, bytes)) for v in A.flat):
-            raise TypeError(f"{name} mixes strings and numbers (dtype object); kernelkit "
-                            "does not convert strings to numbers silently: convert them first")
+            raise TypeError(f"{name} has non-numeric entries: it mixes strings and numbers "
+                            "(dtype object); kernelkit does not convert strings to numbers "
+                            "silently: convert them first")
         try:
             A = A.astype(np.float64)
         except (TypeError, ValueError) as exc:
