@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Candidate", "Plan", "plan_ridge", "RATES"]
+__all__ = ["Candidate", "Plan", "plan", "plan_ridge", "RATES", "STRATEGIES"]
 
 #: Sustained rates on the reference machine (2-core Zen 4; see BENCHMARKS.md):
 #: GEMM-like flops, Cholesky flops, kernel entries per second (elementwise exp
@@ -138,4 +138,89 @@ def plan_ridge(n, d, n_components=None, n_targets=1, memory=None, rates=None):
     reason = (f"predicted {_fmt_seconds(best.seconds)}"
               + (f" vs {_fmt_seconds(other[0].seconds)} for {other[0].name}" if other else
                  ", the only feasible strategy"))
+    return Plan(best.name, tuple(cands), reason, problem)
+
+
+#: The lecture's four ways of learning with kernels by SGD.
+STRATEGIES = ("features_on_the_fly", "features_cached", "kernel_on_the_fly", "gram_cached")
+
+
+def plan(n, d, kernel=None, loss="squared", n_features=None, iterations=None, memory=None,
+         rates=None, kernel_entry_cost=None):
+    """Choose one of the four SGD strategies and explain why.
+
+    Costs (the lectures' table; T iterations, D features):
+
+    ===================  ==================  ========
+    strategy             time                memory
+    ===================  ==================  ========
+    features_on_the_fly  O(d D T)            O(D)
+    features_cached      O(n d D + D T)      O(n D)
+    kernel_on_the_fly    O(n d T)            O(n)
+    gram_cached          O(n^2 d + n T)      O(n^2)
+    ===================  ==================  ========
+
+    Parameters
+    ----------
+    n, d : int
+        Samples and input features.
+    kernel : object, optional
+        Only its ``repr`` is used (the planner imports nothing of kernelkit).
+    loss : str, default="squared"
+    n_features : int, optional
+        Dimension D of an explicit or random feature map; None means the
+        kernel has none, so only the kernel strategies are candidates.
+    iterations : int, optional
+        SGD steps T (default: 10 passes, 10 n).
+    memory : float, optional
+        Budget in bytes (None: unlimited).
+    rates : dict, optional
+        Overrides of :data:`RATES`.
+    kernel_entry_cost : float, optional
+        Flops of one kernel value per input feature (default 2: a dot product).
+
+    Returns
+    -------
+    Plan
+        ``choice`` is one of :data:`STRATEGIES`.
+    """
+    r = dict(RATES, **(rates or {}))
+    T = int(iterations) if iterations else 10 * int(n)
+    budget = float("inf") if memory is None else float(memory)
+    c = 2.0 if kernel_entry_cost is None else float(kernel_entry_cost)
+    D = n_features
+    rows = []
+    if D:
+        rows.append(("features_on_the_fly", c * d * D * T / r["elementwise"] + 2.0 * D * T
+                     / r["elementwise"], 8.0 * D, f"psi(x_t) each step: d D T, D={D}"))
+        rows.append(("features_cached", c * n * d * D / r["gemm"] + n * D / r["elementwise"]
+                     + 2.0 * D * T / r["elementwise"], 8.0 * n * D,
+                     "Z = psi(X) once (n d D), then D per step"))
+    else:
+        rows.append(("features_on_the_fly", float("inf"), float("inf"), None))
+        rows.append(("features_cached", float("inf"), float("inf"), None))
+    rows.append(("kernel_on_the_fly", c * n * d * T / r["elementwise"] + n * T
+                 / r["kernel_entries"], 8.0 * n, "one kernel row per step: n d T"))
+    rows.append(("gram_cached", c * n * n * d / r["gemm"] + n * n / r["kernel_entries"]
+                 + 2.0 * n * T / r["elementwise"], 8.0 * n * n,
+                 "Gram once (n^2 d), then n per step"))
+    cands = []
+    for name, secs, mem, note in rows:
+        if note is None:
+            cands.append(Candidate(name, secs, mem, False, "no explicit or random feature map"))
+        elif mem > budget:
+            cands.append(Candidate(name, secs, mem, False, "exceeds the memory budget"))
+        else:
+            cands.append(Candidate(name, secs, mem, True, note))
+    problem = {"n": n, "d": d, "D": D, "T": T, "loss": loss}
+    if kernel is not None:
+        problem["kernel"] = repr(kernel)
+    feasible = [x for x in cands if x.feasible]
+    if not feasible:
+        return Plan("none", tuple(cands), "nothing fits the memory budget", problem)
+    best = min(feasible, key=lambda x: x.seconds)
+    runner = sorted((x for x in feasible if x is not best), key=lambda x: x.seconds)
+    reason = f"fastest predicted ({_fmt_seconds(best.seconds)})"
+    if runner:
+        reason += f"; next: {runner[0].name} ({_fmt_seconds(runner[0].seconds)})"
     return Plan(best.name, tuple(cands), reason, problem)
