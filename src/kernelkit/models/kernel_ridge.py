@@ -10,6 +10,7 @@ from .. import config
 from ..exceptions import MemoryBudgetError
 from ..features import ExplicitFeatures, explicit_feature_dim
 from ..gram import GramOperator, gram
+from ..calibration import machine_rates
 from ..planning import plan_ridge
 from ..solvers import dual_ridge, primal_ridge
 from ._base import (check_alpha, check_sample_weight, resolve_estimator_kernel,
@@ -112,7 +113,8 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         alpha = check_alpha(self.alpha, 1 if y.ndim == 1 else y.shape[1])
         budget = config.get_config()["memory"]
         D = None if kernel == "precomputed" else explicit_feature_dim(kernel, X.shape[1])
-        self.plan_ = plan_ridge(n, X.shape[1], n_components=D, memory=budget)
+        self.plan_ = plan_ridge(n, X.shape[1], n_components=D, memory=budget,
+                                rates=machine_rates())
         solver = self.plan_.choice if self.solver == "auto" else self.solver
         if solver == "primal" and D is None:
             raise ValueError(f"solver='primal' needs a kernel with a finite explicit feature "

@@ -1,0 +1,110 @@
+"""This machine's rates for the planner, measured once by a short micro-benchmark.
+
+The planner (:mod:`kernelkit.planning`) predicts seconds as counted work divided
+by rates. The defaults (:data:`kernelkit.planning.RATES`) were measured on the
+reference machine. :func:`calibrate` (``kernelkit calibrate`` on the command
+line) measures GEMM, Cholesky, kernel-entry and elementwise rates here in about
+a second and caches them in ``$KERNELKIT_CACHE_DIR`` (default
+``~/.cache/kernelkit``) as ``rates.json``; :func:`machine_rates` returns the
+cached rates, or the defaults when none were measured.
+
+Calibration is explicit, not a side effect of the first ``fit``: a measurement
+taken while the machine is busy would be cached and mislead every later plan,
+and a hidden second inside ``fit`` would make timings and tests irregular.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .planning import RATES
+
+__all__ = ["machine_rates", "calibrate", "save_rates", "cache_path"]
+
+_memo: dict = {}
+
+
+def cache_path() -> Path:
+    """Where the measured rates are cached."""
+    root = os.environ.get("KERNELKIT_CACHE_DIR") or Path.home() / ".cache" / "kernelkit"
+    return Path(root) / "rates.json"
+
+
+def _machine_key():
+    return f"{platform.machine()}-{os.cpu_count()}-{platform.processor() or 'cpu'}"
+
+
+def _best_of(fn, repeats=3):
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return max(best, 1e-9)
+
+
+def calibrate():
+    """Measure the rates now (about half a second) and return them.
+
+    Returns
+    -------
+    dict
+        ``gemm`` and ``cholesky`` in flop/s, ``kernel_entries`` (RBF entries
+        per second, exp included) and ``elementwise`` (simple operations per
+        second) -- the keys of :data:`kernelkit.planning.RATES`.
+    """
+    from scipy.linalg import cholesky
+
+    from .kernels import RBF
+
+    rng = np.random.default_rng(0)
+    n = 1024
+    A = rng.normal(size=(n, n))
+    gemm = 2.0 * n ** 3 / _best_of(lambda: A @ A)
+    S = A @ A.T + n * np.eye(n)
+    chol = n ** 3 / 3.0 / _best_of(lambda: cholesky(S, lower=True))
+    X = rng.normal(size=(2000, 16))
+    k = RBF(gamma=0.1)
+    k(X[:10])  # compile / warm the numba loop outside the timing
+    kern = 2000.0 * 2000.0 / _best_of(lambda: k(X))
+    v = rng.normal(size=2_000_000)
+    elem = v.size / _best_of(lambda: np.multiply(v, 1.0001, out=v))
+    return {"gemm": gemm, "cholesky": chol, "kernel_entries": kern, "elementwise": elem}
+
+
+def machine_rates():
+    """The rates of this machine: those cached by :func:`calibrate`, else the defaults.
+
+    Returns
+    -------
+    dict
+        Rates for :func:`kernelkit.planning.plan` and ``plan_ridge``.
+    """
+    if "rates" in _memo:
+        return dict(_memo["rates"])
+    rates = dict(RATES)
+    try:
+        stored = json.loads(cache_path().read_text())
+        if stored.get("machine") == _machine_key():
+            rates.update({k: float(stored["rates"][k]) for k in RATES})
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass  # nothing cached (or unreadable): the reference machine's rates
+    _memo["rates"] = rates
+    return dict(rates)
+
+
+def save_rates(rates):
+    """Cache measured rates for this machine (atomically); returns the path."""
+    path = cache_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"machine": _machine_key(), "rates": rates}))
+    os.replace(tmp, path)
+    _memo.pop("rates", None)
+    return path
