@@ -1,0 +1,50 @@
+"""The demo runs on the bundled data, beats its baselines and reloads its model exactly."""
+
+import json
+
+import pytest
+
+from kernelkit.cli import main
+from kernelkit.demo import PARTS, format_demo, run_demo
+
+
+@pytest.fixture(scope="module")
+def quick_result(tmp_path_factory):
+    return run_demo(quick=True, out_dir=tmp_path_factory.mktemp("demo"))
+
+
+def _rows(result):
+    part = next(p for p in result["parts"] if p["name"] == "regression")
+    return part, {row["key"]: row for row in part["models"]}
+
+
+def test_run_demo_quick(quick_result):
+    part, rows = _rows(quick_result)
+    assert [p["name"] for p in quick_result["parts"]] == [name for name, _ in PARTS]
+    assert rows["rbf"]["test_rmse"] < rows["linear"]["test_rmse"]
+    assert rows["rbf"]["test_rmse"] < rows["mean"]["test_rmse"]
+    assert rows["linear"]["solver"] == "primal" and rows["poly"]["solver"] == "primal"
+    assert rows["rbf"]["solver"] == "dual" and rows["rbf"]["n"] == part["dataset"]["n_train"]
+    assert part["checks"]["linear_vs_sklearn_ridge"] < 1e-8
+    assert part["checks"]["rbf_vs_sklearn_kernel_ridge"] < 1e-6
+    assert part["persistence"]["identical"] is True
+    assert part["persistence"]["file_size"] > 0
+    assert "comp-activ (DELVE), via PMLB" in part["dataset"]["credit"]
+    json.dumps(quick_result, allow_nan=False)  # JSON-ready as returned
+
+
+def test_format_demo(quick_result):
+    text = format_demo(quick_result)
+    for fragment in ("test RMSE", "R^2", "RBF(gamma=", "Polynomial(degree=2)", "choice:",
+                     "comp-activ (DELVE), via PMLB", "reloaded: predictions identical"):
+        assert fragment in text
+
+
+def test_cli_demo_quick_json(tmp_path, capsys):
+    code = main(["demo", "--quick", "--json", "--out", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    result = json.loads(out)
+    part, rows = _rows(result)
+    assert part["persistence"]["identical"] is True
+    assert (tmp_path / "cpu_act_rbf.kk").is_file()
