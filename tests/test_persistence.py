@@ -212,3 +212,17 @@ def test_missing_and_extra_members(saved, tmp_path):
     _rewrite(other, extra={"payload.py": b"import os"})
     with pytest.raises(ModelFormatError, match="unexpected"):
         kernelkit.load(other)
+
+
+def test_user_metadata_and_read_metadata(data, tmp_path):
+    X, y = data
+    path = tmp_path / "u.kk"
+    kernelkit.save(KernelRidge(kernel="linear").fit(X, y), path, metadata={"target": "price"})
+    meta = kernelkit.persistence.read_metadata(path)
+    assert meta["user"] == {"target": "price"} and meta["estimator"] == "KernelRidge"
+    assert kernelkit.load(path).n_samples_fit_ == len(X)
+    with pytest.raises(ValueError, match="plain JSON"):
+        kernelkit.save(KernelRidge().fit(X, y), path, metadata={"f": object()})
+    (tmp_path / "bad.kk").write_bytes(b"garbage")
+    with pytest.raises(ModelFormatError):
+        kernelkit.persistence.read_metadata(tmp_path / "bad.kk")

@@ -22,7 +22,6 @@ import os
 import sys
 import time
 import warnings
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -85,14 +84,18 @@ def _rmse(y, pred):
 
 
 def _model_metadata(path):
-    """Format fields of a model file (already validated by ``kernelkit.load``)."""
-    with zipfile.ZipFile(path) as zf:
-        meta = json.loads(zf.read("metadata.json").decode("utf-8"))
+    """Format fields of a model file, and the target column named at fit time."""
+    from .persistence import read_metadata
+
+    meta = read_metadata(path)
+    target = meta.get("user", {}).get("target") if isinstance(meta.get("user"), dict) else None
     return {"format": meta.get("format"), "format_version": meta.get("format_version"),
-            "kernelkit_version": meta.get("kernelkit_version")}
+            "kernelkit_version": meta.get("kernelkit_version"), "target": target}
 
 
 def _n_train(model):
+    if getattr(model, "n_samples_fit_", None) is not None:
+        return int(model.n_samples_fit_)
     X_fit = getattr(model, "X_fit_", None)
     if X_fit is not None:
         return int(X_fit.shape[0])
@@ -191,7 +194,7 @@ def cmd_fit(args, out, err):
     # The column names travel in the model file, so that predict can match them.
     model.feature_names_in_ = np.asarray(names, dtype=object)
     train_rmse = _rmse(y, _predict_quietly(model, X))
-    save(model, out_path)
+    save(model, out_path, metadata={"target": args.target})
 
     summary = _model_summary(model)
     summary.update(data=str(args.data), target=args.target, n=int(X.shape[0]),
@@ -264,7 +267,11 @@ def cmd_predict(args, out, err):
 
     model = load(args.model)
     X, _, names = read_table(args.data, target=None)
-    X, y, target = _select_columns(model, X, names, args.target, args.data)
+    target = args.target
+    if target is None:  # the column the model was fitted against, when present
+        fitted_target = _model_metadata(args.model)["target"]
+        target = fitted_target if fitted_target in names else None
+    X, y, target = _select_columns(model, X, names, target, args.data)
     pred = np.asarray(_predict_quietly(model, X), dtype=np.float64)
     if pred.ndim == 2 and pred.shape[1] == 1:
         pred = pred[:, 0]
@@ -315,8 +322,9 @@ def cmd_info(args, out, err):
         fields.append(("LOO RMSE", f"{math.sqrt(info['loo_mse']):.6g}"))
     fields += [("jitter", _show(info["jitter"])),
                ("n_features", info["n_features"]),
-               ("n training", _show(info["n_train"]) if info["n_train"] is not None
-                else "- (primal model: not stored)")]
+               ("n training", _show(info["n_train"]))]
+    if info.get("target"):
+        fields.append(("target", info["target"]))
     if info["feature_names"] is not None:
         fields.append(("features", ", ".join(info["feature_names"])))
     _print_fields(fields, out)

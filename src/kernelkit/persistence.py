@@ -26,7 +26,7 @@ from .features import ExplicitFeatures
 from .kernels import Kernel, kernel_from_dict, parse_kernel
 from .models import KernelRidge, KernelRidgeCV
 
-__all__ = ["save", "load", "FORMAT_NAME", "FORMAT_VERSION"]
+__all__ = ["save", "load", "read_metadata", "FORMAT_NAME", "FORMAT_VERSION"]
 
 FORMAT_NAME = "kernelkit-model"
 FORMAT_VERSION = 1
@@ -37,7 +37,7 @@ _MAX_METADATA_BYTES = 16 * 1024**2
 # The allow-list: estimator name -> (class, array attributes, JSON attributes).
 _REGISTRY = {
     "KernelRidge": (KernelRidge, ("dual_coef_", "X_fit_", "coef_"),
-                    ("solver_", "jitter_", "n_features_in_", "feature_names_in_")),
+                    ("solver_", "jitter_", "n_features_in_", "n_samples_fit_", "feature_names_in_")),
     "KernelRidgeCV": (KernelRidgeCV, ("dual_coef_", "X_fit_"),
                       ("alpha_", "best_score_", "n_features_in_", "feature_names_in_")),
 }
@@ -75,7 +75,7 @@ def _scalar_to_json(value):
     return {"value": value}
 
 
-def save(model, path):
+def save(model, path, *, metadata=None):
     """Write a fitted kernelkit estimator to ``path`` atomically.
 
     Parameters
@@ -84,6 +84,9 @@ def save(model, path):
         A fitted estimator of an allow-listed class (KernelRidge, KernelRidgeCV).
     path : str or Path
         Destination file (conventionally ``*.kk``); replaced atomically.
+    metadata : dict, optional
+        Extra JSON-serialisable information kept with the model (e.g. the name
+        of the target column); read back by :func:`read_metadata` as ``"user"``.
 
     Raises
     ------
@@ -106,6 +109,14 @@ def save(model, path):
         "params": {k: _param_to_json(k, v) for k, v in model.get_params(deep=False).items()},
         "attributes": {}, "arrays": {},
     }
+    if metadata is not None:
+        if not isinstance(metadata, dict):
+            raise ValueError(f"metadata must be a dict, got {type(metadata).__name__}")
+        try:
+            meta["user"] = json.loads(json.dumps(metadata, allow_nan=False))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"metadata must be plain JSON (str, numbers, lists, dicts): "
+                             f"{exc}") from None
     kernel_ = getattr(model, "kernel_", None)
     meta["attributes"]["kernel_"] = (_scalar_to_json(kernel_) if isinstance(kernel_, Kernel)
                                      else {"value": kernel_})
@@ -231,6 +242,31 @@ def _read_array(path, zf, attr, spec):
     return arr
 
 
+def read_metadata(path):
+    """The validated ``metadata.json`` of a model file, without building the model.
+
+    Returns
+    -------
+    dict
+        ``format``, ``format_version``, ``kernelkit_version``, ``estimator``,
+        ``params``, ``attributes``, ``arrays`` and, if given at save time, ``user``.
+
+    Raises
+    ------
+    FileNotFoundError, ModelFormatError
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no model file at {path}")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return _read_metadata(path, zf)
+    except zipfile.BadZipFile as exc:
+        _fail(path, f"not a kernelkit model file, or truncated ({exc})")
+    except (OSError, EOFError) as exc:
+        _fail(path, f"cannot be read ({exc})")
+
+
 def load(path):
     """Read a model written by :func:`save`. Never unpickles or evaluates code.
 
@@ -296,9 +332,11 @@ def load(path):
 
 def _check_fitted_state(path, model):
     """Check that the restored attributes describe one consistent fitted model."""
-    n_in = getattr(model, "n_features_in_", None)
-    if not isinstance(n_in, int) or isinstance(n_in, bool) or n_in < 1:
-        _fail(path, f"invalid n_features_in_ {n_in!r}")
+    for attr in ("n_features_in_", "n_samples_fit_"):
+        value = getattr(model, attr, 1)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            _fail(path, f"invalid {attr} {value!r}")
+    n_in = model.n_features_in_
     kernel = getattr(model, "kernel_", None)
     if isinstance(kernel, str):
         if kernel != "precomputed":

@@ -67,6 +67,8 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     plan_ : Plan
         The planner's decision (with ``plan_.explain()``).
     n_features_in_ : int
+    n_samples_fit_ : int
+        Number of training samples.
 
     Examples
     --------
@@ -130,6 +132,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
                     "memory=...) or the KERNELKIT_MEMORY variable, or subsample")
         self.kernel_ = kernel
         self.solver_ = solver
+        self.n_samples_fit_ = n
         self._fit_alpha = alpha
         if solver == "dual":
             if kernel == "precomputed":
