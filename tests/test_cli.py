@@ -129,7 +129,7 @@ def test_fit_primal_solver(data, capsys):
     assert code == 0, err
     assert json.loads(out)["solver"] == "primal"
     code, out, err = _run(capsys, "info", tmp / "lin.kk")
-    assert code == 0 and "primal model: not stored" in out
+    assert code == 0 and "n training: 40" in out and "target:     y" in out
 
 
 # ---------------------------------------------------------------- errors
