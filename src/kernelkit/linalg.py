@@ -440,7 +440,10 @@ def eigh_psd(K, *, overwrite_a=False):
         ``-1e-8 * max(w)``, more than rounding error of a PSD matrix.
     """
     # driver="evd" (divide and conquer, dsyevd) is several times faster than the default.
-    w, Q = scipy.linalg.eigh(K, driver="evd", overwrite_a=overwrite_a, check_finite=True)
+    # Above the order where the wheel's threaded dpotrf/dsyrk are known to crash, the
+    # threaded dsyevd is untested: run it on one thread rather than risk the process.
+    with _potrf_threads(np.shape(K)[0]):
+        w, Q = scipy.linalg.eigh(K, driver="evd", overwrite_a=overwrite_a, check_finite=True)
     top = max(float(w[-1]), 0.0) if w.size else 0.0
     if w.size and w[0] < -1e-8 * top:
         warnings.warn(f"Matrix has significantly negative eigenvalues (smallest {w[0]:.3g}, "
