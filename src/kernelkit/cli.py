@@ -333,12 +333,74 @@ def cmd_info(args, out, err):
 
 # ---------------------------------------------------------------- parser and main
 
+def _count(text, name):
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"--{name} must be a number such as 1e6, got {text!r}") from None
+    if not value >= 1 or value != int(value) or value > 1e15:
+        raise UsageError(f"--{name} must be a whole number >= 1, got {text!r}")
+    return int(value)
+
+
+def cmd_plan(args, out, err):
+    from .calibration import machine_rates
+    from .config import get_config, parse_memory
+    from .planning import plan
+
+    n, d = _count(args.n, "n"), _count(args.d, "d")
+    D = None if args.D is None else _count(args.D, "D")
+    T = None if args.iterations is None else _count(args.iterations, "iterations")
+    try:
+        memory = parse_memory(args.memory) if args.memory else get_config()["memory"]
+    except ValueError as exc:
+        raise UsageError(f"--memory: {exc}") from None
+    kernel = None
+    if args.kernel:
+        from .kernels import parse_kernel
+
+        try:
+            kernel = parse_kernel(args.kernel)
+        except ValueError as exc:
+            raise UsageError(f"--kernel: {exc}") from None
+    result = plan(n, d, kernel, args.loss, n_features=D, iterations=T, memory=memory,
+                  rates=machine_rates(), include_exact=True)
+    if args.json:
+        _emit_json({"choice": result.choice, "reason": result.reason,
+                    "problem": {k: v for k, v in result.problem.items()},
+                    "memory_budget": memory,
+                    "candidates": [{"name": c.name, "seconds": _finite(c.seconds),
+                                    "memory": _finite(c.memory), "feasible": c.feasible,
+                                    "note": c.note} for c in result.candidates]}, out)
+    else:
+        out.write(result.explain() + "\n")
+    return 0
+
+
+def _finite(x):
+    return None if x == float("inf") else float(x)
+
+
+def cmd_calibrate(args, out, err):
+    from .calibration import calibrate, save_rates
+
+    rates = calibrate()
+    path = save_rates(rates)
+    if args.json:
+        _emit_json({"rates": rates, "path": str(path)}, out)
+    else:
+        for key, value in rates.items():
+            out.write(f"{key:<16}{value:.3g} per second\n")
+        out.write(f"saved to {path}\n")
+    return 0
+
+
 def build_parser():
     """The argparse parser of the ``kernelkit`` command."""
     from . import __version__
 
     parser = argparse.ArgumentParser(
-        prog=_PROG, description="Kernel machines at every scale: demo, fit, predict, info.")
+        prog=_PROG, description="Kernel machines at every scale: demo, fit, predict, info, plan.")
     parser.add_argument("--version", action="version", version=f"{_PROG} {__version__}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--json", action="store_true", help="print one JSON document on stdout")
@@ -380,6 +442,25 @@ def build_parser():
     p.add_argument("--target", metavar="COL", help="target column to drop and score against")
     p.add_argument("--out", metavar="FILE", help="write predictions here (default: stdout)")
     p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser("plan", parents=[common], help="which strategy the planner picks, and why",
+                       description="Predicted time and memory of every way to learn with a "
+                                   "kernel (four SGD strategies and the exact solvers) for a "
+                                   "problem size, and the planner's choice.")
+    p.add_argument("--n", required=True, metavar="N", help="number of samples, e.g. 1e6")
+    p.add_argument("--d", required=True, metavar="D", help="number of input features")
+    p.add_argument("--loss", default="squared",
+                   choices=("squared", "logistic", "hinge", "squared_hinge", "huber"))
+    p.add_argument("--D", metavar="D", help="feature dimension of an explicit/random map")
+    p.add_argument("--iterations", metavar="T", help="SGD steps (default 10 n)")
+    p.add_argument("--memory", metavar="SIZE", help="memory budget, e.g. 8GB")
+    p.add_argument("--kernel", metavar="EXPR", help="kernel expression (shown only)")
+    p.set_defaults(func=cmd_plan)
+
+    p = sub.add_parser("calibrate", parents=[common], help="measure this machine's rates",
+                       description="Measure GEMM, Cholesky, kernel and elementwise rates "
+                                   "(about a second) and cache them for the planner.")
+    p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("info", parents=[common], help="describe a saved model",
                        description="Describe a saved model file.")

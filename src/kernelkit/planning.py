@@ -145,8 +145,31 @@ def plan_ridge(n, d, n_components=None, n_targets=1, memory=None, rates=None):
 STRATEGIES = ("features_on_the_fly", "features_cached", "kernel_on_the_fly", "gram_cached")
 
 
+def _exact_candidates(n, d, loss, D, r, budget, c):
+    """Exact (non-SGD) solvers for the loss, as candidates next to the four strategies."""
+    gram_s = c * n * n * d / r["gemm"] + n * n / r["kernel_entries"]
+    rows = []
+    if loss == "squared":
+        rows.append(("exact_dual (Cholesky)", gram_s + n ** 3 / 3.0 / r["cholesky"],
+                     8.0 * n * n, "Gram n^2 d + Cholesky n^3/3"))
+        if D:
+            rows.append(("exact_primal (Cholesky)", c * n * d * D / r["gemm"]
+                         + n * D * D / r["gemm"] + D ** 3 / 3.0 / r["cholesky"],
+                         8.0 * (n * D + D * D), "Z'Z n D^2 + Cholesky D^3/3"))
+    elif loss in ("hinge", "squared_hinge"):
+        # SMO touches about every kernel row a few times; with a row cache of the
+        # budget's size the cost is close to one Gram matrix plus O(n) per iteration.
+        cache = min(8.0 * n * n, budget / 4)
+        rows.append(("exact_dual (SMO)", 2.0 * gram_s + 20.0 * n * n / r["elementwise"],
+                     cache, "kernel rows on demand with a cache; O(n) per SMO step"))
+    elif loss == "logistic":
+        rows.append(("exact_dual (Newton)", gram_s + 15 * (n ** 3 / 3.0 / r["cholesky"]),
+                     16.0 * n * n, "Gram once, ~15 Newton steps of n^3/3"))
+    return [(name, secs, mem, note) for name, secs, mem, note in rows]
+
+
 def plan(n, d, kernel=None, loss="squared", n_features=None, iterations=None, memory=None,
-         rates=None, kernel_entry_cost=None):
+         rates=None, kernel_entry_cost=None, include_exact=False):
     """Choose one of the four SGD strategies and explain why.
 
     Costs (the lectures' table; T iterations, D features):
@@ -178,11 +201,14 @@ def plan(n, d, kernel=None, loss="squared", n_features=None, iterations=None, me
         Overrides of :data:`RATES`.
     kernel_entry_cost : float, optional
         Flops of one kernel value per input feature (default 2: a dot product).
+    include_exact : bool, default=False
+        Also compare the exact solvers of the loss (Cholesky for squared, SMO
+        for hinge, Newton for logistic); then ``choice`` may name one of them.
 
     Returns
     -------
     Plan
-        ``choice`` is one of :data:`STRATEGIES`.
+        ``choice`` is one of :data:`STRATEGIES` (or an exact solver).
     """
     r = dict(RATES, **(rates or {}))
     T = int(iterations) if iterations else 10 * int(n)
@@ -204,6 +230,8 @@ def plan(n, d, kernel=None, loss="squared", n_features=None, iterations=None, me
     rows.append(("gram_cached", c * n * n * d / r["gemm"] + n * n / r["kernel_entries"]
                  + 2.0 * n * T / r["elementwise"], 8.0 * n * n,
                  "Gram once (n^2 d), then n per step"))
+    if include_exact:
+        rows += _exact_candidates(n, d, loss, D, r, budget, c)
     cands = []
     for name, secs, mem, note in rows:
         if note is None:

@@ -1,0 +1,39 @@
+"""`kernelkit plan` and `kernelkit calibrate`."""
+
+import json
+
+from kernelkit import calibration
+from kernelkit.cli import main
+from kernelkit.planning import plan
+
+
+def test_plan_table_and_json_agree_with_the_planner(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("KERNELKIT_CACHE_DIR", str(tmp_path))
+    calibration._memo.clear()
+    assert main(["plan", "--n", "1e6", "--d", "50", "--loss", "hinge", "--memory", "8GB"]) == 0
+    text = capsys.readouterr().out
+    assert "kernel_on_the_fly" in text and "exact_dual (SMO)" in text and "choice:" in text
+    assert "exceeds the memory budget" in text  # a 1e6 x 1e6 Gram matrix
+    assert main(["plan", "--n", "20000", "--d", "784", "--D", "2000", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    ref = plan(20000, 784, n_features=2000, memory=doc["memory_budget"], include_exact=True)
+    assert doc["choice"] == ref.choice
+    assert [c["name"] for c in doc["candidates"]] == [c.name for c in ref.candidates]
+    calibration._memo.clear()
+
+
+def test_plan_bad_arguments(capsys):
+    assert main(["plan", "--n", "lots", "--d", "3"]) == 2
+    assert "--n must be a number" in capsys.readouterr().err
+    assert main(["plan", "--n", "10", "--d", "3", "--memory", "big"]) == 2
+    assert main(["plan", "--n", "10", "--d", "3", "--loss", "magic"]) == 2
+
+
+def test_calibrate_writes_the_cache(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("KERNELKIT_CACHE_DIR", str(tmp_path))
+    calibration._memo.clear()
+    assert main(["calibrate", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (tmp_path / "rates.json").exists() and doc["rates"]["gemm"] > 0
+    assert calibration.machine_rates()["gemm"] == doc["rates"]["gemm"]
+    calibration._memo.clear()
