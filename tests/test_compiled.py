@@ -292,3 +292,38 @@ def test_exp_within_one_ulp_of_numpy_over_the_whole_range():
     ulps = np.abs(got[ok].view(np.int64) - want[ok].view(np.int64))
     assert ulps.max() <= 1
     assert got[-16:][1] == np.inf and got[-16:][2] == 0.0 and got[-16:][3] == 1.0
+
+
+@pytest.mark.parametrize("n", [1, 5, 63, 64, 65, 200])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_mirror_lower_matches_twin_and_brute_force(n, dtype):
+    from kernelkit._compiled import mirror_lower, mirror_lower_ref
+
+    rng = np.random.default_rng(n)
+    A = rng.normal(size=(n, n)).astype(dtype)
+    B = A.copy()
+    mirror_lower(A)
+    mirror_lower_ref(B)
+    np.testing.assert_array_equal(A, B)
+    for i in range(n):  # brute force: symmetric, lower triangle untouched
+        for j in range(i + 1):
+            assert A[i, j] == A[j, i]
+    with pytest.raises(ValueError, match="square"):
+        mirror_lower(np.zeros((2, 3)))
+
+
+def test_row_strided_block_views_are_accepted_and_filled_in_place():
+    from kernelkit._compiled import rbf_from_inner, rbf_from_inner_ref
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 4))
+    big = np.full((30, 50), -7.0)
+    view = big[10:20, :15]  # contiguous rows, row stride 50
+    G = X[10:20] @ X[:15].T
+    xx = (X ** 2).sum(1)
+    rbf_from_inner(G, xx[10:20], xx[:15], 0.3, 10, view)
+    expect = rbf_from_inner_ref(G, xx[10:20], xx[:15], 0.3, 10, np.empty((10, 15)))
+    np.testing.assert_allclose(view, expect, rtol=1e-12)
+    assert (big[:10] == -7).all() and (big[20:] == -7).all() and (big[10:20, 15:] == -7).all()
+    with pytest.raises(ValueError, match="C-contiguous"):
+        rbf_from_inner(G, xx[10:20], xx[:15], 0.3, -1, np.empty((15, 10)).T)

@@ -45,7 +45,7 @@ __all__ = [
     "poly_from_inner", "powf_from_inner", "tanh_from_inner", "scale_add_rows_cols",
     "rbf_from_inner_ref", "sqdist_from_inner_ref", "exp_scaled_ref", "l1_exp_ref",
     "cauchy_ref", "poly_from_inner_ref", "powf_from_inner_ref", "tanh_from_inner_ref",
-    "scale_add_rows_cols_ref",
+    "scale_add_rows_cols_ref", "mirror_lower", "mirror_lower_ref",
 ]
 
 _jit = dict(parallel=True, cache=True, nogil=True, error_model="numpy")
@@ -99,18 +99,21 @@ def _exp(x):
 # --------------------------------------------------------------------------
 # argument checks (cheap, once per block)
 
-def _check_2d(name, a):
+def _check_2d(name, a, rows=False):
     if not isinstance(a, np.ndarray) or a.ndim != 2:
         raise ValueError(f"{name} must be a 2-D numpy array, got {type(a).__name__} "
                          f"with ndim={getattr(a, 'ndim', None)}")
     if a.dtype not in (np.float64, np.float32):
         raise ValueError(f"{name} must be float64 or float32, got {a.dtype}")
-    if not a.flags.c_contiguous:
+    # rows=True also accepts a block of columns of a bigger C array (contiguous
+    # rows, a larger row stride): the symmetric Gram engine fills such views.
+    row_ok = rows and (a.strides[1] == a.itemsize or a.shape[1] <= 1) and a.strides[0] > 0
+    if not (a.flags.c_contiguous or row_ok):
         raise ValueError(f"{name} must be C-contiguous; use np.ascontiguousarray({name})")
 
 
 def _check_out(out, shape, src=None):
-    _check_2d("out", out)
+    _check_2d("out", out, rows=True)
     if out.shape != shape:
         raise ValueError(f"out must have shape {shape}, got {out.shape}")
     if not out.flags.writeable:
@@ -188,7 +191,7 @@ def sqdist_from_inner(G, xx, yy, diag_offset, out):
     out : ndarray of shape (n, m), float64 or float32, C-contiguous
         May be ``G`` itself.
     """
-    _check_2d("G", G)
+    _check_2d("G", G, rows=True)
     _check_out(out, G.shape, G)
     xx = _norms("xx", xx, G.shape[0])
     yy = _norms("yy", yy, G.shape[1])
@@ -216,7 +219,7 @@ def rbf_from_inner(G, xx, yy, gamma, diag_offset, out):
     Diagonal entries ``(i, i + diag_offset)`` get distance exactly 0, so
     value exactly 1.0; clamping makes every value ``<= 1``.
     """
-    _check_2d("G", G)
+    _check_2d("G", G, rows=True)
     _check_out(out, G.shape, G)
     xx = _norms("xx", xx, G.shape[0])
     yy = _norms("yy", yy, G.shape[1])
@@ -247,7 +250,7 @@ def exp_scaled(A, scale, out):
 
     ``A``: (n, m) float64/float32 C-contiguous; ``out`` may be ``A``.
     """
-    _check_2d("A", A)
+    _check_2d("A", A, rows=True)
     _check_out(out, A.shape, A)
     return _exp_scaled(A, float(scale), out)
 
@@ -276,7 +279,7 @@ def scale_add_rows_cols(A, f_rows, f_cols, out):
     converted to float64; ``out`` may be ``A``. The product is evaluated
     left to right, ``(f_rows[i] * A[i, j]) * f_cols[j]``.
     """
-    _check_2d("A", A)
+    _check_2d("A", A, rows=True)
     _check_out(out, A.shape, A)
     f_rows = _norms("f_rows", f_rows, A.shape[0])
     f_cols = _norms("f_cols", f_cols, A.shape[1])
@@ -322,7 +325,7 @@ def poly_from_inner(G, gamma, coef0, degree, out):
     a negative degree gives the reciprocal (``inf`` where the base is 0).
     ``degree`` is converted to int; ``out`` may be ``G``.
     """
-    _check_2d("G", G)
+    _check_2d("G", G, rows=True)
     _check_out(out, G.shape, G)
     if int(degree) != degree:
         raise ValueError(f"degree must be an integer, got {degree!r}; "
@@ -357,7 +360,7 @@ def powf_from_inner(G, gamma, coef0, power, out):
     ``(-inf) ** 0.5``: ``+inf`` here, NaN in numpy; a finite ``G`` never
     produces it.)
     """
-    _check_2d("G", G)
+    _check_2d("G", G, rows=True)
     _check_out(out, G.shape, G)
     return _powf_from_inner(G, float(gamma), float(coef0), float(power), out)
 
@@ -382,7 +385,7 @@ def _tanh_from_inner(G, gamma, coef0, out):
 
 def tanh_from_inner(G, gamma, coef0, out):
     """Fill ``out = tanh(gamma * G + coef0)`` (sigmoid kernel), return it."""
-    _check_2d("G", G)
+    _check_2d("G", G, rows=True)
     _check_out(out, G.shape, G)
     return _tanh_from_inner(G, float(gamma), float(coef0), out)
 
@@ -509,3 +512,46 @@ def cauchy_ref(X, Y, gamma, out):
     t = X[:, None, :] - Y[None, :, :]
     out[...] = np.prod(1.0 / (1.0 + float(gamma) ** 2 * t * t), axis=2)
     return out
+
+
+# --------------------------------------------------------------------------
+# symmetric matrices
+
+_MIRROR_TILE = 64  # 64 x 64 doubles = 32 KiB: a tile and its transpose stay in L1/L2
+
+
+@njit(**_jit)
+def _mirror_lower(A):
+    n = A.shape[0]
+    t = _MIRROR_TILE
+    nt = (n + t - 1) // t
+    for bi in prange(nt):  # tile row bi of the upper triangle
+        i0 = bi * t
+        i1 = min(n, i0 + t)
+        for bj in range(bi, nt):
+            j0 = bj * t
+            j1 = min(n, j0 + t)
+            for i in range(i0, i1):
+                for j in range(max(j0, i + 1), j1):
+                    A[i, j] = A[j, i]
+    return A
+
+
+def mirror_lower(A):
+    """Copy the strict lower triangle of square ``A`` onto its upper one, in place.
+
+    The symmetric Gram engine computes only ``K[i, j]`` for ``j <= i`` (half
+    the matrix products and exps) and then mirrors; tiles keep the transposed
+    reads in cache, and both cores share the work.
+    """
+    _check_2d("A", A)
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(f"A must be square, got shape {A.shape}")
+    return _mirror_lower(A)
+
+
+def mirror_lower_ref(A):
+    """Plain-numpy twin of :func:`mirror_lower`."""
+    iu = np.triu_indices(A.shape[0], 1)
+    A[iu] = A.T[iu]
+    return A

@@ -62,8 +62,11 @@ def pairwise_blocked(kernel, X, Y=None):
 
     ``X`` and ``Y`` must already be validated for ``kernel``. Numbers are
     computed in float64; the result is float64 unless the dtype policy is
-    ``"float32"`` and both inputs are float32. When ``Y is None`` the kernel
-    is told which entries are diagonal, so distance kernels can make them exact.
+    ``"float32"`` and both inputs are float32. Each block is written straight
+    into the result (no block-sized copy). When ``Y is None`` only the lower
+    triangle is computed -- half the matrix products and elementwise work --
+    and mirrored; the kernel is told which entries are diagonal, so distance
+    kernels make them exact.
     """
     symmetric = Y is None
     # Decide the output dtype from the inputs as given: _prepare makes them float64.
@@ -75,8 +78,14 @@ def pairwise_blocked(kernel, X, Y=None):
     step = rows_per_block(m)
     for r0 in range(0, n, step):
         r1 = min(n, r0 + step)
-        block = kernel._block(X[r0:r1], Y, r0 if symmetric else -1)
-        out[r0:r1] = block
+        if symmetric:  # columns [0, r1): the block's part of the lower triangle
+            kernel._block_into(X[r0:r1], X[:r1], r0, out[r0:r1, :r1])
+        else:
+            kernel._block_into(X[r0:r1], Y, -1, out[r0:r1])
+    if symmetric and n > 1:
+        from .._compiled import mirror_lower
+
+        mirror_lower(out)
     return out
 
 
@@ -218,6 +227,14 @@ class Kernel:
         """Kernel values of one block of rows. ``diag_offset >= 0`` means row i is
         column ``i + diag_offset`` of a symmetric Gram matrix (exact diagonal)."""
         raise NotImplementedError
+
+    def _block_into(self, X, Y, diag_offset, out):
+        """Write the block into ``out`` (a view of the result, rows contiguous).
+
+        The default copies :meth:`_block`; kernels whose block is a matrix
+        product plus an elementwise pass override it to write in place.
+        """
+        out[...] = self._block(X, Y, diag_offset)
 
     def _diag(self, X):
         raise NotImplementedError

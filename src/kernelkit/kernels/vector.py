@@ -24,6 +24,30 @@ def _sq_norms(X):
     return np.einsum("ij,ij->i", X, X)
 
 
+def _inner_into(X, Y, out):
+    """X @ Y.T into ``out`` when it is float64, else into a float64 temporary.
+
+    Accumulation stays float64 whatever the storage dtype of the result.
+    """
+    G = out if out.dtype == np.float64 else np.empty(out.shape)
+    np.matmul(X, Y.T, out=G)
+    return G
+
+
+def _centered(X, Y):
+    """Shift X and Y by Y's mean unless they are already (nearly) centred.
+
+    Distances are unchanged; the expansion ||x||^2 + ||y||^2 - 2x'y no longer
+    cancels for data far from the origin. ``_prepare`` centres whole inputs
+    once per call, so blocks usually skip the copy here.
+    """
+    shift = Y.mean(axis=0)
+    scale = np.sqrt(np.mean(np.einsum("ij,ij->i", Y[:64], Y[:64]))) + 1e-300
+    if np.sqrt(shift @ shift) <= 1e-3 * scale:
+        return X, Y
+    return X - shift, Y - shift
+
+
 class Linear(Kernel):
     """The linear kernel k(x, y) = x'y.
 
@@ -40,6 +64,11 @@ class Linear(Kernel):
 
     def _block(self, X, Y, diag_offset):
         return X @ Y.T
+
+    def _block_into(self, X, Y, diag_offset, out):
+        G = _inner_into(X, Y, out)
+        if G is not out:
+            out[...] = G
 
     def _diag(self, X):
         return _sq_norms(X)
@@ -75,11 +104,15 @@ class Polynomial(Kernel):
         return self.coef0 >= 0
 
     def _block(self, X, Y, diag_offset):
+        out = np.empty((len(X), len(Y)))
+        self._block_into(X, Y, diag_offset, out)
+        return out
+
+    def _block_into(self, X, Y, diag_offset, out):
         from .._compiled import poly_from_inner
 
-        G = X @ Y.T
-        poly_from_inner(G, float(self.gamma), float(self.coef0), int(self.degree), G)
-        return G
+        G = _inner_into(X, Y, out)
+        poly_from_inner(G, float(self.gamma), float(self.coef0), int(self.degree), out)
 
     def _diag(self, X):
         return (self.gamma * _sq_norms(X) + self.coef0) ** int(self.degree)
@@ -131,16 +164,24 @@ class RBF(Kernel):
     def spectral_density(self):
         return spectral.Gaussian(gamma=self.gamma_value)
 
+    def _prepare(self, X, Y):
+        X, Y = super()._prepare(X, Y)
+        if X is Y:
+            Xc, _ = _centered(X, X)
+            return Xc, Xc
+        return _centered(X, Y)
+
     def _block(self, X, Y, diag_offset):
+        out = np.empty((len(X), len(Y)))
+        self._block_into(X, Y, diag_offset, out)
+        return out
+
+    def _block_into(self, X, Y, diag_offset, out):
         from .._compiled import rbf_from_inner
 
-        # Shift both sides by one common vector: distances are unchanged, but the
-        # expansion ||x||^2 + ||y||^2 - 2x'y no longer cancels for data far from 0.
-        shift = Y.mean(axis=0)
-        X, Y = X - shift, Y - shift
-        G = X @ Y.T
-        rbf_from_inner(G, _sq_norms(X), _sq_norms(Y), self.gamma_value, diag_offset, G)
-        return G
+        X, Y = _centered(X, Y)
+        G = _inner_into(X, Y, out)
+        rbf_from_inner(G, _sq_norms(X), _sq_norms(Y), self.gamma_value, diag_offset, out)
 
     def _diag(self, X):
         return np.ones(len(X))
@@ -178,6 +219,11 @@ class Laplacian(Kernel):
         l1_exp(X, Y, float(self.gamma), out)
         return out
 
+    def _block_into(self, X, Y, diag_offset, out):
+        from .._compiled import l1_exp
+
+        l1_exp(X, Y, float(self.gamma), out)
+
     def _diag(self, X):
         return np.ones(len(X))
 
@@ -214,6 +260,11 @@ class Cauchy(Kernel):
         cauchy(X, Y, float(self.gamma), out)
         return out
 
+    def _block_into(self, X, Y, diag_offset, out):
+        from .._compiled import cauchy
+
+        cauchy(X, Y, float(self.gamma), out)
+
     def _diag(self, X):
         return np.ones(len(X))
 
@@ -247,11 +298,15 @@ class Sigmoid(Kernel):
         return False
 
     def _block(self, X, Y, diag_offset):
+        out = np.empty((len(X), len(Y)))
+        self._block_into(X, Y, diag_offset, out)
+        return out
+
+    def _block_into(self, X, Y, diag_offset, out):
         from .._compiled import tanh_from_inner
 
-        G = X @ Y.T
-        tanh_from_inner(G, float(self.gamma), float(self.coef0), G)
-        return G
+        G = _inner_into(X, Y, out)
+        tanh_from_inner(G, float(self.gamma), float(self.coef0), out)
 
     def _diag(self, X):
         return np.tanh(self.gamma * _sq_norms(X) + self.coef0)

@@ -1,0 +1,192 @@
+"""RBF and polynomial Gram matrices: kernelkit.gram vs scikit-learn's pairwise kernels.
+
+Question: how fast does ``kernelkit.gram`` compute a dense n x m kernel matrix,
+relative to ``sklearn.metrics.pairwise.rbf_kernel`` / ``polynomial_kernel`` and
+to what the hardware allows?
+
+Cases: n = m = 10,000; d in {10, 50, 784}; RBF (gamma = 1/d) and polynomial
+(degree 3, gamma = 1/d, coef0 = 1); symmetric K(X, X) (``Y=None``) and K(X, Y);
+float64 and float32 input. For float32 input kernelkit runs twice: default
+dtype policy (float64 output) and ``config_context(dtype="float32")``
+(float32 output); scikit-learn returns float32 for float32 input.
+
+Data
+    d = 10:  ``564_fried`` (Friedman #1 table), rows 0-9,999 as X and
+             10,000-19,999 as Y, standardized.
+    d = 50:  standardized Gaussian N(0, 1), seed 0 (no 50-column real table).
+    d = 784: Fashion-MNIST pixels in [0, 1]: the 10,000 test images as X and
+             the first 10,000 training images as Y.
+
+Hardware bound (seconds; BENCHMARKS.md figures for this machine)
+    t_bound = max(2 n m d / GEMM peak   (107 GFLOP/s f64, 213 GFLOP/s f32 input),
+                  n m itemsize / 30 GB/s  (writing K once; itemsize of kernelkit's output),
+                  n m / exp rate          (RBF only; the rate of numba
+                                           ``_compiled.exp_scaled`` in place on a 1e8
+                                           float64 array, both cores, measured at start))
+    "bound %" = t_bound / t_kernelkit. The exp rate is measured at the start
+    (used for the bound) and again at the end; on a shared, loaded machine it
+    is lower than the idle hardware rate, which makes the bound too lenient. The three terms can overlap in a fused
+    implementation, so max() is a true lower bound (not a sum); it ignores the
+    symmetric case's option of computing only half of K.
+
+Targets (issue): >= 1.5x scikit-learn and >= 70 % of the bound.
+
+Run: ``python benchmarks/gram.py`` (about 5 minutes) or ``--quick`` (n = 2000).
+Timings are medians of 3 alternating repeats after one untimed warm-up per
+code path (numba compilation/cache load, BLAS thread start-up).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+import _common  # noqa: F401  (sets KERNELKIT_SHARED_DATA)
+from _common import alternate, parse_args, print_table, write_json
+
+import kernelkit
+from kernelkit import _compiled
+from kernelkit.datasets import load_fashion_mnist, load_shared_table
+from kernelkit.kernels import RBF, Polynomial
+from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
+
+GEMM_PEAK = {np.float64: 107e9, np.float32: 213e9}
+WRITE_BW = 30e9
+REPEATS = 3
+
+
+def exp_rate(size=10**8, repeats=3):
+    """Elements per second of numba ``_compiled.exp_scaled``, in place, float64."""
+    A = np.full((size // 10**4, 10**4), -0.5)
+    _compiled.exp_scaled(A[:2], -1.0, A[:2])  # compile / load the cache
+    times = []
+    for _ in range(repeats):
+        A.fill(-0.5)
+        t = _common.timed(lambda: _compiled.exp_scaled(A, 1.0, A))[0]
+        times.append(t)
+    return size / float(np.median(times))
+
+
+def standardize(X):
+    return (X - X.mean(axis=0)) / X.std(axis=0)
+
+
+def datasets(n, quick):
+    """{d: (X, Y, description)} in float64."""
+    out = {}
+    Xf, _, _ = load_shared_table("564_fried")
+    Xf = standardize(Xf)
+    out[10] = (Xf[:n], Xf[n:2 * n], "564_fried rows [0,n) vs [n,2n), standardized")
+    rng = np.random.default_rng(0)
+    out[50] = (rng.standard_normal((n, 50)), rng.standard_normal((n, 50)),
+               "standardized Gaussian N(0,1), seed 0")
+    Xt, _ = load_fashion_mnist(subset="test", return_X_y=True)
+    Xtr, _ = load_fashion_mnist(subset="train", return_X_y=True)
+    out[784] = (Xt[:n], Xtr[:n], "Fashion-MNIST test images vs first train images, [0,1]")
+    return out
+
+
+def bound(kind, n, m, d, in_dtype, out_itemsize, rate):
+    terms = {"gemm": 2.0 * n * m * d / GEMM_PEAK[in_dtype],
+             "write": n * m * out_itemsize / WRITE_BW}
+    if kind == "rbf":
+        terms["exp"] = n * m / rate
+    limit = max(terms, key=terms.get)
+    return terms[limit], limit
+
+
+def main():
+    args = parse_args(__doc__.splitlines()[0])
+    n = 2000 if args.quick else 10_000
+    rate = exp_rate(10**7 if args.quick else 10**8)
+    print(f"numba _compiled.exp_scaled (in place, float64, both cores): {rate / 1e9:.2f} G exp/s")
+    data = datasets(n, args.quick)
+    for d, (_, _, desc) in data.items():
+        print(f"d={d}: {desc}")
+
+    rows = []
+    for kind in ("rbf", "poly"):
+        for d, (X64, Y64, desc) in data.items():
+            g = 1.0 / d
+            if kind == "rbf":
+                kk_kernel = RBF(gamma=g)
+
+                def peer(A, B, g=g):
+                    return rbf_kernel(A, B, gamma=g)
+            else:
+                kk_kernel = Polynomial(degree=3, gamma=g, coef0=1.0)
+
+                def peer(A, B, g=g):
+                    return polynomial_kernel(A, B, degree=3, gamma=g, coef0=1.0)
+
+            for dtype in (np.float64, np.float32):
+                X = X64.astype(dtype)
+                Y = Y64.astype(dtype)
+                for sym in (True, False):
+                    B = None if sym else Y
+                    fns = {"peer": lambda A=X, B=B: peer(A, B),
+                           "kk": lambda A=X, B=B: kernelkit.gram(kk_kernel, A, B)}
+                    if dtype == np.float32:
+                        def kk32(A=X, B=B):
+                            with kernelkit.config_context(dtype="float32"):
+                                return kernelkit.gram(kk_kernel, A, B)
+                        fns["kk_f32out"] = kk32
+                    # Warm-up on a slice: numba cache load, BLAS threads.
+                    for fn_name, fn in fns.items():
+                        small = X[:64]
+                        if fn_name == "peer":
+                            peer(small, None if sym else small)
+                        elif fn_name == "kk":
+                            kernelkit.gram(kk_kernel, small, None if sym else small)
+                        else:
+                            with kernelkit.config_context(dtype="float32"):
+                                kernelkit.gram(kk_kernel, small, None if sym else small)
+                    res = alternate(fns, REPEATS)
+                    ref = res["peer"]["result"]
+                    for name in [k for k in fns if k != "peer"]:
+                        out = res[name]["result"]
+                        diff = float(np.max(np.abs(out.astype(np.float64) - ref.astype(np.float64))))
+                        t_b, limit = bound(kind, n, n, d, dtype, out.itemsize, rate)
+                        rows.append({
+                            "kernel": kind, "d": d, "case": "K(X,X)" if sym else "K(X,Y)",
+                            "in_dtype": np.dtype(dtype).name,
+                            "kk_variant": "f64 out" if name == "kk" else "f32 out",
+                            "peer_dtype": ref.dtype.name, "kk_dtype": out.dtype.name,
+                            "peer_s": res["peer"]["median"], "kk_s": res[name]["median"],
+                            "peer_times": res["peer"]["times"], "kk_times": res[name]["times"],
+                            "ratio": res["peer"]["median"] / res[name]["median"],
+                            "max_abs_diff": diff, "bound_s": t_b, "bound_limit": limit,
+                            "bound_frac": t_b / res[name]["median"], "data": desc,
+                            "loadavg_1min": os.getloadavg()[0],
+                        })
+                        r = rows[-1]
+                        print(f"{kind:4s} d={d:3d} {r['case']} {r['in_dtype']} "
+                              f"{r['kk_variant']}: peer {r['peer_s']:.3f}s kk {r['kk_s']:.3f}s "
+                              f"ratio {r['ratio']:.2f} diff {diff:.1e} "
+                              f"bound {t_b:.3f}s ({limit}) {100 * r['bound_frac']:.0f}%", flush=True)
+                    del res, ref, fns
+
+    rate_end = exp_rate(10**7 if args.quick else 10**8)
+    print(f"exp rate again at the end: {rate_end / 1e9:.2f} G exp/s (bound used "
+          f"{rate / 1e9:.2f}; the machine is shared, see loadavg per row)")
+    print(f"\nGram matrices, n = m = {n}, medians of {REPEATS}; ratio = sklearn / kernelkit "
+          f"(>1: kernelkit faster); bound % = hardware bound / kernelkit time")
+    print_table(rows, [("kernel", "kernel", ""), ("d", "d", "d"), ("case", "case", ""),
+                       ("in_dtype", "input", ""), ("kk_variant", "kk output", ""),
+                       ("peer_s", "sklearn s", ".3f"), ("kk_s", "kernelkit s", ".3f"),
+                       ("ratio", "ratio", ".2f"), ("max_abs_diff", "max|diff|", ".1e"),
+                       ("bound_s", "bound s", ".3f"), ("bound_limit", "limit", ""),
+                       ("bound_frac", "bound %", ".0%")])
+    write_json("gram", {
+        "question": "dense RBF / polynomial Gram matrices: kernelkit.gram vs sklearn pairwise",
+        "n": n, "m": n, "repeats": REPEATS, "exp_rate_per_s": rate,
+        "exp_rate_per_s_at_end": rate_end,
+        "bound": "max(2nmd/GEMM peak (107e9 f64, 213e9 f32 input), nm*itemsize/30e9, "
+                 "nm/exp_rate [rbf])",
+        "targets": {"ratio": 1.5, "bound_frac": 0.7}, "rows": rows,
+    }, quick=args.quick)
+
+
+if __name__ == "__main__":
+    main()

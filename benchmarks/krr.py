@@ -1,0 +1,220 @@
+"""Exact kernel ridge regression: kernelkit.models.KernelRidge vs sklearn.kernel_ridge.KernelRidge.
+
+Question: how fast is an exact RBF kernel ridge fit (Gram matrix + Cholesky)
+and its prediction, at the same accuracy as scikit-learn, and how far does it
+scale on this machine (target: n = 40,000 in under 5 minutes)?
+
+Part 1, peer comparison: California housing (``537_houses``, 20,640 x 8).
+    A fixed random split (seed 0): 2,000 test points, training sets are the
+    first n = 5k, 10k, 15k points of the remaining 18,640. X standardized and
+    y standardized with the mean/std of those 18,640 (RMSE also in dollars).
+    Both: RBF gamma = 0.5, alpha = 0.1 (same model; sklearn's alpha is the
+    same ridge term added to K's diagonal). Fit and predict times are
+    medians of 3 alternating repeats for n <= 10k, 1 run beyond.
+    Quality: test RMSE of both and max|p_kk - p_sk| / max|p_sk| (target <= 1e-8).
+
+Part 2, kernelkit alone: California housing has only 20,640 rows, so the
+    large runs use ``564_fried`` (Friedman #1, 40,768 x 10): a fixed random
+    split (seed 1) into 768 test points and a 40,000-point pool; n = 20k and
+    40k are the first n of the pool. X and y standardized with the pool's
+    statistics; RBF gamma = 0.1, alpha = 0.1. scikit-learn is never run
+    here: its multi-threaded OpenBLAS Cholesky segfaults at n >= ~16,000 and
+    would kill the process. One run each; peak RSS is the process's
+    ``ru_maxrss`` high-water mark (runs go in increasing n, so it is the
+    peak of the largest run so far). n = 40,000 needs a 12.8 GB Gram matrix,
+    more than kernelkit's default memory budget (half the available RAM),
+    so it runs inside ``config_context(memory="16GB")``; the default is tried
+    first and its error recorded.
+
+Run: ``python benchmarks/krr.py`` (about 10 minutes) or ``--quick`` (n = 2000).
+"""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+
+import _common  # noqa: F401  (sets KERNELKIT_SHARED_DATA)
+from _common import parse_args, peak_rss_gb, print_table, timed, write_json
+
+import kernelkit
+from kernelkit.datasets import load_shared_table
+from kernelkit.exceptions import MemoryBudgetError
+from kernelkit.kernels import RBF
+from kernelkit.models import KernelRidge as KKRidge
+from sklearn.kernel_ridge import KernelRidge as SKRidge
+
+CAL = {"gamma": 0.5, "alpha": 0.1, "n_test": 2000, "seed": 0}
+FRIED = {"gamma": 0.1, "alpha": 0.1, "n_test": 768, "seed": 1}
+SKLEARN_MAX_N = 15_000  # never above: sklearn's KernelRidge segfaults from ~16k here
+
+
+def split(name, n_test, seed):
+    X, y, _ = load_shared_table(name)
+    perm = np.random.default_rng(seed).permutation(len(X))
+    test, pool = perm[:n_test], perm[n_test:]
+    mu, sd = X[pool].mean(axis=0), X[pool].std(axis=0)
+    ym, ys = y[pool].mean(), y[pool].std()
+    Xs, yz = (X - mu) / sd, (y - ym) / ys
+    return Xs[pool], yz[pool], Xs[test], yz[test], ys
+
+
+def rmse(p, y):
+    return float(np.sqrt(np.mean((p - y) ** 2)))
+
+
+def peer_comparison(sizes, rows):
+    Xp, yp, Xte, yte, y_scale = split("537_houses", CAL["n_test"], CAL["seed"])
+    g, a = CAL["gamma"], CAL["alpha"]
+    print(f"California housing: pool {len(Xp)}, test {len(Xte)}, gamma={g}, alpha={a}, "
+          f"y std = {y_scale:.0f} $")
+    # Warm-up (numba cache load, BLAS threads), untimed.
+    SKRidge(kernel="rbf", gamma=g, alpha=a).fit(Xp[:200], yp[:200]).predict(Xte[:10])
+    KKRidge(kernel=RBF(gamma=g), alpha=a).fit(Xp[:200], yp[:200]).predict(Xte[:10])
+    for n in sizes:
+        assert n <= SKLEARN_MAX_N
+        X, y = Xp[:n], yp[:n]
+        repeats = 3 if n <= 10_000 else 1
+        t = {"sk_fit": [], "sk_pred": [], "kk_fit": [], "kk_pred": []}
+        for _ in range(repeats):  # alternating: sklearn, kernelkit, sklearn, ...
+            s, m = timed(lambda: SKRidge(kernel="rbf", gamma=g, alpha=a).fit(X, y))
+            t["sk_fit"].append(s)
+            s, p_sk = timed(lambda: m.predict(Xte))
+            t["sk_pred"].append(s)
+            del m
+            s, m = timed(lambda: KKRidge(kernel=RBF(gamma=g), alpha=a).fit(X, y))
+            t["kk_fit"].append(s)
+            s, p_kk = timed(lambda: m.predict(Xte))
+            t["kk_pred"].append(s)
+            jitter, plan = m.jitter_, m.solver_
+            del m
+        med = {k: float(np.median(v)) for k, v in t.items()}
+        row = {
+            "data": "537_houses (California)", "n": n, "d": X.shape[1], "n_test": len(Xte),
+            "gamma": g, "alpha": a, "repeats": repeats, "times": t,
+            "sk_fit_s": med["sk_fit"], "kk_fit_s": med["kk_fit"],
+            "sk_pred_s": med["sk_pred"], "kk_pred_s": med["kk_pred"],
+            "fit_ratio": med["sk_fit"] / med["kk_fit"],
+            "pred_ratio": med["sk_pred"] / med["kk_pred"],
+            "sk_rmse": rmse(p_sk, yte), "kk_rmse": rmse(p_kk, yte),
+            "sk_rmse_dollars": rmse(p_sk, yte) * y_scale,
+            "kk_rmse_dollars": rmse(p_kk, yte) * y_scale,
+            "max_rel_diff": float(np.max(np.abs(p_kk - p_sk)) / np.max(np.abs(p_sk))),
+            "kk_jitter": jitter, "kk_solver": plan, "peak_rss_gb": peak_rss_gb(),
+        }
+        rows.append(row)
+        print(f"n={n}: fit sk {row['sk_fit_s']:.2f}s kk {row['kk_fit_s']:.2f}s "
+              f"(ratio {row['fit_ratio']:.2f}); predict sk {row['sk_pred_s']:.3f}s "
+              f"kk {row['kk_pred_s']:.3f}s; RMSE sk {row['sk_rmse']:.4f} kk {row['kk_rmse']:.4f}; "
+              f"max rel diff {row['max_rel_diff']:.1e}", flush=True)
+        gc.collect()
+
+
+def _mem_available_gb():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable"):
+                return int(line.split()[1]) * 1024 / 1e9
+    return float("nan")
+
+
+def kernelkit_alone(sizes, rows):
+    Xp, yp, Xte, yte, y_scale = split("564_fried", FRIED["n_test"], FRIED["seed"])
+    g, a = FRIED["gamma"], FRIED["alpha"]
+    print(f"\n564_fried: pool {len(Xp)}, test {len(Xte)}, gamma={g}, alpha={a} (kernelkit only)")
+    for n in sizes:
+        X, y = Xp[:n], yp[:n]
+        row = {"data": "564_fried", "n": n, "d": X.shape[1], "n_test": len(Xte),
+               "gamma": g, "alpha": a, "repeats": 1}
+        need = 8.0 * n * n
+        budget = None  # kernelkit's default budget first; raised only if it refuses
+        while True:
+            try:
+                with kernelkit.config_context(memory=budget):
+                    s, m = timed(lambda: KKRidge(kernel=RBF(gamma=g), alpha=a).fit(X, y))
+                break
+            except MemoryBudgetError as exc:  # raised before any work is done
+                if budget is not None:
+                    raise
+                row["default_budget_error"] = str(exc)
+                budget = "16GB"
+                avail = _mem_available_gb()
+                print(f"n={n}: default memory budget refused ({exc}); retrying with "
+                      f"memory={budget!r}; MemAvailable {avail:.1f} GB", flush=True)
+                if avail < need / 1e9 + 2.0:
+                    row["skipped"] = f"only {avail:.1f} GB available, need ~{need / 1e9 + 2:.1f} GB"
+                    print(f"n={n}: SKIPPED, {row['skipped']}", flush=True)
+                    break
+        if "skipped" in row:
+            rows.append(row)
+            continue
+        row["memory_budget"] = budget or "default"
+        row["kk_fit_s"] = s
+        with kernelkit.config_context(memory=budget):
+            s, p = timed(lambda: m.predict(Xte))
+            row["kk_pred_s"] = s
+            row["kk_jitter"] = m.jitter_
+            del m
+            gc.collect()
+            row["peak_rss_gb"] = peak_rss_gb()
+            # Where the fit time goes: the Gram matrix alone (the rest is the Cholesky
+            # factorisation and the two triangular solves).
+            s, K = timed(lambda: kernelkit.gram(RBF(gamma=g), X))
+            del K
+            gc.collect()
+            row["kk_gram_s"] = s
+        row["kk_rmse"] = rmse(p, yte)
+        row["kk_rmse_target_units"] = rmse(p, yte) * y_scale
+        row["fit_under_5min"] = row["kk_fit_s"] < 300
+        rows.append(row)
+        print(f"n={n}: fit {row['kk_fit_s']:.1f}s (of which Gram {row['kk_gram_s']:.1f}s), "
+              f"predict {row['kk_pred_s']:.3f}s, RMSE {row['kk_rmse']:.4f} "
+              f"(std units), peak RSS {row['peak_rss_gb']:.1f} GB", flush=True)
+
+
+def _save(rows, quick):
+    write_json("krr", {
+        "question": "exact RBF kernel ridge fit/predict: kernelkit vs sklearn KernelRidge",
+        "california": CAL, "fried": FRIED, "targets": {"max_rel_diff": 1e-8, "fit_40k_s": 300},
+        "rows": rows,
+    }, quick=quick)
+
+
+class _Rows(list):
+    """A list of result rows that rewrites the JSON after every row, so a long
+    run that is interrupted still leaves the finished rows on disk."""
+
+    def __init__(self, quick):
+        super().__init__()
+        self.quick = quick
+
+    def append(self, row):
+        super().append(row)
+        _save(self, self.quick)
+
+
+def main():
+    args = parse_args(__doc__.splitlines()[0])
+    rows = _Rows(args.quick)
+    peer_comparison([2000] if args.quick else [5000, 10_000, 15_000], rows)
+    big = [] if args.quick else [20_000, 40_000]
+    kernelkit_alone(big, rows)
+    print("\nExact RBF kernel ridge; ratio = sklearn / kernelkit (>1: kernelkit faster)")
+    print_table([r for r in rows if "sk_fit_s" in r], [
+        ("n", "n", "d"), ("sk_fit_s", "sk fit s", ".2f"), ("kk_fit_s", "kk fit s", ".2f"),
+        ("fit_ratio", "fit ratio", ".2f"), ("sk_pred_s", "sk pred s", ".3f"),
+        ("kk_pred_s", "kk pred s", ".3f"), ("pred_ratio", "pred ratio", ".2f"),
+        ("sk_rmse", "sk RMSE", ".4f"), ("kk_rmse", "kk RMSE", ".4f"),
+        ("max_rel_diff", "max rel diff", ".1e"), ("peak_rss_gb", "peak RSS GB", ".1f")])
+    if big:
+        print()
+        print_table([r for r in rows if r["data"] == "564_fried"], [
+            ("n", "n", "d"), ("kk_fit_s", "kk fit s", ".1f"), ("kk_gram_s", "of which Gram s", ".1f"),
+            ("kk_pred_s", "kk pred s", ".3f"), ("kk_rmse", "kk RMSE", ".4f"),
+            ("peak_rss_gb", "peak RSS GB", ".1f"), ("memory_budget", "budget", "")])
+    _save(rows, args.quick)
+
+
+if __name__ == "__main__":
+    main()
