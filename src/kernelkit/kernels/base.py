@@ -225,8 +225,15 @@ class Kernel:
 
     def _block(self, X, Y, diag_offset):
         """Kernel values of one block of rows. ``diag_offset >= 0`` means row i is
-        column ``i + diag_offset`` of a symmetric Gram matrix (exact diagonal)."""
-        raise NotImplementedError
+        column ``i + diag_offset`` of a symmetric Gram matrix (exact diagonal).
+
+        A kernel implements this or :meth:`_block_into` (then this allocates)."""
+        if type(self)._block_into is Kernel._block_into:
+            raise NotImplementedError(f"{type(self).__name__} implements neither _block "
+                                      "nor _block_into")
+        out = np.empty((len(X), len(Y)))
+        self._block_into(X, Y, diag_offset, out)
+        return out
 
     def _block_into(self, X, Y, diag_offset, out):
         """Write the block into ``out`` (a view of the result, rows contiguous).

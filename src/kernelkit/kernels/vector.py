@@ -103,11 +103,6 @@ class Polynomial(Kernel):
     def is_psd(self):
         return self.coef0 >= 0
 
-    def _block(self, X, Y, diag_offset):
-        out = np.empty((len(X), len(Y)))
-        self._block_into(X, Y, diag_offset, out)
-        return out
-
     def _block_into(self, X, Y, diag_offset, out):
         from .._compiled import poly_from_inner
 
@@ -171,11 +166,6 @@ class RBF(Kernel):
             return Xc, Xc
         return _centered(X, Y)
 
-    def _block(self, X, Y, diag_offset):
-        out = np.empty((len(X), len(Y)))
-        self._block_into(X, Y, diag_offset, out)
-        return out
-
     def _block_into(self, X, Y, diag_offset, out):
         from .._compiled import rbf_from_inner
 
@@ -187,7 +177,39 @@ class RBF(Kernel):
         return np.ones(len(X))
 
 
-class Laplacian(Kernel):
+class _Stationary(Kernel):
+    """A shift-invariant kernel with one width parameter gamma > 0 and k(x, x) = 1.
+
+    Subclasses name their compiled loop (``_loop``) and spectral density.
+    """
+
+    _loop = None
+    _density = None
+
+    def __init__(self, gamma=1.0):
+        self.gamma = gamma
+        self._check_params()
+
+    def _check_params(self):
+        check_scalar(self.gamma, "gamma", low=0, low_inclusive=False)
+
+    @property
+    def is_shift_invariant(self):
+        return True
+
+    def spectral_density(self):
+        return getattr(spectral, self._density)(gamma=float(self.gamma))
+
+    def _block_into(self, X, Y, diag_offset, out):
+        from .. import _compiled
+
+        getattr(_compiled, self._loop)(X, Y, float(self.gamma), out)
+
+    def _diag(self, X):
+        return np.ones(len(X))
+
+
+class Laplacian(_Stationary):
     """The Laplacian kernel k(x, y) = exp(-gamma ||x - y||_1).
 
     Its spectral density is a product of Cauchy densities with scale gamma.
@@ -198,37 +220,14 @@ class Laplacian(Kernel):
         Inverse width, > 0.
     """
 
+    _loop = "l1_exp"
+    _density = "CauchyDensity"
+
     def __init__(self, gamma=1.0):
-        self.gamma = gamma
-        self._check_params()
-
-    def _check_params(self):
-        check_scalar(self.gamma, "gamma", low=0, low_inclusive=False)
-
-    @property
-    def is_shift_invariant(self):
-        return True
-
-    def spectral_density(self):
-        return spectral.CauchyDensity(gamma=float(self.gamma))
-
-    def _block(self, X, Y, diag_offset):
-        from .._compiled import l1_exp
-
-        out = np.empty((len(X), len(Y)))
-        l1_exp(X, Y, float(self.gamma), out)
-        return out
-
-    def _block_into(self, X, Y, diag_offset, out):
-        from .._compiled import l1_exp
-
-        l1_exp(X, Y, float(self.gamma), out)
-
-    def _diag(self, X):
-        return np.ones(len(X))
+        super().__init__(gamma)
 
 
-class Cauchy(Kernel):
+class Cauchy(_Stationary):
     """The Cauchy kernel k(x, y) = prod_i 1 / (1 + gamma^2 (x_i - y_i)^2).
 
     Its spectral density is a product of Laplace densities with scale gamma.
@@ -239,34 +238,11 @@ class Cauchy(Kernel):
         Inverse width, > 0.
     """
 
+    _loop = "cauchy"
+    _density = "LaplaceDensity"
+
     def __init__(self, gamma=1.0):
-        self.gamma = gamma
-        self._check_params()
-
-    def _check_params(self):
-        check_scalar(self.gamma, "gamma", low=0, low_inclusive=False)
-
-    @property
-    def is_shift_invariant(self):
-        return True
-
-    def spectral_density(self):
-        return spectral.LaplaceDensity(gamma=float(self.gamma))
-
-    def _block(self, X, Y, diag_offset):
-        from .._compiled import cauchy
-
-        out = np.empty((len(X), len(Y)))
-        cauchy(X, Y, float(self.gamma), out)
-        return out
-
-    def _block_into(self, X, Y, diag_offset, out):
-        from .._compiled import cauchy
-
-        cauchy(X, Y, float(self.gamma), out)
-
-    def _diag(self, X):
-        return np.ones(len(X))
+        super().__init__(gamma)
 
 
 class Sigmoid(Kernel):
@@ -296,11 +272,6 @@ class Sigmoid(Kernel):
     @property
     def is_psd(self):
         return False
-
-    def _block(self, X, Y, diag_offset):
-        out = np.empty((len(X), len(Y)))
-        self._block_into(X, Y, diag_offset, out)
-        return out
 
     def _block_into(self, X, Y, diag_offset, out):
         from .._compiled import tanh_from_inner
