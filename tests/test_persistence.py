@@ -11,7 +11,7 @@ import pytest
 import kernelkit
 from kernelkit import ModelFormatError
 from kernelkit.kernels import RBF, Composed, Linear, Polynomial, Warped
-from kernelkit.models import KernelRidge, KernelRidgeCV
+from kernelkit.models import KernelRidge, KernelRidgeCV, KernelSVC
 
 
 @pytest.fixture
@@ -226,3 +226,34 @@ def test_user_metadata_and_read_metadata(data, tmp_path):
     (tmp_path / "bad.kk").write_bytes(b"garbage")
     with pytest.raises(ModelFormatError):
         kernelkit.persistence.read_metadata(tmp_path / "bad.kk")
+
+
+@pytest.mark.parametrize("labels", ["int", "str"])
+@pytest.mark.parametrize("multiclass", ["ovo", "ovr"])
+def test_svc_round_trip(labels, multiclass, tmp_path):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(90, 2))
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5)
+    if labels == "str":
+        y = np.array(["a", "b", "c"])[y]
+    model = KernelSVC(kernel="rbf(gamma=0.5)", C=2.0, multiclass=multiclass).fit(X, y)
+    kernelkit.save(model, tmp_path / "s.kk")
+    again = kernelkit.load(tmp_path / "s.kk")
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
+    assert again.support_.dtype == np.int64 and list(again.classes_) == list(model.classes_)
+
+
+def test_svc_forged_support_counts(tmp_path):
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    path = tmp_path / "s.kk"
+    kernelkit.save(KernelSVC(kernel="rbf").fit(X, y), path)
+    meta = _meta(path)
+    with zipfile.ZipFile(path) as zf:
+        counts = np.lib.format.read_array(io.BytesIO(zf.read("n_support_.npy")))
+    _rewrite(path, arrays={"n_support_": counts + 1})
+    with pytest.raises(ModelFormatError, match="support_"):
+        kernelkit.load(path)
+    assert meta["estimator"] == "KernelSVC"

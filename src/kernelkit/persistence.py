@@ -24,23 +24,30 @@ import numpy as np
 from .exceptions import ModelFormatError
 from .features import ExplicitFeatures
 from .kernels import Kernel, kernel_from_dict, parse_kernel
-from .models import KernelRidge, KernelRidgeCV
+from .models import KernelRidge, KernelRidgeCV, KernelSVC
 
 __all__ = ["save", "load", "read_metadata", "FORMAT_NAME", "FORMAT_VERSION"]
 
 FORMAT_NAME = "kernelkit-model"
 FORMAT_VERSION = 1
 _METADATA = "metadata.json"
-_ARRAY_DTYPES = ("float64", "float32")
+_ARRAY_DTYPES = ("float64", "float32", "int64")
 _MAX_METADATA_BYTES = 16 * 1024**2
 
-# The allow-list: estimator name -> (class, array attributes, JSON attributes).
-_REGISTRY = {
-    "KernelRidge": (KernelRidge, ("dual_coef_", "X_fit_", "coef_"),
-                    ("solver_", "jitter_", "n_features_in_", "n_samples_fit_", "feature_names_in_")),
-    "KernelRidgeCV": (KernelRidgeCV, ("dual_coef_", "X_fit_"),
-                      ("alpha_", "best_score_", "n_features_in_", "feature_names_in_")),
-}
+# The allow-list: estimator name -> (class, array attributes, JSON attributes,
+# the check that the restored state is one consistent fitted model).
+def _registry():
+    return {
+        "KernelRidge": (KernelRidge, ("dual_coef_", "X_fit_", "coef_"),
+                        ("solver_", "jitter_", "n_features_in_", "n_samples_fit_",
+                         "feature_names_in_"), _check_ridge_state),
+        "KernelRidgeCV": (KernelRidgeCV, ("dual_coef_", "X_fit_"),
+                          ("alpha_", "best_score_", "n_features_in_", "feature_names_in_"),
+                          _check_ridge_state),
+        "KernelSVC": (KernelSVC, ("dual_coef_", "support_vectors_", "intercept_", "support_",
+                                  "n_support_", "dual_objective_", "duality_gap_", "n_iter_"),
+                      ("classes_", "n_features_in_", "feature_names_in_"), _check_svc_state),
+    }
 
 
 # ---- writing ------------------------------------------------------------------------
@@ -68,7 +75,9 @@ def _param_to_json(name, value):
 def _scalar_to_json(value):
     if isinstance(value, Kernel):
         return {"kernel": value.to_dict()}
-    if isinstance(value, np.ndarray):  # feature_names_in_
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":  # numeric classes_
+        return {"numbers": value.tolist()}
+    if isinstance(value, np.ndarray):  # feature_names_in_, string classes_
         return {"strings": [str(v) for v in value]}
     if isinstance(value, (np.integer, np.floating)):
         return {"value": value.item()}
@@ -95,10 +104,11 @@ def save(model, path, *, metadata=None):
         callables (``Warped``/``Composed`` kernels) that cannot be stored safely.
     """
     name = type(model).__name__
-    if name not in _REGISTRY or not isinstance(model, _REGISTRY[name][0]):
+    registry = _registry()
+    if name not in registry or not isinstance(model, registry[name][0]):
         raise ValueError(f"cannot save a {name}: kernelkit model files hold "
-                         f"{', '.join(_REGISTRY)}")
-    _, array_names, scalar_names = _REGISTRY[name]
+                         f"{', '.join(registry)}")
+    _, array_names, scalar_names, _ = registry[name]
     if not hasattr(model, "n_features_in_"):
         raise ValueError(f"this {name} is not fitted; call fit before save")
     from . import __version__
@@ -186,6 +196,11 @@ def _param_from_json(path, obj):
             return {k: _param_from_json(path, v) for k, v in value.items()}
         if tag == "strings":
             return np.asarray([str(v) for v in value], dtype=object)
+        if tag == "numbers":
+            arr = np.asarray(value)
+            if arr.ndim != 1 or arr.dtype.kind not in "iuf":
+                raise ValueError("numbers must be a flat list of numbers")
+            return arr
         if tag == "value":
             if value is None or isinstance(value, (bool, int, float, str)):
                 return value
@@ -296,10 +311,11 @@ def load(path):
             names = set(zf.namelist())
             meta = _read_metadata(path, zf)
             est_name = meta["estimator"]
-            if est_name not in _REGISTRY:
+            registry = _registry()
+            if est_name not in registry:
                 _fail(path, f"unknown estimator {est_name!r}; this kernelkit reads "
-                            f"{', '.join(_REGISTRY)}")
-            cls, array_names, scalar_names = _REGISTRY[est_name]
+                            f"{', '.join(registry)}")
+            cls, array_names, scalar_names, check_state = registry[est_name]
             expected = {_METADATA} | {f"{a}.npy" for a in meta["arrays"]}
             unknown_arrays = set(meta["arrays"]) - set(array_names)
             if unknown_arrays or names != expected:
@@ -326,27 +342,62 @@ def load(path):
         setattr(model, attr, _param_from_json(path, obj))
     for attr, arr in arrays.items():
         setattr(model, attr, arr)
-    _check_fitted_state(path, model)
+    _check_common_state(path, model)
+    check_state(path, model)
     return model
 
 
-def _check_fitted_state(path, model):
-    """Check that the restored attributes describe one consistent fitted model."""
+def _check_common_state(path, model):
+    """Sizes are positive integers and ``kernel_`` is a kernel (or 'precomputed')."""
     for attr in ("n_features_in_", "n_samples_fit_"):
         value = getattr(model, attr, 1)
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             _fail(path, f"invalid {attr} {value!r}")
-    n_in = model.n_features_in_
     kernel = getattr(model, "kernel_", None)
     if isinstance(kernel, str):
         if kernel != "precomputed":
             try:
-                kernel = parse_kernel(kernel)
+                model.kernel_ = parse_kernel(kernel)
             except ValueError as exc:
                 _fail(path, f"invalid kernel_: {exc}")
-            model.kernel_ = kernel
     elif not isinstance(kernel, Kernel):
         _fail(path, "kernel_ is missing")
+
+
+def _check_shape(path, model, attr, shape, dtype_kind="f"):
+    arr = getattr(model, attr, None)
+    if arr is None or arr.shape != shape or arr.dtype.kind != dtype_kind:
+        _fail(path, f"{attr} has shape {None if arr is None else arr.shape} and dtype "
+                    f"{None if arr is None else arr.dtype}; expected {shape} "
+                    f"{'integers' if dtype_kind == 'i' else 'floats'}")
+
+
+def _check_svc_state(path, model):
+    """KernelSVC: classes, support indices and coefficients agree in shape."""
+    model.classes_ = np.asarray(getattr(model, "classes_", []))
+    k = len(model.classes_)
+    if k < 2:
+        _fail(path, f"classes_ has {k} entries, expected at least 2")
+    _check_shape(path, model, "n_support_", (k,), "i")
+    if (model.n_support_ < 0).any():
+        _fail(path, "n_support_ has negative counts")
+    n_sv = int(model.n_support_.sum())
+    ovr = model.multiclass == "ovr"
+    n_problems = 1 if k == 2 else (k if ovr else k * (k - 1) // 2)
+    rows = 1 if k == 2 else (k if ovr else k - 1)
+    _check_shape(path, model, "support_", (n_sv,), "i")
+    _check_shape(path, model, "dual_coef_", (rows, n_sv))
+    for attr in ("intercept_", "dual_objective_", "duality_gap_"):
+        _check_shape(path, model, attr, (n_problems,))
+    _check_shape(path, model, "n_iter_", (n_problems,), "i")
+    if model.kernel_ != "precomputed":
+        _check_shape(path, model, "support_vectors_", (n_sv, model.n_features_in_))
+
+
+def _check_ridge_state(path, model):
+    """Kernel ridge: dual coefficients and training inputs, or primal weights, agree."""
+    n_in = model.n_features_in_
+    kernel = model.kernel_
     solver = getattr(model, "solver_", "dual")
     if solver not in ("dual", "primal"):
         _fail(path, f"invalid solver_ {solver!r}")

@@ -3,7 +3,7 @@
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernelkit.kernels import RBF, Polynomial
-from kernelkit.models import KernelRidge, KernelRidgeCV
+from kernelkit.models import KernelRidge, KernelRidgeCV, KernelSVC
 
 # With kernel="precomputed", these two checks feed matrices that are not Gram
 # matrices at all (a mean-shifted Gram matrix; a Gram matrix truncated to
@@ -16,7 +16,22 @@ _INDEFINITE_PRECOMPUTED = {
 }
 
 
+# SMO stops at tolerance tol (and Pegasos is stochastic), so weighting and
+# repeating samples agree to ~tol, not to the check's 1e-7; scikit-learn marks
+# its own SVC the same way for this check.
+_SVC_WEIGHT_EQUIVALENCE = {"check_sample_weight_equivalence_on_dense_data":
+                           "SMO solves to tolerance tol, not to 1e-7"}
+# The check sets n_iter=100: a hundred Pegasos steps cannot reach its accuracy bar.
+_PEGASOS_FEW_STEPS = {"check_class_weight_classifiers": "100 Pegasos steps are too few"}
+
+
 def _expected_failures(estimator):
+    if isinstance(estimator, KernelSVC):
+        if estimator.kernel == "precomputed":
+            return {}
+        if estimator.solver == "pegasos":
+            return {**_SVC_WEIGHT_EQUIVALENCE, **_PEGASOS_FEW_STEPS}
+        return _SVC_WEIGHT_EQUIVALENCE
     if getattr(estimator, "kernel", None) == "precomputed":
         return _INDEFINITE_PRECOMPUTED
     return {}
@@ -28,6 +43,10 @@ def _expected_failures(estimator):
     KernelRidge(kernel=Polynomial(degree=2), alpha=0.1, solver="primal"),
     KernelRidgeCV(kernel=RBF(gamma=0.5), alphas=(0.1, 1.0)),
     KernelRidgeCV(kernel="rbf", alphas=(0.1, 1.0), param_grid={"gamma": [0.1, 1.0]}),
+    KernelSVC(kernel=RBF(gamma=0.5)),
+    KernelSVC(kernel="precomputed"),
+    KernelSVC(kernel=RBF(gamma=0.5), multiclass="ovr"),
+    KernelSVC(kernel=RBF(gamma=0.5), solver="pegasos", random_state=0),
 ], expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)

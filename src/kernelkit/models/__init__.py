@@ -2,5 +2,6 @@
 
 from .kernel_ridge import KernelRidge
 from .kernel_ridge_cv import KernelRidgeCV
+from .svm import KernelSVC
 
-__all__ = ["KernelRidge", "KernelRidgeCV"]
+__all__ = ["KernelRidge", "KernelRidgeCV", "KernelSVC"]

@@ -1,5 +1,8 @@
 """Pure numerical routines: arrays and operators in, arrays out."""
 
+from .pegasos import PegasosResult, pegasos_gram, pegasos_kernel
 from .ridge import dual_ridge, dual_ridge_eigen, primal_ridge
+from .smo import SMOResult, smo_gram, smo_kernel
 
-__all__ = ["dual_ridge", "dual_ridge_eigen", "primal_ridge"]
+__all__ = ["dual_ridge", "dual_ridge_eigen", "primal_ridge", "SMOResult", "smo_gram",
+           "smo_kernel", "PegasosResult", "pegasos_gram", "pegasos_kernel"]

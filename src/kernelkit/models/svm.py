@@ -1,0 +1,446 @@
+"""Kernel support vector classification: SMO (as libsvm) or kernelised Pegasos."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.multiclass import check_classification_targets, unique_labels
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from .. import config
+from ..gram import GramOperator
+from ..solvers.pegasos import pegasos_gram, pegasos_kernel
+from ..solvers.smo import (pair_grams, pair_grams_bytes, smo_gram, smo_kernel,
+                           symmetric_gram)
+from ._base import (check_sample_weight, resolve_estimator_kernel, validate_fit_data,
+                    validate_predict_data)
+
+__all__ = ["KernelSVC"]
+
+_SOLVERS = ("smo", "pegasos")
+
+
+def _sub_gram(K, starts, a, b):
+    """The Gram matrix of classes a and b from K sorted by class (contiguous copies)."""
+    ra = slice(starts[a], starts[a + 1])
+    rb = slice(starts[b], starts[b + 1])
+    na, nb = ra.stop - ra.start, rb.stop - rb.start
+    out = np.empty((na + nb, na + nb))
+    out[:na, :na] = K[ra, ra]
+    out[:na, na:] = K[ra, rb]
+    out[na:, :na] = K[rb, ra]
+    out[na:, na:] = K[rb, rb]
+    return out
+
+
+def _ovr_decision(dec, n_classes):
+    """libsvm's one-vs-one values turned into one-vs-rest scores (as scikit-learn):
+    votes plus confidences squashed into (-1/3, 1/3), so ties break by confidence."""
+    votes = np.zeros((dec.shape[0], n_classes))
+    conf = np.zeros((dec.shape[0], n_classes))
+    p = 0
+    for a in range(n_classes):
+        for b in range(a + 1, n_classes):
+            conf[:, a] += dec[:, p]
+            conf[:, b] -= dec[:, p]
+            votes[:, a] += dec[:, p] >= 0
+            votes[:, b] += dec[:, p] < 0
+            p += 1
+    return votes + conf / (3 * (np.abs(conf) + 1))
+
+
+class KernelSVC(ClassifierMixin, BaseEstimator):
+    """Soft-margin kernel support vector classifier.
+
+    Solves, for each binary problem, the dual
+    max_a sum_i a_i - 1/2 sum_ij a_i a_j y_i y_j k(x_i, x_j) with
+    0 <= a_i <= C_i and sum_i a_i y_i = 0, by SMO with libsvm's second-order
+    working-set selection and shrinking (:func:`kernelkit.solvers.smo.smo_gram`),
+    or approximately by kernelised Pegasos (no bias). Several classes are
+    handled one-vs-one (as libsvm) or one-vs-rest.
+
+    Parameters
+    ----------
+    kernel : Kernel, str or "precomputed", default="rbf"
+        A kernel object or expression (``"rbf(gamma=0.1)"``). Note that
+        ``"rbf"`` means kernelkit's RBF with gamma=1.0, not scikit-learn's
+        gamma='scale' (1 / (n_features X.var())): pass ``RBF(gamma=...)``
+        to compare. ``"precomputed"``: X is K(X_train, X_train) in ``fit``
+        and K(X_test, X_train) in ``predict``.
+    C : float, default=1.0
+        Penalty of margin violations, > 0.
+    solver : {"smo", "pegasos"}, default="smo"
+    tol : float, default=1e-3
+        SMO stops when the maximal KKT violation m(a) - M(a) < tol (libsvm's eps).
+    max_iter : int, optional
+        Cap on SMO steps per binary problem (default libsvm's max(10^7, 100 n)).
+    class_weight : dict or "balanced", optional
+        C_i = C * class_weight[y_i] * sample_weight_i.
+    decision_function_shape : {"ovr", "ovo"}, default="ovr"
+        Shape of ``decision_function`` for one-vs-one models: libsvm's
+        (n_samples, n_classes (n_classes - 1) / 2) values, or scikit-learn's
+        one-vs-rest transform of them.
+    multiclass : {"ovo", "ovr"}, default="ovo"
+        One-vs-one (n_classes (n_classes - 1) / 2 problems on pairs of
+        classes, prediction by voting) or one-vs-rest (n_classes problems on
+        all samples, prediction by the largest score).
+    n_iter : int, optional
+        Pegasos steps T per binary problem; default 10 n.
+    cache : {"auto", True, False}, default="auto"
+        True: store the Gram matrix (of all samples, or of each binary
+        problem); False: compute kernel rows on demand with an LRU cache of
+        a quarter of the memory budget; "auto": store whenever it fits in
+        half the memory budget.
+    random_state : int, Generator or None
+        Pegasos's draws.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors in the training set, grouped by class.
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+        (empty for ``kernel="precomputed"``).
+    n_support_ : ndarray of shape (n_classes,)
+        Support vectors per class.
+    dual_coef_ : ndarray of shape (n_classes - 1, n_SV) or (n_classes, n_SV)
+        y_i a_i per binary problem in libsvm's layout (one-vs-one); one row per
+        class for one-vs-rest; one row for two classes, positive for
+        ``classes_[1]`` (as scikit-learn).
+    intercept_ : ndarray of shape (n_problems,)
+        b of each binary problem (-rho in libsvm's terms; +rho for two classes).
+    dual_objective_ : ndarray of shape (n_problems,)
+        sum(a) - 1/2 a'Qa of each binary problem.
+    duality_gap_ : ndarray of shape (n_problems,)
+        Primal minus dual objective of each binary problem.
+    n_iter_ : ndarray of shape (n_problems,)
+        SMO steps (or Pegasos steps T) per binary problem.
+    kernel_ : Kernel or "precomputed"
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from kernelkit.datasets import load_banana
+    >>> from kernelkit.kernels import RBF
+    >>> from kernelkit.models import KernelSVC
+    >>> X, y = load_banana(return_X_y=True)
+    >>> clf = KernelSVC(RBF(gamma=1.0), C=1.0).fit(X[:500], y[:500])
+    >>> float(clf.score(X[500:1500], y[500:1500])) > 0.85
+    True
+    """
+
+    def __init__(self, kernel="rbf", C=1.0, *, solver="smo", tol=1e-3, max_iter=None,
+                 class_weight=None, decision_function_shape="ovr", multiclass="ovo",
+                 n_iter=None, cache="auto", random_state=None):
+        self.kernel = kernel
+        self.C = C
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.class_weight = class_weight
+        self.decision_function_shape = decision_function_shape
+        self.multiclass = multiclass
+        self.n_iter = n_iter
+        self.cache = cache
+        self.random_state = random_state
+
+    def _check_params(self):
+        """Check the hyperparameters that do not depend on data; return the kernel."""
+        def positive(value, name, integer=False):
+            kind = numbers.Integral if integer else numbers.Real
+            if isinstance(value, bool) or not isinstance(value, kind) or not value > 0 \
+                    or not np.isfinite(value):
+                raise ValueError(f"{name} must be a {'positive integer' if integer else 'number > 0'}"
+                                 f", got {value!r}")
+
+        positive(self.C, "C")
+        positive(self.tol, "tol")
+        if self.max_iter is not None:
+            positive(self.max_iter, "max_iter", integer=True)
+        if self.n_iter is not None:
+            positive(self.n_iter, "n_iter", integer=True)
+        for name, value, allowed in (("solver", self.solver, _SOLVERS),
+                                     ("multiclass", self.multiclass, ("ovo", "ovr")),
+                                     ("decision_function_shape", self.decision_function_shape,
+                                      ("ovr", "ovo"))):
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        if not (self.cache == "auto" or isinstance(self.cache, bool)):
+            raise ValueError(f"cache must be 'auto', True or False, got {self.cache!r}")
+        if not (self.class_weight is None or self.class_weight == "balanced"
+                or isinstance(self.class_weight, dict)):
+            raise ValueError(f"class_weight must be None, 'balanced' or a dict, got "
+                             f"{self.class_weight!r}")
+        return resolve_estimator_kernel(self.kernel)
+
+    # ---- fit ------------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Fit the classifier.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            Training inputs (the Gram matrix for ``kernel="precomputed"``).
+        y : array-like of shape (n_samples,)
+            Class labels (numbers or strings, not mixed).
+        sample_weight : array-like of shape (n_samples,), optional
+            Multiplies C per sample; samples of weight 0 are left out (as libsvm).
+
+        Returns
+        -------
+        self
+        """
+        kernel = self._check_params()
+        X, y = validate_fit_data(self, kernel, X, y, y_numeric=False)
+        y = column_or_1d(y, warn=True)
+        if y.dtype == object and len({isinstance(v, str) for v in y}) > 1:
+            example = (next(v for v in y if isinstance(v, str)),
+                       next(v for v in y if not isinstance(v, str)))
+            raise ValueError(f"y mixes strings and numbers (e.g. {example[0]!r} and "
+                             f"{example[1]!r}); class labels must be all strings or all numbers")
+        check_classification_targets(y)
+        unique_labels(y)
+        classes, y_idx = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(f"KernelSVC needs samples of at least 2 classes; the data has only "
+                             f"one class: {classes[0]!r}")
+        n = X.shape[0]
+        sw = check_sample_weight(sample_weight, n)
+        cw = compute_class_weight(self.class_weight, classes=classes, y=y)
+        Cs = float(self.C) * cw[y_idx] * (1.0 if sw is None else sw)
+        # libsvm (as patched by scikit-learn) drops samples of weight 0; the
+        # training set is sorted by class so each class is a contiguous block.
+        keep = np.flatnonzero(Cs > 0)
+        order = keep[np.argsort(y_idx[keep], kind="stable")]
+        yk = y_idx[order]
+        n_classes = len(classes)
+        counts = np.bincount(yk, minlength=n_classes)
+        if (counts > 0).sum() < 2:
+            raise ValueError("KernelSVC needs samples of at least 2 classes with positive weight")
+        starts = np.concatenate([[0], np.cumsum(counts)])
+        self.classes_ = classes
+        self.kernel_ = kernel
+        coefs, results = [], []
+        Csorted = Cs[order]
+        for rows, ysub, Ksub in self._problems(X, order, yk, starts, kernel, n_classes):
+            res = self._solve(Ksub, rows, ysub, Csorted[rows], kernel, X, order)
+            coef = np.zeros(len(order))
+            coef[rows] = res["alpha"] * ysub
+            coefs.append(coef)
+            results.append(res)
+        self._store(X, order, yk, np.array(coefs), results, kernel, n_classes)
+        stopped = [p for p, r in enumerate(results) if not r.get("converged", True)]
+        if stopped:
+            warnings.warn(f"SMO stopped at max_iter={self.max_iter} before reaching tol="
+                          f"{self.tol} in {len(stopped)} of {len(results)} binary problems "
+                          f"(e.g. problem {stopped[0]}); raise max_iter or tol",
+                          ConvergenceWarning, stacklevel=2)
+        return self
+
+    def _budget_allows(self, n):
+        if self.cache is True:
+            return True
+        if self.cache is False:
+            return False
+        return 8.0 * n * n <= config.get_config()["memory"] / 2
+
+    def _problems(self, X, order, yk, starts, kernel, n_classes):
+        """Yield (rows, y, K or None) per binary problem; rows index the sorted data.
+
+        Gram matrices, when they fit: for several problems on all samples (two
+        classes, one-vs-rest) one symmetric n x n matrix; for one-vs-one the
+        pairs' matrices built from class blocks (``pair_grams``), never n x n.
+        """
+        n = len(order)
+        if n_classes == 2 or self.multiclass == "ovr":
+            if kernel == "precomputed":
+                K = np.ascontiguousarray(np.asarray(X, np.float64)[np.ix_(order, order)])
+            else:
+                K = symmetric_gram(kernel, X[order]) if self._budget_allows(n) else None
+            rows = np.arange(n)
+            for a in range(1 if n_classes == 2 else n_classes):
+                yield rows, np.where(yk == a, 1.0, -1.0), K
+            return
+        pair_rows = {}
+        for a in range(n_classes):
+            for b in range(a + 1, n_classes):
+                rows = np.r_[starts[a]:starts[a + 1], starts[b]:starts[b + 1]]
+                pair_rows[a, b] = rows, np.where(yk[rows] == a, 1.0, -1.0)
+        if kernel == "precomputed":
+            K = np.ascontiguousarray(np.asarray(X, np.float64)[np.ix_(order, order)])
+            for (a, b), (rows, ys) in pair_rows.items():
+                yield rows, ys, _sub_gram(K, starts, a, b)
+        elif self.cache is True or (self.cache == "auto" and pair_grams_bytes(np.diff(starts))
+                                    <= config.get_config()["memory"] / 2):
+            for a, b, K in pair_grams(kernel, X[order], starts):
+                yield (*pair_rows[a, b], K)
+        else:
+            for rows, ys in pair_rows.values():
+                yield rows, ys, None
+
+    def _solve(self, Ksub, rows, ysub, Csub, kernel, X, order):
+        m = len(rows)
+        Xsub = None if Ksub is not None else X[order[rows]]
+        if Ksub is None and self._budget_allows(m):
+            Ksub = symmetric_gram(kernel, Xsub)
+        if self.solver == "pegasos":
+            T = 10 * m if self.n_iter is None else int(self.n_iter)
+            weights = Csub / float(self.C)
+            if Ksub is not None:
+                r = pegasos_gram(Ksub, ysub, self.C, T, sample_weight=weights,
+                                 random_state=self.random_state)
+            else:
+                r = pegasos_kernel(kernel, Xsub, ysub, self.C, T, sample_weight=weights,
+                                   random_state=self.random_state)
+            return {"alpha": r.alpha, "bias": 0.0, "n_iter": r.n_iter,
+                    **_objectives(Ksub, kernel, Xsub, r.alpha, ysub, Csub)}
+        if Ksub is not None:
+            r = smo_gram(Ksub, ysub, Csub, tol=self.tol, max_iter=self.max_iter)
+        else:
+            r = smo_kernel(kernel, Xsub, ysub, Csub, tol=self.tol, max_iter=self.max_iter)
+        return {"alpha": r.alpha, "bias": r.bias, "n_iter": r.n_iter,
+                "dual": r.dual_objective, "gap": r.duality_gap, "converged": r.converged}
+
+    def _store(self, X, order, yk, coefs, results, kernel, n_classes):
+        n_problems = len(results)
+        used = np.flatnonzero((coefs != 0).any(axis=0))  # positions in `order`: by class
+        self.support_ = order[used].astype(np.int64)
+        self.n_support_ = np.bincount(yk[used], minlength=n_classes).astype(np.int64)
+        if kernel == "precomputed":
+            self.support_vectors_ = np.empty((0, 0))
+        else:
+            self.support_vectors_ = np.asarray(X[self.support_], dtype=np.float64)
+        C = coefs[:, used]
+        self.intercept_ = np.array([r["bias"] for r in results])
+        if n_classes == 2:
+            # scikit-learn's convention: positive values mean classes_[1]
+            self.dual_coef_ = -C
+            self.intercept_ = -self.intercept_
+        elif self.multiclass == "ovr":
+            self.dual_coef_ = C
+        else:
+            # libsvm's layout: the coefficient of an SV of class c in the pair
+            # (a, b) lives in row b-1 if c == a, in row a if c == b.
+            dual = np.zeros((n_classes - 1, len(used)))
+            cls = yk[used]
+            p = 0
+            for a in range(n_classes):
+                for b in range(a + 1, n_classes):
+                    dual[b - 1, cls == a] = C[p, cls == a]
+                    dual[a, cls == b] = C[p, cls == b]
+                    p += 1
+            self.dual_coef_ = dual
+        self.dual_objective_ = np.array([r["dual"] for r in results])
+        self.duality_gap_ = np.array([r["gap"] for r in results])
+        self.n_iter_ = np.array([r["n_iter"] for r in results], dtype=np.int64)
+        assert n_problems == self.intercept_.shape[0]
+
+    # ---- prediction -----------------------------------------------------------------
+    def _coef_matrix(self):
+        """(n_SV, n_problems) coefficients: one matrix product predicts every problem."""
+        dual = np.asarray(self.dual_coef_, dtype=np.float64)
+        n_classes = len(self.classes_)
+        if n_classes == 2 or self.multiclass == "ovr":
+            return dual.T
+        n_sv = np.asarray(self.n_support_, dtype=np.int64)
+        start = np.concatenate([[0], np.cumsum(n_sv)])
+        W = np.zeros((dual.shape[1], n_classes * (n_classes - 1) // 2))
+        p = 0
+        for a in range(n_classes):
+            for b in range(a + 1, n_classes):
+                sa = slice(start[a], start[a + 1])
+                sb = slice(start[b], start[b + 1])
+                W[sa, p] = dual[b - 1, sa]
+                W[sb, p] = dual[a, sb]
+                p += 1
+        return W
+
+    def _raw_decision(self, X):
+        check_is_fitted(self, "dual_coef_")
+        X = validate_predict_data(self, self.kernel_, X)
+        W = self._coef_matrix()
+        if self.kernel_ == "precomputed":
+            sv = np.asarray(self.support_, dtype=np.int64)
+            dec = np.asarray(X, dtype=np.float64)[:, sv] @ W
+        elif W.shape[0] == 0:
+            dec = np.zeros((X.shape[0], W.shape[1]))
+        else:
+            dec = GramOperator(self.kernel_, X, self.support_vectors_).matmat(W)
+        return dec + np.asarray(self.intercept_, dtype=np.float64)
+
+    def decision_function(self, X):
+        """Scores of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features), or (n_queries, n_samples_fit)
+            for ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_queries,) for two classes (positive: ``classes_[1]``),
+        (n_queries, n_classes) for one-vs-rest output, or
+        (n_queries, n_classes (n_classes - 1) / 2) for ``decision_function_shape="ovo"``
+        of a one-vs-one model (positive: the first class of the pair).
+        """
+        dec = self._raw_decision(X)
+        n_classes = len(self.classes_)
+        if n_classes == 2:
+            return dec[:, 0]
+        if self.multiclass == "ovo" and self.decision_function_shape == "ovr":
+            return _ovr_decision(dec, n_classes)
+        return dec
+
+    def predict(self, X):
+        """Class labels: sign for two classes, libsvm's vote (ties: the lower class)
+        for one-vs-one, the largest score for one-vs-rest.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_queries,)
+        """
+        dec = self._raw_decision(X)
+        classes = np.asarray(self.classes_)
+        n_classes = len(classes)
+        if n_classes == 2:
+            return classes[(dec[:, 0] >= 0).astype(int)]  # libsvm: dec == 0 -> classes_[1]
+        if self.multiclass == "ovr":
+            return classes[np.argmax(dec, axis=1)]
+        votes = np.zeros((dec.shape[0], n_classes), dtype=np.int64)
+        p = 0
+        for a in range(n_classes):
+            for b in range(a + 1, n_classes):
+                pos = dec[:, p] > 0
+                votes[:, a] += pos
+                votes[:, b] += ~pos
+                p += 1
+        return classes[np.argmax(votes, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = isinstance(self.kernel, str) and \
+            self.kernel.strip().lower() == "precomputed"
+        return tags
+
+
+def _objectives(K, kernel, X, alpha, y, C):
+    """Dual and primal (no bias) objectives of a Pegasos solution."""
+    ay = alpha * y
+    if K is not None:
+        f = K @ ay
+    else:
+        sv = np.flatnonzero(alpha)
+        f = GramOperator(kernel, X, X[sv]).matvec(ay[sv]) if sv.size else np.zeros(len(y))
+    aQa = float(ay @ f)
+    dual = float(alpha.sum() - 0.5 * aQa)
+    primal = 0.5 * aQa + float(C @ np.maximum(0.0, 1.0 - y * f))
+    return {"dual": dual, "gap": primal - dual}
