@@ -20,7 +20,7 @@ def _rows(result):
 
 def test_run_demo_quick(quick_result):
     part, rows = _rows(quick_result)
-    assert [p["name"] for p in quick_result["parts"]] == [name for name, _ in PARTS]
+    assert [p["name"] for p in quick_result["parts"]] == [name for name, _, _ in PARTS]
     assert rows["rbf"]["test_rmse"] < rows["linear"]["test_rmse"]
     assert rows["rbf"]["test_rmse"] < rows["mean"]["test_rmse"]
     assert rows["linear"]["solver"] == "primal" and rows["poly"]["solver"] == "primal"
@@ -48,3 +48,13 @@ def test_cli_demo_quick_json(tmp_path, capsys):
     part, rows = _rows(result)
     assert part["persistence"]["identical"] is True
     assert (tmp_path / "cpu_act_rbf.kk").is_file()
+
+
+def test_classification_part_beats_linear_and_agrees_with_libsvm(quick_result):
+    part = next(p for p in quick_result["parts"] if p["name"] == "classification")
+    acc = {row["key"]: row["accuracy"] for row in part["models"]}
+    assert acc["svm"] > acc["linear_svm"] + 0.2  # banana is not linearly separable
+    assert acc["logistic"] > acc["linear_svm"] + 0.2
+    assert part["checks"]["svm_same_predictions_as_sklearn"] > 0.99
+    assert part["checks"]["dual_objective_rel_diff"] < 1e-3
+    assert "choice:" in part["plan"]["explanation"]

@@ -11,7 +11,8 @@ import pytest
 import kernelkit
 from kernelkit import ModelFormatError
 from kernelkit.kernels import RBF, Composed, Linear, Polynomial, Warped
-from kernelkit.models import KernelRidge, KernelRidgeCV, KernelSVC
+from kernelkit.models import (KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
+                              KernelRidge, KernelRidgeCV, KernelSVC)
 
 
 @pytest.fixture
@@ -257,3 +258,28 @@ def test_svc_forged_support_counts(tmp_path):
     with pytest.raises(ModelFormatError, match="support_"):
         kernelkit.load(path)
     assert meta["estimator"] == "KernelSVC"
+
+
+@pytest.mark.parametrize("make", [
+    lambda: KernelMachine(kernel="rbf(gamma=0.5)", loss="huber", alpha=0.1),
+    lambda: KernelMachine(kernel="poly(degree=2)", alpha=0.1, solver="sgd",
+                          strategy="features_cached", random_state=0),
+    lambda: KernelMachineClassifier(kernel="rbf(gamma=0.5)", loss="hinge", random_state=0),
+    lambda: KernelLogisticRegression(kernel="rbf(gamma=0.5)", C=5.0),
+    lambda: KernelLogisticRegression(kernel="rbf(gamma=0.5)", multi_class="ovr",
+                                     solver="newton"),
+])
+def test_kernel_machines_round_trip(make, tmp_path):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(80, 2))
+    model = make()
+    if hasattr(model, "predict_proba") or "Classifier" in type(model).__name__:
+        y = np.array(["lo", "mid", "hi"])[(X[:, 0] > 0).astype(int) + (X[:, 1] > 0.7)]
+    else:
+        y = np.sin(X[:, 0]) + X[:, 1]
+    model.fit(X, y)
+    kernelkit.save(model, tmp_path / "k.kk")
+    again = kernelkit.load(tmp_path / "k.kk")
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    if hasattr(model, "predict_proba"):
+        np.testing.assert_array_equal(again.predict_proba(X), model.predict_proba(X))

@@ -56,26 +56,37 @@ def calibrate():
     -------
     dict
         ``gemm`` and ``cholesky`` in flop/s, ``kernel_entries`` (RBF entries
-        per second, exp included) and ``elementwise`` (simple operations per
-        second) -- the keys of :data:`kernelkit.planning.RATES`.
+        per second, exp included), ``elementwise`` (simple operations per
+        second) and ``sgd_step`` (element-updates per second of the compiled SGD
+        loop) -- the keys of :data:`kernelkit.planning.RATES`.
     """
     from scipy.linalg import cholesky
 
     from .kernels import RBF
 
     rng = np.random.default_rng(0)
-    n = 1024
+    n = 2048  # large enough for the blocked, multi-threaded rates of big problems
     A = rng.normal(size=(n, n))
     gemm = 2.0 * n ** 3 / _best_of(lambda: A @ A)
     S = A @ A.T + n * np.eye(n)
     chol = n ** 3 / 3.0 / _best_of(lambda: cholesky(S, lower=True))
-    X = rng.normal(size=(2000, 16))
+    X = rng.normal(size=(3000, 16))
     k = RBF(gamma=0.1)
     k(X[:10])  # compile / warm the numba loop outside the timing
-    kern = 2000.0 * 2000.0 / _best_of(lambda: k(X))
+    kern = 3000.0 * 3000.0 / _best_of(lambda: k(X))
     v = rng.normal(size=2_000_000)
     elem = v.size / _best_of(lambda: np.multiply(v, 1.0001, out=v))
-    return {"gemm": gemm, "cholesky": chol, "kernel_entries": kern, "elementwise": elem}
+    # The compiled SGD loop on a cached Gram matrix: 2 n element-updates per step.
+    from .solvers.sgd import sgd
+
+    m, T = 3000, 20_000  # K of 72 MB: out of cache, as in real problems
+    Km = k(X[:m])
+    ym = np.sign(rng.normal(size=m))
+    sgd("gram_cached", ym, "squared", 1e-3, K=Km, n_iter=10, compute_objective=False)
+    step = 2.0 * m * T / _best_of(lambda: sgd("gram_cached", ym, "squared", 1e-3, K=Km,
+                                              n_iter=T, compute_objective=False))
+    return {"gemm": gemm, "cholesky": chol, "kernel_entries": kern, "elementwise": elem,
+            "sgd_step": step}
 
 
 def machine_rates():

@@ -24,7 +24,8 @@ import numpy as np
 from .exceptions import ModelFormatError
 from .features import ExplicitFeatures
 from .kernels import Kernel, kernel_from_dict, parse_kernel
-from .models import KernelRidge, KernelRidgeCV, KernelSVC
+from .models import (KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
+                     KernelRidge, KernelRidgeCV, KernelSVC)
 
 __all__ = ["save", "load", "read_metadata", "FORMAT_NAME", "FORMAT_VERSION"]
 
@@ -36,6 +37,11 @@ _MAX_METADATA_BYTES = 16 * 1024**2
 
 # The allow-list: estimator name -> (class, array attributes, JSON attributes,
 # the check that the restored state is one consistent fitted model).
+_KM_ARRAYS = ("dual_coef_", "X_fit_", "coef_", "objective_")
+_KM_JSON = ("representation_", "solver_", "strategy_", "n_iter_", "n_features_in_",
+            "feature_names_in_")
+
+
 def _registry():
     return {
         "KernelRidge": (KernelRidge, ("dual_coef_", "X_fit_", "coef_"),
@@ -47,6 +53,12 @@ def _registry():
         "KernelSVC": (KernelSVC, ("dual_coef_", "support_vectors_", "intercept_", "support_",
                                   "n_support_", "dual_objective_", "duality_gap_", "n_iter_"),
                       ("classes_", "n_features_in_", "feature_names_in_"), _check_svc_state),
+        "KernelMachine": (KernelMachine, _KM_ARRAYS, _KM_JSON, _check_kernel_machine_state),
+        "KernelMachineClassifier": (KernelMachineClassifier, _KM_ARRAYS, ("classes_",) + _KM_JSON,
+                                    _check_kernel_machine_state),
+        "KernelLogisticRegression": (KernelLogisticRegression, _KM_ARRAYS,
+                                     ("classes_", "multi_class_") + _KM_JSON,
+                                     _check_kernel_machine_state),
     }
 
 
@@ -394,11 +406,22 @@ def _check_svc_state(path, model):
         _check_shape(path, model, "support_vectors_", (n_sv, model.n_features_in_))
 
 
+def _check_kernel_machine_state(path, model):
+    """Kernel machines: classes (classifiers), then u + X_fit_ or w, as kernel ridge."""
+    if hasattr(model, "classes_"):
+        model.classes_ = np.asarray(model.classes_)
+        if len(model.classes_) < 2:
+            _fail(path, f"classes_ has {len(model.classes_)} entries, expected at least 2")
+    if getattr(model, "representation_", None) not in ("dual", "primal"):
+        _fail(path, f"invalid representation_ {getattr(model, 'representation_', None)!r}")
+    _check_ridge_state(path, model)
+
+
 def _check_ridge_state(path, model):
     """Kernel ridge: dual coefficients and training inputs, or primal weights, agree."""
     n_in = model.n_features_in_
     kernel = model.kernel_
-    solver = getattr(model, "solver_", "dual")
+    solver = getattr(model, "representation_", getattr(model, "solver_", "dual"))
     if solver not in ("dual", "primal"):
         _fail(path, f"invalid solver_ {solver!r}")
     if solver == "primal":

@@ -15,8 +15,11 @@ __all__ = ["Candidate", "Plan", "plan", "plan_ridge", "RATES", "STRATEGIES"]
 
 #: Sustained rates on the reference machine (2-core Zen 4; see BENCHMARKS.md):
 #: GEMM-like flops, Cholesky flops, kernel entries per second (elementwise exp
-#: included). Calibration per machine comes with the learners' planner.
-RATES = {"gemm": 90e9, "cholesky": 60e9, "kernel_entries": 4e8, "elementwise": 1e9}
+#: included), simple elementwise operations, and element-updates per second of
+#: the compiled SGD loops (serial reductions: slower than elementwise).
+#: ``kernelkit calibrate`` measures them on the machine at hand.
+RATES = {"gemm": 90e9, "cholesky": 60e9, "kernel_entries": 4e8, "elementwise": 1e9,
+         "sgd_step": 4e8}
 
 
 @dataclass(frozen=True)
@@ -215,21 +218,29 @@ def plan(n, d, kernel=None, loss="squared", n_features=None, iterations=None, me
     budget = float("inf") if memory is None else float(memory)
     c = 2.0 if kernel_entry_cost is None else float(kernel_entry_cost)
     D = n_features
+    steps = 24.0 * T  # the sample order, step sizes and labels SGD keeps
+    # On-the-fly strategies compute rows for chunks of upcoming samples (at most
+    # 2048 rows, 64 MB); these mirror the constants of solvers/sgd.py.
+    chunk_k = min(2048, max(64, 64 * 2**20 // (8 * n)))
     rows = []
     if D:
-        rows.append(("features_on_the_fly", c * d * D * T / r["elementwise"] + 2.0 * D * T
-                     / r["elementwise"], 8.0 * D, f"psi(x_t) each step: d D T, D={D}"))
+        chunk_f = min(2048, max(64, 64 * 2**20 // (8 * D)))
+        rows.append(("features_on_the_fly", c * d * D * T / r["elementwise"]
+                     + 2.0 * D * T / r["sgd_step"], 16.0 * D + steps + 24.0 * chunk_f * D,
+                     f"psi(x_t) each step: d D T, D={D}"))
         rows.append(("features_cached", c * n * d * D / r["gemm"] + n * D / r["elementwise"]
-                     + 2.0 * D * T / r["elementwise"], 8.0 * n * D,
+                     + 2.0 * D * T / r["sgd_step"], 16.0 * n * D + steps,
                      "Z = psi(X) once (n d D), then D per step"))
     else:
         rows.append(("features_on_the_fly", float("inf"), float("inf"), None))
         rows.append(("features_cached", float("inf"), float("inf"), None))
-    rows.append(("kernel_on_the_fly", c * n * d * T / r["elementwise"] + n * T
-                 / r["kernel_entries"], 8.0 * n, "one kernel row per step: n d T"))
+    # Kernel rows on the fly are blocked matrix products: the GEMM rate applies.
+    rows.append(("kernel_on_the_fly", c * n * d * T / r["gemm"] + n * T / r["kernel_entries"]
+                 + 2.0 * n * T / r["sgd_step"], 16.0 * n + steps + 16.0 * n * chunk_k,
+                 "one kernel row per step: n d T"))
     rows.append(("gram_cached", c * n * n * d / r["gemm"] + n * n / r["kernel_entries"]
-                 + 2.0 * n * T / r["elementwise"], 8.0 * n * n,
-                 "Gram once (n^2 d), then n per step"))
+                 + 2.0 * n * T / r["sgd_step"], 8.0 * n * n + min(8.0 * n * n, 256 * 2**20)
+                 + steps, "Gram once (n^2 d), then n per step"))
     if include_exact:
         rows += _exact_candidates(n, d, loss, D, r, budget, c)
     cands = []

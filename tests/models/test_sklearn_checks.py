@@ -3,7 +3,8 @@
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernelkit.kernels import RBF, Polynomial
-from kernelkit.models import KernelRidge, KernelRidgeCV, KernelSVC
+from kernelkit.models import (KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
+                              KernelRidge, KernelRidgeCV, KernelSVC)
 
 # With kernel="precomputed", these two checks feed matrices that are not Gram
 # matrices at all (a mean-shifted Gram matrix; a Gram matrix truncated to
@@ -47,6 +48,14 @@ def _expected_failures(estimator):
     KernelSVC(kernel="precomputed"),
     KernelSVC(kernel=RBF(gamma=0.5), multiclass="ovr"),
     KernelSVC(kernel=RBF(gamma=0.5), solver="pegasos", random_state=0),
+    KernelMachine(kernel=RBF(gamma=0.5), alpha=0.1),
+    KernelMachine(kernel=RBF(gamma=0.5), loss="huber", alpha=0.1, solver="sgd", random_state=0),
+    KernelMachine(kernel=Polynomial(degree=2), alpha=0.1, solver="sgd",
+                  strategy="features_cached", random_state=0),
+    KernelMachineClassifier(kernel=RBF(gamma=0.5), alpha=0.1, random_state=0),
+    KernelMachineClassifier(kernel=RBF(gamma=0.5), loss="logistic", alpha=0.1),
+    KernelLogisticRegression(kernel=RBF(gamma=0.5), C=10.0),
+    KernelLogisticRegression(kernel=RBF(gamma=0.5), C=10.0, multi_class="ovr", solver="newton"),
 ], expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -1,0 +1,164 @@
+"""Kernel logistic regression: binary, one-vs-rest or multinomial (softmax)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.special import log_expit, log_softmax
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ..planning import STRATEGIES
+from ..solvers.newton import lbfgs_multinomial
+from ._base import resolve_estimator_kernel, validate_predict_data
+from .kernel_machine import (check_iteration_params, decision_columns, fit_columns,
+                             gram_or_operator, predict_labels, validate_classifier_data)
+
+__all__ = ["KernelLogisticRegression"]
+
+_SOLVERS = ("lbfgs", "newton", "sgd")
+_MULTI = ("multinomial", "ovr")
+
+
+class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
+    """Kernel logistic regression, penalised as scikit-learn's LogisticRegression.
+
+    Minimises (1/2)||f||_H^2 + C sum_i log(1 + exp(-y_i f(x_i))) (binary), or
+    the softmax cross-entropy with one function f_c per class (multinomial).
+    By the representer theorem f(x) = sum_j u_j k(x, x_j). With a linear
+    kernel this is ``LogisticRegression(C=C, fit_intercept=False)`` with
+    w = X'u. In the solvers' scaling, lam = 1 / (n C). No intercept: add a
+    constant to the kernel (``"rbf + 1"``) for one.
+
+    Parameters
+    ----------
+    kernel : Kernel or str, default="rbf"
+    C : float, default=1.0
+        Inverse regularisation strength, > 0.
+    solver : {"lbfgs", "newton", "sgd"}, default="lbfgs"
+        ``"lbfgs"``: products with K only (K cached if it takes at most half
+        the memory budget); ``"newton"``: IRLS on the cached Gram matrix
+        (binary and one-vs-rest); ``"sgd"``: the SGD strategies of
+        :class:`KernelMachineClassifier` (binary and one-vs-rest).
+    multi_class : {"multinomial", "ovr"}, default="multinomial"
+        For more than two classes: one softmax model, or one binary model per class.
+    strategy : str, default="auto"
+        SGD strategy (see :func:`kernelkit.planning.plan`).
+    n_epochs : int, default=5
+        SGD passes.
+    max_iter : int, default=1000
+        Newton / L-BFGS iterations.
+    tol : float, default=1e-8
+        Newton decrement / L-BFGS gradient tolerance.
+    random_state : int, RandomState or None
+        Seeds the SGD sample order.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    dual_coef_ : ndarray of shape (n_samples,) (two classes) or (n_samples, n_classes)
+    X_fit_ : ndarray of shape (n_samples, n_features)
+    coef_, feature_map_
+        Instead of ``dual_coef_``/``X_fit_`` when SGD ran on explicit features.
+    multi_class_ : {"binary", "ovr", "multinomial"}
+    representation_, solver_, n_iter_, objective_, plan_
+        As in :class:`KernelMachine`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.models import KernelLogisticRegression
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 2)); y = np.where(X[:, 0] > 0, "yes", "no")
+    >>> clf = KernelLogisticRegression("rbf(gamma=0.5)", C=10.0).fit(X, y)
+    >>> clf.predict_proba(X[:2]).shape
+    (2, 2)
+    """
+
+    def __init__(self, kernel="rbf", C=1.0, *, solver="lbfgs", multi_class="multinomial",
+                 strategy="auto", n_epochs=5, max_iter=1000, tol=1e-8, random_state=None):
+        self.kernel = kernel
+        self.C = C
+        self.solver = solver
+        self.multi_class = multi_class
+        self.strategy = strategy
+        self.n_epochs = n_epochs
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def _check_params(self):
+        if (not isinstance(self.C, numbers.Real) or isinstance(self.C, bool)
+                or not np.isfinite(self.C) or self.C <= 0):
+            raise ValueError(f"C must be a number > 0 (the inverse penalty), got {self.C!r}")
+        if self.solver not in _SOLVERS:
+            raise ValueError(f"solver must be one of {_SOLVERS}, got {self.solver!r}")
+        if self.multi_class not in _MULTI:
+            raise ValueError(f"multi_class must be one of {_MULTI}, got {self.multi_class!r}")
+        if self.strategy != "auto" and self.strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be 'auto' or one of {STRATEGIES}, got "
+                             f"{self.strategy!r}")
+        check_iteration_params(self)
+        kernel = resolve_estimator_kernel(self.kernel)
+        if kernel == "precomputed":
+            raise ValueError("KernelLogisticRegression does not take kernel='precomputed'; "
+                             "pass a kernel object or expression")
+        return kernel
+
+    def fit(self, X, y):
+        """Fit on X of shape (n_samples, n_features), labels y of shape (n_samples,)."""
+        kernel = self._check_params()
+        X, Y = validate_classifier_data(self, X, y)
+        n = X.shape[0]
+        if Y.shape[1] == 1 or self.multi_class == "ovr":
+            self.multi_class_ = "binary" if Y.shape[1] == 1 else "ovr"
+            fit_columns(self, kernel, X, Y, "logistic", 1.0 / self.C, solver=self.solver,
+                        strategy=self.strategy, features=None, n_epochs=self.n_epochs,
+                        eta0="auto", average=False, max_iter=self.max_iter, tol=self.tol,
+                        random_state=self.random_state)
+            return self
+        if self.solver != "lbfgs":
+            raise ValueError(f"solver={self.solver!r} solves binary problems (two classes, or "
+                             "multi_class='ovr'); the multinomial model with "
+                             f"{len(self.classes_)} classes needs solver='lbfgs'")
+        self.multi_class_ = "multinomial"
+        X = np.asarray(X, dtype=np.float64)
+        K = gram_or_operator(kernel, X)
+        res = lbfgs_multinomial(K, (Y > 0).astype(np.float64), 1.0 / (n * self.C),
+                                tol=self.tol, max_iter=self.max_iter)
+        self.kernel_ = kernel
+        self.solver_ = "lbfgs"
+        self.representation_ = "dual"
+        self.plan_ = None
+        self.X_fit_ = X
+        self.dual_coef_ = res.coef
+        self.n_iter_ = res.n_iter
+        self.objective_ = np.array([res.objective])
+        return self
+
+    def decision_function(self, X):
+        """Scores: shape (n_queries,) for two classes (log-odds of classes_[1]),
+        else (n_queries, n_classes)."""
+        check_is_fitted(self, "representation_")
+        X = validate_predict_data(self, self.kernel_, X)
+        return decision_columns(self, X)
+
+    def predict(self, X):
+        """Predicted labels, shape (n_queries,)."""
+        scores = self.decision_function(X)  # checks fitted before classes_ is read
+        return predict_labels(self.classes_, scores)
+
+    def predict_log_proba(self, X):
+        """Log-probabilities, shape (n_queries, n_classes); exact for large margins."""
+        F = self.decision_function(X)
+        if F.ndim == 1:
+            return np.column_stack([log_expit(-F), log_expit(F)])
+        if self.multi_class_ == "multinomial":
+            return log_softmax(F, axis=1)
+        L = log_expit(F)  # one-vs-rest: normalised per-class probabilities
+        return L - np.logaddexp.reduce(L, axis=1, keepdims=True)
+
+    def predict_proba(self, X):
+        """Class probabilities, shape (n_queries, n_classes); rows sum to 1."""
+        return np.exp(self.predict_log_proba(X))

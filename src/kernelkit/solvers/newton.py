@@ -1,0 +1,240 @@
+"""Deterministic solvers in u-space for smooth losses: Newton (IRLS) and L-BFGS.
+
+Minimise J(u) = (lam/2) u'Ku + (1/n) sum_i l((Ku)_i; y_i), the representer
+form of (lam/2)||w||^2 + (1/n) sum_i l(w'psi(x_i); y_i).
+
+Gradient: K g with g = lam u + l'(Ku)/n. Hessian: K (lam I + W K / n) with
+W = diag(l''(Ku)) (a generalised Hessian for squared_hinge and huber, whose
+l'' jumps). The Newton step solves (n lam I + W K) step = -n g, which stays in
+the range of K whatever K's rank. With S = W^(1/2) it is solved through the
+symmetric positive definite B = I + S K S / (n lam), whose eigenvalues are
+>= 1 (the trick of Rasmussen & Williams, GPML Algorithm 3.1):
+
+    q = B^-1 S K r / (n lam),   step = (r - S q) / (n lam),   r = -n g.
+
+A backtracking (Armijo) line search on J makes it globally convergent; for
+the squared loss the first step is the exact (K + n lam I)^-1 y.
+
+L-BFGS (scipy) runs on a stored K through its eigendecomposition K = B B'
+(then the problem is the well-conditioned primal one in v, u = P v), or on a
+:class:`~kernelkit.gram.GramOperator` that never stores K (then in u, with
+products with K only). The multinomial (softmax) logistic loss is solved by
+it, U of shape (n, n_classes).
+
+Pure numerics: no validation, no printing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import log_softmax, softmax
+
+from ..linalg import cho_solve, eigh_psd, robust_cholesky
+from .losses import get_loss
+
+__all__ = ["NewtonResult", "newton_dual", "lbfgs_dual", "lbfgs_multinomial",
+           "multinomial_objective"]
+
+
+@dataclass(frozen=True)
+class NewtonResult:
+    """What the u-space solvers return.
+
+    Attributes
+    ----------
+    coef : ndarray of shape (n,) or (n, n_classes)
+        Dual coefficients u.
+    n_iter : int
+    objective : float
+        J(u) at ``coef``.
+    converged : bool
+    """
+
+    coef: np.ndarray
+    n_iter: int
+    objective: float
+    converged: bool
+
+
+def _matvec(K, v):
+    return K @ v if isinstance(K, np.ndarray) else (K.matvec(v) if v.ndim == 1 else K.matmat(v))
+
+
+def _objective(loss, lam, u, f, y):
+    return 0.5 * lam * float(u @ f) + float(np.mean(loss.value(f, y)))
+
+
+def newton_dual(K, y, loss, lam, *, tol=1e-8, max_iter=50, u0=None):
+    """Newton's method (IRLS) on J(u) for a smooth loss.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix (not modified).
+    y : ndarray of shape (n,)
+    loss : str or Loss
+        squared, logistic, squared_hinge or huber (not hinge: it has no
+        curvature, use SGD).
+    lam : float
+        > 0.
+    tol : float, default=1e-8
+        Stop when the Newton decrement sqrt(-grad'step) is below
+        ``tol * sqrt(max(1, |J|))`` (the objective gap is then ~tol^2 relative).
+    max_iter : int, default=50
+    u0 : ndarray of shape (n,), optional
+        Warm start.
+
+    Returns
+    -------
+    NewtonResult
+    """
+    loss = get_loss(loss)
+    y = np.asarray(y, dtype=np.float64)
+    n = len(y)
+    nl = n * lam
+    u = np.zeros(n) if u0 is None else np.array(u0, dtype=np.float64)
+    f = K @ u
+    J = _objective(loss, lam, u, f, y)
+    converged = False
+    it = 0
+    for it in range(1, max_iter + 1):
+        g = lam * u + loss.derivative(f, y) / n
+        r = -n * g
+        s = np.sqrt(loss.second_derivative(f, y))
+        B = (s[:, None] * K) * (s[None, :] / nl)
+        B.flat[:: n + 1] += 1.0
+        q = cho_solve(robust_cholesky(B, overwrite_a=True), s * (K @ r) / nl)
+        step = (r - s * q) / nl
+        Kstep = K @ step
+        slope = float(g @ Kstep)  # grad' step = (K g)' step
+        if -slope <= (tol ** 2) * max(1.0, abs(J)):
+            converged = True
+            break
+        t = 1.0
+        while True:  # Armijo backtracking
+            u_new, f_new = u + t * step, f + t * Kstep
+            J_new = _objective(loss, lam, u_new, f_new, y)
+            if J_new <= J + 1e-4 * t * slope or t < 1e-10:
+                break
+            t *= 0.5
+        u, f, J = u_new, f_new, J_new
+    return NewtonResult(u, it, J, converged)
+
+
+def _spectral_basis(K):
+    """B (n, r) and P (n, r) with K = B B' and u = P v, from K's eigendecomposition.
+
+    Eigenvalues below 1e-12 of the largest are dropped: those directions carry
+    no function (numerically) and would make the change of variables singular.
+    """
+    w, Q = eigh_psd(np.array(K, dtype=np.float64), overwrite_a=True)
+    keep = w > 1e-12 * max(w[-1], np.finfo(float).tiny)
+    root = np.sqrt(w[keep])
+    return Q[:, keep] * root, Q[:, keep] / root
+
+
+def _minimize(fun, x0, tol, max_iter):
+    return minimize(fun, x0, jac=True, method="L-BFGS-B",
+                    options={"maxiter": int(max_iter), "gtol": tol, "ftol": tol ** 2,
+                             "maxcor": 20})
+
+
+def lbfgs_dual(K, y, loss, lam, *, tol=1e-8, max_iter=1000, u0=None):
+    """L-BFGS (scipy) on J for a smooth loss.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n), or an operator with ``matvec`` (GramOperator)
+        A stored K is used through its eigendecomposition K = B B': the
+        problem becomes (lam/2)||v||^2 + (1/n) sum l((Bv)_i), u = P v, which is
+        as well conditioned as the primal problem (an O(n^3) eigh once, like
+        one Newton step). An operator is solved in u itself with gradient
+        K (lam u + l'(Ku)/n), 2 products per evaluation, never storing K, but
+        u-space is conditioned like K^2: expect many more iterations.
+    y, loss, lam : as :func:`newton_dual`
+    tol : float, default=1e-8
+        scipy's ``gtol`` (largest gradient entry); ``ftol`` is ``tol**2``.
+    max_iter : int, default=1000
+    u0 : ndarray of shape (n,), optional
+        Warm start (operator form only).
+
+    Returns
+    -------
+    NewtonResult
+    """
+    loss = get_loss(loss)
+    y = np.asarray(y, dtype=np.float64)
+    n = len(y)
+    if isinstance(K, np.ndarray):
+        B, P = _spectral_basis(K)
+
+        def fun_v(v):
+            f = B @ v
+            return (0.5 * lam * float(v @ v) + float(np.mean(loss.value(f, y))),
+                    lam * v + B.T @ (loss.derivative(f, y) / n))
+
+        res = _minimize(fun_v, np.zeros(B.shape[1]), tol, max_iter)
+        return NewtonResult(P @ res.x, int(res.nit), float(res.fun), bool(res.success))
+
+    def fun(u):
+        f = _matvec(K, u)
+        g = lam * u + loss.derivative(f, y) / n
+        return _objective(loss, lam, u, f, y), _matvec(K, g)
+
+    u0 = np.zeros(n) if u0 is None else np.asarray(u0, dtype=np.float64)
+    res = _minimize(fun, u0, tol, max_iter)
+    return NewtonResult(res.x, int(res.nit), float(res.fun), bool(res.success))
+
+
+def multinomial_objective(F, Y, U, lam):
+    """(lam/2) tr(U'F) + (1/n) sum_i [logsumexp(F_i) - F_i'Y_i], F = K U, Y one-hot."""
+    n = len(Y)
+    return 0.5 * lam * float(np.sum(U * F)) - float(np.sum(Y * log_softmax(F, axis=1))) / n
+
+
+def lbfgs_multinomial(K, Y, lam, *, tol=1e-8, max_iter=1000):
+    """Multinomial (softmax) logistic regression in u-space by L-BFGS.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n) or an operator with ``matmat``
+        As in :func:`lbfgs_dual` (a stored K is solved in its spectral basis).
+    Y : ndarray of shape (n, n_classes)
+        One-hot labels.
+    lam : float
+    tol, max_iter : as :func:`lbfgs_dual`
+
+    Returns
+    -------
+    NewtonResult
+        ``coef`` of shape (n, n_classes). Softmax is shift-invariant, but the
+        penalty makes the solution unique (its classes' scores sum to 0).
+    """
+    Y = np.asarray(Y, dtype=np.float64)
+    n, c = Y.shape
+    if isinstance(K, np.ndarray):
+        B, P = _spectral_basis(K)
+        r = B.shape[1]
+
+        def fun_v(x):
+            V = x.reshape(r, c)
+            F = B @ V
+            G = lam * V + B.T @ ((softmax(F, axis=1) - Y) / n)  # log-sum-exp safe
+            obj = 0.5 * lam * float(np.sum(V * V)) - float(np.sum(Y * log_softmax(F, axis=1))) / n
+            return obj, G.ravel()
+
+        res = _minimize(fun_v, np.zeros(r * c), tol, max_iter)
+        return NewtonResult(P @ res.x.reshape(r, c), int(res.nit), float(res.fun),
+                            bool(res.success))
+
+    def fun(x):
+        U = x.reshape(n, c)
+        F = _matvec(K, U)
+        G = lam * U + (softmax(F, axis=1) - Y) / n
+        return multinomial_objective(F, Y, U, lam), _matvec(K, G).ravel()
+
+    res = _minimize(fun, np.zeros(n * c), tol, max_iter)
+    return NewtonResult(res.x.reshape(n, c), int(res.nit), float(res.fun), bool(res.success))

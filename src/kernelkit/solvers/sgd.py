@@ -1,0 +1,416 @@
+"""SGD for L2-regularised linear models, in the lectures' four strategies.
+
+Objective: (lam/2) ||w||^2 + (1/n) sum_i l(f(x_i); y_i) with f = w'psi(x) =
+sum_j u_j k(x, x_j) (representer theorem: w = sum_j u_j psi(x_j)).
+
+The step is the lecture's: w <- (1 - eta_t lam) w - eta_t l'(f(x_t); y_t) psi(x_t).
+In u-space the same step is u <- (1 - eta_t lam) u, u_t -= eta_t l'(f(x_t); y_t),
+which keeps w = sum_j u_j psi(x_j) equal. So with the same sample order and
+step sizes the four strategies learn the *same* model:
+
+===================  =========================================  ===============
+strategy             per step                                   representation
+===================  =========================================  ===============
+features_on_the_fly  z = psi(x_t) (d D), f = w'z                w
+features_cached      Z = psi(X) once, f = w'Z[t]                w
+kernel_on_the_fly    k = k(x_t, X) (n d), f = k'u               u
+gram_cached          K once, f = K[t] u                         u
+===================  =========================================  ===============
+
+Implementation notes
+--------------------
+- w = scale * v: the shrink (1 - eta lam) multiplies the scalar ``scale``,
+  so a u-space step is O(1) after its O(n) kernel-row product (renormalised,
+  O(n) once, when ``scale`` falls below 1e-4 or a step makes it exactly 0,
+  as the first Pegasos step does).
+- Averaging (Polyak-Ruppert, from step ``average`` on) is lazy too:
+  wbar = gamma * a + B * v (Xu 2011, "Towards optimal one pass large scale
+  learning with averaged SGD"), so it costs O(1) more per u-space step.
+- The "on the fly" strategies compute psi(x_t) or k(x_t, X) for a chunk of
+  upcoming samples in one call (a GEMM): those rows depend only on the sample
+  order, never on w or u, so this is the same sequence of steps as computing
+  them one at a time, only faster. The steps themselves are never batched.
+- Step sizes: ``schedule="optimal"``: eta_t = eta0 / (1 + eta0 lam t)
+  (Bottou's; with eta0 <= 1/(curvature * max ||psi||^2) every step is stable);
+  ``schedule="pegasos"``: eta_t = 1 / (lam (t + 1)) (Shalev-Shwartz et al.).
+- The loops of the cached strategies are compiled (numba, lazily, on first
+  call); each has a plain-numpy twin ``*_ref`` used by the tests.
+
+Pure numerics: no validation, no printing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..kernels.base import rows_per_block
+from .losses import get_loss
+
+__all__ = ["SGDResult", "sgd", "sgd_order", "sgd_step_sizes", "default_eta0", "LOSS_CODES",
+           "sgd_w_steps", "sgd_w_steps_ref", "sgd_u_steps", "sgd_u_steps_ref"]
+
+STRATEGIES = ("features_on_the_fly", "features_cached", "kernel_on_the_fly", "gram_cached")
+
+#: Loss names -> the small integer the compiled loops switch on.
+LOSS_CODES = {"squared": 0, "logistic": 1, "hinge": 2, "squared_hinge": 3, "huber": 4}
+
+# Largest curvature sup l'' of each loss (hinge: treated as 1), for the default eta0.
+_CURVATURE = {"squared": 1.0, "logistic": 0.25, "hinge": 1.0, "squared_hinge": 1.0,
+              "huber": 1.0}
+
+# Renormalise the lazy scale factors below these. The scale of w: at 1e-4 the
+# averaged iterate loses at most ~4 digits to cancellation between its parts.
+_RENORM = 1e-4
+_TINY = 1e-100
+
+# Rows computed ahead by the on-the-fly strategies: enough to amortise the
+# fixed cost of one kernel-block / transform call (~1-40 ms measured on the
+# shared 2-core machine, see benchmarks/strategies.py), few enough that the
+# block stays small (_CHUNK_BYTES) next to the O(n) state.
+_CHUNK = 256
+_CHUNK_MAX = 2048
+_CHUNK_BYTES = 64 * 1024**2
+
+
+@dataclass(frozen=True)
+class SGDResult:
+    """What :func:`sgd` returns.
+
+    Attributes
+    ----------
+    coef : ndarray of shape (D,) or (n,)
+        w (``representation == "w"``) or u (``"u"``); the averaged iterate if
+        averaging was asked for.
+    representation : {"w", "u"}
+    n_iter : int
+        SGD steps T.
+    objective : float or None
+        (lam/2) ||w||^2 + (1/n) sum_i l(f(x_i); y_i) at ``coef`` (None if not computed).
+    """
+
+    coef: np.ndarray
+    representation: str
+    n_iter: int
+    objective: float | None
+
+
+def default_eta0(loss, max_sq_norm, lam):
+    """A stable first step: 1 / (sup l'' * max_i k(x_i, x_i) + lam)."""
+    name = get_loss(loss).name
+    return 1.0 / (_CURVATURE[name] * float(max_sq_norm) + float(lam))
+
+
+def sgd_order(n, n_iter, random_state=None):
+    """Sample order: one fresh permutation of range(n) per epoch, from ``random_state``."""
+    rng = np.random.default_rng(random_state)
+    n_epochs = -(-int(n_iter) // int(n))
+    return np.concatenate([rng.permutation(n) for _ in range(n_epochs)])[:n_iter]
+
+
+def sgd_step_sizes(n_iter, lam, eta0, schedule="optimal"):
+    """eta_t, t = 0..T-1 (see the module docstring)."""
+    t = np.arange(int(n_iter), dtype=np.float64)
+    if schedule == "optimal":
+        return eta0 / (1.0 + eta0 * lam * t)
+    if schedule == "pegasos":
+        return 1.0 / (lam * (t + 1.0))
+    raise ValueError(f"schedule must be 'optimal' or 'pegasos', got {schedule!r}")
+
+
+# --------------------------------------------------------------------------
+# compiled loops
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _dloss(code, z, y, eps):
+    if code == 0:
+        return z - y
+    if code == 1:
+        m = y * z  # -y expit(-m), without overflow for large |m|
+        if m > 0.0:
+            e = np.exp(-m)
+            return -y * e / (1.0 + e)
+        return -y / (1.0 + np.exp(m))
+    if code == 2:
+        return -y if y * z < 1.0 else 0.0
+    if code == 3:
+        r = 1.0 - y * z
+        return -y * r if r > 0.0 else 0.0
+    r = z - y
+    return min(max(r, -eps), eps)
+
+
+# The state vector shared by the compiled loops and their twins:
+# [scale, a_scale (gamma), B, n_averaged]; w = scale v, wbar = gamma a + B v.
+def _new_state():
+    return np.array([1.0, 1.0, 0.0, 0.0])
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _avg_update(state, a, v, t, avg_start):
+    # After the step: wbar <- (1 - mu) wbar + mu w with mu = 1/k.
+    if t < avg_start:
+        return
+    state[3] += 1.0
+    k = state[3]
+    if k == 1.0:
+        state[2] = state[0]  # a == 0 so far: wbar = scale v = w
+        return
+    mu = 1.0 / k
+    state[1] *= 1.0 - mu
+    state[2] = (1.0 - mu) * state[2] + mu * state[0]
+    if state[1] < _TINY:
+        a *= state[1]
+        state[1] = 1.0
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _shrink(state, v, a, eta, lam):
+    s = state[0] * (1.0 - eta * lam)
+    if abs(s) < _RENORM:
+        # Renormalise (O(dim), rare: the "optimal" schedule's scale decays only
+        # like 1/(1 + eta0 lam t)). First fold B v into the average's vector part,
+        # so that gamma a + B v never cancels catastrophically (v ~ w / scale grows
+        # as the scale decays); a step with eta lam = 1 (Pegasos' first) zeroes w.
+        c = state[2] / state[1]
+        for j in range(v.shape[0]):
+            a[j] += c * v[j]
+            v[j] *= s
+        state[2] = 0.0
+        s = 1.0
+    state[0] = s
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _sgd_w_steps(Z, rows, y, etas, lam, code, eps, v, a, state, t0, avg_start):
+    D = Z.shape[1]
+    for s in range(rows.shape[0]):
+        r = rows[s]
+        f = 0.0
+        for j in range(D):
+            f += Z[r, j] * v[j]
+        f *= state[0]
+        g = _dloss(code, f, y[s], eps)
+        eta = etas[s]
+        _shrink(state, v, a, eta, lam)
+        if g != 0.0:
+            c = -eta * g / state[0]
+            ca = c * state[2] / state[1]
+            for j in range(D):
+                v[j] += c * Z[r, j]
+                a[j] -= ca * Z[r, j]
+        _avg_update(state, a, v, t0 + s, avg_start)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _sgd_u_steps(K, rows, idx, y, etas, lam, code, eps, v, a, state, t0, avg_start):
+    n = K.shape[1]
+    for s in range(rows.shape[0]):
+        r = rows[s]
+        f = 0.0
+        for j in range(n):
+            f += K[r, j] * v[j]
+        f *= state[0]
+        g = _dloss(code, f, y[s], eps)
+        eta = etas[s]
+        _shrink(state, v, a, eta, lam)
+        if g != 0.0:
+            c = -eta * g / state[0]
+            i = idx[s]
+            v[i] += c
+            a[i] -= c * state[2] / state[1]
+        _avg_update(state, a, v, t0 + s, avg_start)
+
+
+def _prep(Z, rows, y, etas):
+    return (np.ascontiguousarray(Z, dtype=np.float64), np.ascontiguousarray(rows, np.int64),
+            np.ascontiguousarray(y, np.float64), np.ascontiguousarray(etas, np.float64))
+
+
+def sgd_w_steps(Z, rows, y, etas, lam, loss, v, a, state, t0=0, avg_start=-1):
+    """Run SGD steps on w = state[0] v: step s uses feature row Z[rows[s]], label y[s].
+
+    ``v``, ``a`` (float64, shape (D,)) and ``state`` (:func:`_new_state`) are
+    updated in place; ``avg_start < 0`` means no averaging.
+    """
+    loss = get_loss(loss)
+    Z, rows, y, etas = _prep(Z, rows, y, etas)
+    _sgd_w_steps(Z, rows, y, etas, float(lam), LOSS_CODES[loss.name], float(loss.epsilon),
+                 v, a, state, int(t0), _avg(avg_start))
+
+
+def sgd_u_steps(K, rows, idx, y, etas, lam, loss, v, a, state, t0=0, avg_start=-1):
+    """Run SGD steps on u = state[0] v: step s uses kernel row K[rows[s]] and
+    updates coordinate idx[s] (the sample's index) with label y[s]."""
+    loss = get_loss(loss)
+    K, rows, y, etas = _prep(K, rows, y, etas)
+    _sgd_u_steps(K, rows, np.ascontiguousarray(idx, np.int64), y, etas, float(lam),
+                 LOSS_CODES[loss.name], float(loss.epsilon), v, a, state, int(t0),
+                 _avg(avg_start))
+
+
+def _avg(avg_start):
+    return np.iinfo(np.int64).max if avg_start is None or avg_start < 0 else int(avg_start)
+
+
+# --------------------------------------------------------------------------
+# twins: the textbook updates, eager (no lazy scale), for the tests
+
+def sgd_w_steps_ref(Z, rows, y, etas, lam, loss, w, wbar, k=0, t0=0, avg_start=-1):
+    """Eager SGD on w with uniform averaging; returns (w, wbar, n_averaged)."""
+    loss = get_loss(loss)
+    w, wbar = w.copy(), wbar.copy()
+    for s, r in enumerate(rows):
+        g = float(loss.derivative(Z[r] @ w, y[s]))
+        w = (1.0 - etas[s] * lam) * w - etas[s] * g * Z[r]
+        if 0 <= avg_start <= t0 + s:
+            k += 1
+            wbar = wbar + (w - wbar) / k
+    return w, wbar, k
+
+
+def sgd_u_steps_ref(K, rows, idx, y, etas, lam, loss, u, ubar, k=0, t0=0, avg_start=-1):
+    """Eager SGD on u with uniform averaging; returns (u, ubar, n_averaged)."""
+    loss = get_loss(loss)
+    u, ubar = u.copy(), ubar.copy()
+    for s, r in enumerate(rows):
+        g = float(loss.derivative(K[r] @ u, y[s]))
+        u = (1.0 - etas[s] * lam) * u
+        u[idx[s]] -= etas[s] * g
+        if 0 <= avg_start <= t0 + s:
+            k += 1
+            ubar = ubar + (u - ubar) / k
+    return u, ubar, k
+
+
+# --------------------------------------------------------------------------
+# the driver
+
+def _finish(v, a, state, averaged):
+    return state[1] * a + state[2] * v if averaged else state[0] * v
+
+
+def _chunk_rows(n_cols):
+    rows = min(_CHUNK_MAX, max(_CHUNK // 4, _CHUNK_BYTES // (8 * max(1, n_cols))))
+    return max(1, min(rows, rows_per_block(n_cols)))
+
+
+def sgd(strategy, y, loss, lam, *, X=None, kernel=None, features=None, Z=None, K=None,
+        n_iter=None, n_epochs=5, eta0=1.0, schedule="optimal", average=False,
+        random_state=None, order=None, compute_objective=True):
+    """Minimise (lam/2)||w||^2 + (1/n) sum_i l(f(x_i); y_i) by SGD in one of four strategies.
+
+    Parameters
+    ----------
+    strategy : {"features_on_the_fly", "features_cached", "kernel_on_the_fly", "gram_cached"}
+    y : ndarray of shape (n,)
+        Targets (in {-1, +1} for margin losses).
+    loss : str or Loss
+    lam : float
+        Regularisation lam > 0.
+    X : ndarray of shape (n, d)
+        Inputs (for all strategies but those given Z or K).
+    kernel : Kernel
+        For ``kernel_on_the_fly`` (and ``gram_cached`` without K).
+    features : object with ``transform(X)``
+        A fitted feature map psi, for the feature strategies without Z.
+    Z : ndarray of shape (n, D), optional
+        Cached features (``features_cached``).
+    K : ndarray of shape (n, n), optional
+        Cached Gram matrix (``gram_cached``).
+    n_iter : int, optional
+        Steps T; default ``n_epochs * n``.
+    n_epochs : int, default=5
+    eta0 : float, default=1.0
+        First step size of the "optimal" schedule (see :func:`default_eta0`).
+    schedule : {"optimal", "pegasos"}
+    average : bool or int, default=False
+        Return the average of the iterates from step 0 (True) or from step
+        ``average`` (an int) on.
+    random_state : int, Generator or None
+        Seeds the sample order (one permutation per epoch).
+    order : ndarray of shape (T,), optional
+        An explicit sample order (overrides n_iter, n_epochs, random_state).
+    compute_objective : bool, default=True
+
+    Returns
+    -------
+    SGDResult
+    """
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    loss = get_loss(loss)
+    y = np.asarray(y, dtype=np.float64)
+    n = len(y)
+    if order is None:
+        T = int(n_iter) if n_iter is not None else int(n_epochs) * n
+        order = sgd_order(n, T, random_state)
+    order = np.asarray(order, dtype=np.int64)
+    T = len(order)
+    etas = sgd_step_sizes(T, lam, eta0, schedule)
+    y_t = y[order]
+    avg_start = -1 if average is False or average is None else (0 if average is True
+                                                                else int(average))
+    state = _new_state()
+    if strategy.startswith("features"):
+        if strategy == "features_cached":
+            if Z is None:
+                Z = features.transform(X)
+            Z = np.ascontiguousarray(Z, dtype=np.float64)
+            v, a = np.zeros(Z.shape[1]), np.zeros(Z.shape[1])
+            sgd_w_steps(Z, order, y_t, etas, lam, loss, v, a, state, 0, avg_start)
+        else:
+            v = a = None
+            D = getattr(features, "n_components_", None) or features.transform(X[:1]).shape[1]
+            chunk = _chunk_rows(D)
+            step = np.arange(chunk, dtype=np.int64)
+            for t0 in range(0, T, chunk):
+                t1 = min(T, t0 + chunk)
+                Zc = np.ascontiguousarray(features.transform(X[order[t0:t1]]), np.float64)
+                if v is None:
+                    v, a = np.zeros(Zc.shape[1]), np.zeros(Zc.shape[1])
+                sgd_w_steps(Zc, step[:t1 - t0], y_t[t0:t1], etas[t0:t1], lam, loss, v, a,
+                            state, t0, avg_start)
+        w = _finish(v, a, state, avg_start >= 0)
+        obj = None
+        if compute_objective:
+            f = Z @ w if Z is not None else _feature_scores(features, X, w)
+            obj = 0.5 * lam * float(w @ w) + float(np.mean(loss.value(f, y)))
+        return SGDResult(w, "w", T, obj)
+
+    v, a = np.zeros(n), np.zeros(n)
+    if strategy == "gram_cached":
+        if K is None:
+            from ..gram import gram
+
+            K = gram(kernel, X)
+        K = np.ascontiguousarray(K, dtype=np.float64)
+        sgd_u_steps(K, order, order, y_t, etas, lam, loss, v, a, state, 0, avg_start)
+    else:
+        Xp, _ = kernel._prepare(X, X)
+        step = _chunk_rows(n)
+        local = np.arange(step, dtype=np.int64)
+        for t0 in range(0, T, step):
+            t1 = min(T, t0 + step)
+            rows = np.ascontiguousarray(kernel._block(Xp[order[t0:t1]], Xp, -1), np.float64)
+            sgd_u_steps(rows, local[:t1 - t0], order[t0:t1], y_t[t0:t1], etas[t0:t1], lam,
+                        loss, v, a, state, t0, avg_start)
+    u = _finish(v, a, state, avg_start >= 0)
+    obj = None
+    if compute_objective:
+        if K is not None:
+            f = K @ u
+        else:
+            from ..gram import GramOperator
+
+            f = GramOperator(kernel, X).matvec(u)
+        obj = 0.5 * lam * float(u @ f) + float(np.mean(loss.value(f, y)))
+    return SGDResult(u, "u", T, obj)
+
+
+def _feature_scores(features, X, w):
+    step = _chunk_rows(len(w))
+    return np.concatenate([features.transform(X[i:i + step]) @ w
+                           for i in range(0, len(X), step)])
