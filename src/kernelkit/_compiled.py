@@ -161,12 +161,22 @@ def _rbf_from_inner(G, xx, yy, gamma, diag_offset, out):
     n, m = G.shape
     one = _exp(-gamma * 0.0)  # the diagonal value, 1.0 for finite gamma
     for i in prange(n):
+        # Work in a contiguous row buffer: when G/out are column blocks of a
+        # bigger matrix (row-strided views), numba cannot prove unit stride and
+        # the exp loop would not vectorise (4x slower); the copies are in cache.
         xi = xx[i]
+        buf = np.empty(m)
+        g = G[i]
         for j in range(m):
-            d = xi + yy[j] - 2.0 * np.float64(G[i, j])
+            buf[j] = np.float64(g[j])
+        for j in range(m):
+            d = xi + yy[j] - 2.0 * buf[j]
             if d < 0.0:
                 d = 0.0
-            out[i, j] = _exp(-gamma * d)
+            buf[j] = _exp(-gamma * d)
+        o = out[i]
+        for j in range(m):
+            o[j] = buf[j]
         j = i + diag_offset
         if diag_offset >= 0 and j < m:
             out[i, j] = one
@@ -240,8 +250,13 @@ def rbf_from_inner_ref(G, xx, yy, gamma, diag_offset, out):
 def _exp_scaled(A, scale, out):
     n, m = A.shape
     for i in prange(n):
+        buf = np.empty(m)  # contiguous: the exp loop vectorises (see _rbf_from_inner)
+        a = A[i]
         for j in range(m):
-            out[i, j] = _exp(scale * np.float64(A[i, j]))
+            buf[j] = _exp(scale * np.float64(a[j]))
+        o = out[i]
+        for j in range(m):
+            o[j] = buf[j]
     return out
 
 

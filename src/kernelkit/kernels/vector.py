@@ -35,15 +35,16 @@ def _inner_into(X, Y, out):
 
 
 def _centered(X, Y):
-    """Shift X and Y by Y's mean unless they are already (nearly) centred.
+    """Shift X and Y by Y's mean when the data sit far from the origin.
 
-    Distances are unchanged; the expansion ||x||^2 + ||y||^2 - 2x'y no longer
-    cancels for data far from the origin. ``_prepare`` centres whole inputs
-    once per call, so blocks usually skip the copy here.
+    Distances are unchanged by a common shift, but the expansion
+    ||x||^2 + ||y||^2 - 2x'y loses digits in proportion to ||x||^2 / ||x - y||^2.
+    When the mean is small next to the spread (||mean||^2 <= mean ||y||^2 / 2)
+    a shift gains nothing and the copy is skipped: ``_prepare`` centres whole
+    inputs once per call, so the blocks of a Gram matrix skip it.
     """
     shift = Y.mean(axis=0)
-    scale = np.sqrt(np.mean(np.einsum("ij,ij->i", Y[:64], Y[:64]))) + 1e-300
-    if np.sqrt(shift @ shift) <= 1e-3 * scale:
+    if shift @ shift <= 0.5 * np.mean(np.einsum("ij,ij->i", Y, Y)):
         return X, Y
     return X - shift, Y - shift
 
