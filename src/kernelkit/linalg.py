@@ -32,12 +32,18 @@ __all__ = ["CholeskyResult", "robust_cholesky", "cho_solve", "solve_psd",
 
 # Largest order for which LAPACK dpotrf may run with all BLAS threads. Measured
 # on the 2-core dev box (OpenBLAS 0.3.30/0.3.31): threaded dpotrf is ~2x faster
-# than single-threaded (n=4096: 88 vs 46 GFLOP/s) and stable up to 8000, while
-# it segfaults from n ~ 16000. Larger diagonal blocks run on one thread. The
-# blocked path also caps its block size here: the first product of each trailing
-# update is P^T P, which numpy sends to dsyrk, and threaded dsyrk crashes too
-# (numpy `G @ G.T` with G of shape (20000, 200) segfaults; 19000 does not).
-_THREADED_POTRF_MAX_N = 8000
+# than single-threaded (n=4096: 88 vs 46 GFLOP/s), ran cleanly at 10000, 12000
+# and 14000 (94, 96, 88 GFLOP/s), and segfaults from n ~ 16000: 12000 keeps a
+# margin. Larger diagonal blocks run on one thread. The blocked path caps its
+# block size at 8000: the first product of each trailing update is P^T P, which
+# numpy sends to dsyrk, and threaded dsyrk crashes too (numpy `G @ G.T` with G
+# of shape (20000, 200) segfaults; 19000 does not).
+_THREADED_POTRF_MAX_N = 12000
+_MAX_BLOCK = 8000
+# Default block of the blocked path (n > _THREADED_POTRF_MAX_N): 4096 ran at 70
+# GFLOP/s at n = 16000 (2048: 66, 8000: 73) with temporaries of ~3 x 4096 x n
+# floats (3.9 GB at n = 40000, next to the 12.8 GB matrix).
+_DEFAULT_BLOCK = 4096
 # The jitter ladder stops here (relative to the mean |diagonal|): a jitter this
 # large no longer absorbs rounding error, it changes the model (use alpha).
 _MAX_RELATIVE_JITTER = 1e-2
@@ -144,7 +150,7 @@ def _blocked_potrf(A, bs):
     return 0
 
 
-def robust_cholesky(A, *, overwrite_a=False, block_size=2048, max_tries=6, jitter_start=None):
+def robust_cholesky(A, *, overwrite_a=False, block_size=None, max_tries=6, jitter_start=None):
     """Cholesky factor of a symmetric positive (semi-)definite matrix, never crashing.
 
     Factors ``A + jitter * I = L L^T`` with a blocked right-looking algorithm
@@ -172,11 +178,12 @@ def robust_cholesky(A, *, overwrite_a=False, block_size=2048, max_tries=6, jitte
         F-contiguous ndarray; otherwise a copy is made. On success the lower
         triangle of ``A`` holds L and the strict upper triangle is unchanged.
         On failure ``A`` is restored (symmetrised from its upper triangle).
-    block_size : int, default=2048
-        Order of the diagonal blocks (capped at 8000 in the blocked path).
-        Matrices with ``n <= block_size`` are factored by one ``dpotrf`` call
-        (multi-threaded up to n = 8000, single-threaded above). The panel and
-        update temporaries are about ``block_size * n`` floats each.
+    block_size : int, optional
+        Order of the diagonal blocks (capped at 8000). Matrices with
+        ``n <= block_size`` are factored by one ``dpotrf`` call (multi-threaded
+        up to n = 12000, single-threaded above). Default: one multi-threaded
+        call up to n = 12000 (the fastest), blocks of 4096 beyond. The panel
+        and update temporaries are about ``block_size * n`` floats each.
     max_tries : int, default=6
         Maximum number of retries with jitter after the first failure.
     jitter_start : float, optional
@@ -195,6 +202,9 @@ def robust_cholesky(A, *, overwrite_a=False, block_size=2048, max_tries=6, jitte
     numpy.linalg.LinAlgError
         If ``A + jitter * I`` is not positive definite for any jitter tried.
     """
+    if block_size is None:
+        block_size = (_THREADED_POTRF_MAX_N if np.shape(A)[0] <= _THREADED_POTRF_MAX_N
+                      else _DEFAULT_BLOCK)
     if block_size < 1 or max_tries < 0:
         raise ValueError(f"block_size must be >= 1 and max_tries >= 0, "
                          f"got {block_size} and {max_tries}")
@@ -223,7 +233,7 @@ def robust_cholesky(A, *, overwrite_a=False, block_size=2048, max_tries=6, jitte
         if attempt > 1:
             _restore_lower(A, diag + jitter, tile=min(block_size, 512))
         info = (_potrf_inplace(A) if n <= block_size
-                else _blocked_potrf(A, min(block_size, _THREADED_POTRF_MAX_N)))
+                else _blocked_potrf(A, min(block_size, _MAX_BLOCK)))
         if info == 0:
             if jitter > 0:
                 warnings.warn(

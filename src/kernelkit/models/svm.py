@@ -13,10 +13,9 @@ from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .. import config
-from ..gram import GramOperator
+from ..gram import GramOperator, gram
 from ..solvers.pegasos import pegasos_gram, pegasos_kernel
-from ..solvers.smo import (pair_grams, pair_grams_bytes, smo_gram, smo_kernel,
-                           symmetric_gram)
+from ..solvers.smo import pair_grams, pair_grams_bytes, smo_gram, smo_kernel
 from ._base import (check_sample_weight, resolve_estimator_kernel, validate_fit_data,
                     validate_predict_data)
 
@@ -261,7 +260,7 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
             if kernel == "precomputed":
                 K = np.ascontiguousarray(np.asarray(X, np.float64)[np.ix_(order, order)])
             else:
-                K = symmetric_gram(kernel, X[order]) if self._budget_allows(n) else None
+                K = gram(kernel, X[order]) if self._budget_allows(n) else None
             rows = np.arange(n)
             for a in range(1 if n_classes == 2 else n_classes):
                 yield rows, np.where(yk == a, 1.0, -1.0), K
@@ -287,7 +286,7 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         m = len(rows)
         Xsub = None if Ksub is not None else X[order[rows]]
         if Ksub is None and self._budget_allows(m):
-            Ksub = symmetric_gram(kernel, Xsub)
+            Ksub = gram(kernel, Xsub)
         if self.solver == "pegasos":
             T = 10 * m if self.n_iter is None else int(self.n_iter)
             weights = Csub / float(self.C)

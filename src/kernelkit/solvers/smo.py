@@ -40,9 +40,10 @@ import numpy as np
 from numba import njit
 
 from .. import config
+from ..kernels.base import pairwise_blocked
 
 __all__ = ["SMOResult", "smo_gram", "smo_kernel", "smo_ref", "default_max_iter",
-           "symmetric_gram", "pair_grams", "pair_grams_bytes"]
+           "pair_grams", "pair_grams_bytes"]
 
 TAU = 1e-12  # libsvm's replacement for a non-positive curvature a_ij
 
@@ -538,35 +539,6 @@ def _mirror_upper(K, r0, r1):
                     K[j, i] = K[i, j]
 
 
-def symmetric_gram(kernel, X):
-    """K(X, X) computing only the row blocks on and right of the diagonal (half the
-    kernel evaluations of ``kernel(X)``), the rest mirrored; exact diagonal.
-
-    Parameters
-    ----------
-    kernel : Kernel
-    X : validated inputs of ``kernel``
-
-    Returns
-    -------
-    ndarray of shape (n, n), float64
-    """
-    from ..kernels.base import rows_per_block
-
-    Xp, _ = kernel._prepare(X, X)
-    n = len(Xp)
-    K = np.empty((n, n))
-    # blocks of rows shrink as they move right, so their size follows the
-    # remaining width; at least 256 rows keep the matrix product efficient
-    r0 = 0
-    while r0 < n:
-        r1 = min(n, r0 + max(256, rows_per_block(n - r0)))
-        K[r0:r1, r0:] = kernel._block(Xp[r0:r1], Xp[r0:], 0)
-        _mirror_upper(K, r0, r1)
-        r0 = r1
-    return K
-
-
 def pair_grams_bytes(counts):
     """Memory of :func:`pair_grams`: the class blocks plus the largest pair's matrix."""
     counts = np.asarray(counts, dtype=np.float64)
@@ -589,7 +561,8 @@ def pair_grams(kernel, X, starts):
     Xp, _ = kernel._prepare(X, X)
     n_classes = len(starts) - 1
     counts = np.diff(starts)
-    within = [symmetric_gram(kernel, Xp[starts[c]:starts[c + 1]]) for c in range(n_classes)]
+    # The engine computes each symmetric block's lower half and mirrors it.
+    within = [pairwise_blocked(kernel, Xp[starts[c]:starts[c + 1]]) for c in range(n_classes)]
     top = int(np.sort(counts)[-2:].sum())
     buf = np.empty(top * top)
     for a in range(n_classes):
