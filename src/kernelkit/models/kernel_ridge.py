@@ -28,7 +28,38 @@ def predict_dual(kernel, X, X_fit, dual_coef):
     return out[:, 0] if dual_coef.ndim == 1 else out
 
 
-class KernelRidge(RegressorMixin, BaseEstimator):
+class _RidgePredictor(RegressorMixin, BaseEstimator):
+    """Prediction and tags shared by the kernel ridge estimators."""
+
+    def predict(self, X):
+        """Predict targets.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features), or (n_queries, n_samples_fit)
+            for ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_queries,) or (n_queries, n_targets)
+        """
+        check_is_fitted(self, ["dual_coef_", "coef_"], all_or_any=any)
+        X = validate_predict_data(self, self.kernel_, X)
+        if getattr(self, "solver_", "dual") == "primal":
+            return self.feature_map_.transform(X) @ self.coef_
+        if self.kernel_ == "precomputed":
+            return np.asarray(X, dtype=np.float64) @ self.dual_coef_
+        return predict_dual(self.kernel_, X, self.X_fit_, self.dual_coef_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        tags.input_tags.pairwise = isinstance(self.kernel, str) and \
+            self.kernel.strip().lower() == "precomputed"
+        return tags
+
+
+class KernelRidge(_RidgePredictor):
     """Kernel ridge regression solved exactly.
 
     Minimises sum_i s_i (y_i - f(x_i))^2 + alpha ||f||_H^2 over the RKHS of the
@@ -150,30 +181,3 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             Z = self.feature_map_.transform(X)
             self.coef_, self.jitter_ = primal_ridge(Z, y, alpha, sample_weight=sw)
         return self
-
-    def predict(self, X):
-        """Predict targets.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features), or (n_queries, n_samples_fit)
-            for ``kernel="precomputed"``.
-
-        Returns
-        -------
-        ndarray of shape (n_queries,) or (n_queries, n_targets)
-        """
-        check_is_fitted(self, "solver_")
-        X = validate_predict_data(self, self.kernel_, X)
-        if self.solver_ == "primal":
-            return self.feature_map_.transform(X) @ self.coef_
-        if self.kernel_ == "precomputed":
-            return np.asarray(X, dtype=np.float64) @ self.dual_coef_
-        return predict_dual(self.kernel_, X, self.X_fit_, self.dual_coef_)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.multi_output = True
-        tags.input_tags.pairwise = isinstance(self.kernel, str) and \
-            self.kernel.strip().lower() == "precomputed"
-        return tags

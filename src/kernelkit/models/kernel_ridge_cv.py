@@ -5,22 +5,20 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, clone
-from sklearn.utils.validation import check_is_fitted
+from sklearn.base import clone
 
 from .. import config
 from ..exceptions import MemoryBudgetError
 from ..gram import gram
 from ..linalg import eigh_psd, loo_residuals
 from ..solvers import dual_ridge_eigen
-from ._base import resolve_estimator_kernel, validate_fit_data, \
-    validate_predict_data
-from .kernel_ridge import predict_dual
+from ._base import resolve_estimator_kernel, validate_fit_data
+from .kernel_ridge import _RidgePredictor
 
 __all__ = ["KernelRidgeCV"]
 
 
-class KernelRidgeCV(RegressorMixin, BaseEstimator):
+class KernelRidgeCV(_RidgePredictor):
     """Kernel ridge regression with exact leave-one-out model selection.
 
     For each kernel candidate one symmetric eigendecomposition K = Q diag(w) Q'
@@ -127,18 +125,3 @@ class KernelRidgeCV(RegressorMixin, BaseEstimator):
         self.dual_coef_ = dual_ridge_eigen(w, Q, y, alpha)
         self.X_fit_ = None if base == "precomputed" else X
         return self
-
-    def predict(self, X):
-        """Predict with the selected model; X as in :meth:`KernelRidge.predict`."""
-        check_is_fitted(self, "dual_coef_")
-        X = validate_predict_data(self, self.kernel_, X)
-        if self.kernel_ == "precomputed":
-            return np.asarray(X, dtype=np.float64) @ self.dual_coef_
-        return predict_dual(self.kernel_, X, self.X_fit_, self.dual_coef_)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.multi_output = True
-        tags.input_tags.pairwise = isinstance(self.kernel, str) and \
-            self.kernel.strip().lower() == "precomputed"
-        return tags
