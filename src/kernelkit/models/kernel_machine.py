@@ -33,6 +33,7 @@ from .._validation import check_vectors
 from ..exceptions import MemoryBudgetError
 from ..features import ExplicitFeatures, explicit_feature_dim
 from ..gram import GramOperator, gram
+from ..calibration import machine_rates
 from ..planning import STRATEGIES, plan
 from ..solvers.losses import LOSSES, get_loss
 from ..solvers.newton import lbfgs_dual, newton_dual
@@ -140,7 +141,8 @@ def fit_columns(est, kernel, X, Y, loss, alpha, *, solver, strategy, features, n
     elif fmap is not None:
         D = explicit_feature_dim(kernel, d)
     T = int(n_epochs) * n
-    est.plan_ = plan(n, d, kernel, loss.name, n_features=D, iterations=T, memory=budget)
+    est.plan_ = plan(n, d, kernel, loss.name, n_features=D, iterations=T, memory=budget,
+                     rates=machine_rates())
     if strategy == "auto":
         strategy = est.plan_.choice
         if strategy == "none":
