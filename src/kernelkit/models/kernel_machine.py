@@ -326,7 +326,23 @@ class KernelMachine(_KernelMachineMixin, RegressorMixin, BaseEstimator):
         return tags
 
 
-class KernelMachineClassifier(_KernelMachineMixin, ClassifierMixin, BaseEstimator):
+class _ScoreClassifier(ClassifierMixin, BaseEstimator):
+    """decision_function and predict shared by the kernel-machine classifiers."""
+
+    def decision_function(self, X):
+        """Scores f(x): shape (n_queries,) for two classes (> 0 means classes_[1]),
+        else (n_queries, n_classes)."""
+        check_is_fitted(self, "representation_")
+        X = validate_predict_data(self, self.kernel_, X)
+        return decision_columns(self, X)
+
+    def predict(self, X):
+        """Predicted labels, shape (n_queries,)."""
+        scores = self.decision_function(X)  # checks fitted before classes_ is read
+        return predict_labels(self.classes_, scores)
+
+
+class KernelMachineClassifier(_KernelMachineMixin, _ScoreClassifier):
     __doc__ = f"""Kernelised L2-regularised classifier with a margin loss.
 
     Labels of any type are mapped to -1/+1 (``classes_[1]`` is +1); with more
@@ -372,17 +388,6 @@ class KernelMachineClassifier(_KernelMachineMixin, ClassifierMixin, BaseEstimato
         self._fit_columns(kernel, X, Y)
         return self
 
-    def decision_function(self, X):
-        """Scores f(x): shape (n_queries,) for two classes (> 0 means classes_[1]),
-        else (n_queries, n_classes)."""
-        check_is_fitted(self, "representation_")
-        X = validate_predict_data(self, self.kernel_, X)
-        return decision_columns(self, X)
-
-    def predict(self, X):
-        """Predicted labels, shape (n_queries,)."""
-        scores = self.decision_function(X)  # checks fitted before classes_ is read
-        return predict_labels(self.classes_, scores)
 
 
 def validate_classifier_data(est, X, y):

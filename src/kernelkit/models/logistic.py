@@ -6,14 +6,12 @@ import numbers
 
 import numpy as np
 from scipy.special import log_expit, log_softmax
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from ..planning import STRATEGIES
 from ..solvers.newton import lbfgs_multinomial
-from ._base import resolve_estimator_kernel, validate_predict_data
-from .kernel_machine import (check_iteration_params, decision_columns, fit_columns,
-                             gram_or_operator, predict_labels, validate_classifier_data)
+from ._base import resolve_estimator_kernel
+from .kernel_machine import (_ScoreClassifier, check_iteration_params, fit_columns,
+                             gram_or_operator, validate_classifier_data)
 
 __all__ = ["KernelLogisticRegression"]
 
@@ -21,7 +19,7 @@ _SOLVERS = ("lbfgs", "newton", "sgd")
 _MULTI = ("multinomial", "ovr")
 
 
-class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
+class KernelLogisticRegression(_ScoreClassifier):
     """Kernel logistic regression, penalised as scikit-learn's LogisticRegression.
 
     Minimises (1/2)||f||_H^2 + C sum_i log(1 + exp(-y_i f(x_i))) (binary), or
@@ -136,18 +134,6 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.n_iter_ = res.n_iter
         self.objective_ = np.array([res.objective])
         return self
-
-    def decision_function(self, X):
-        """Scores: shape (n_queries,) for two classes (log-odds of classes_[1]),
-        else (n_queries, n_classes)."""
-        check_is_fitted(self, "representation_")
-        X = validate_predict_data(self, self.kernel_, X)
-        return decision_columns(self, X)
-
-    def predict(self, X):
-        """Predicted labels, shape (n_queries,)."""
-        scores = self.decision_function(X)  # checks fitted before classes_ is read
-        return predict_labels(self.classes_, scores)
 
     def predict_log_proba(self, X):
         """Log-probabilities, shape (n_queries, n_classes); exact for large margins."""
