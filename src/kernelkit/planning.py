@@ -168,7 +168,7 @@ def _exact_candidates(n, d, loss, D, r, budget, c):
     elif loss == "logistic":
         rows.append(("exact_dual (Newton)", gram_s + 15 * (n ** 3 / 3.0 / r["cholesky"]),
                      16.0 * n * n, "Gram once, ~15 Newton steps of n^3/3"))
-    return [(name, secs, mem, note) for name, secs, mem, note in rows]
+    return rows
 
 
 def plan(n, d, kernel=None, loss="squared", n_features=None, iterations=None, memory=None,

@@ -199,11 +199,9 @@ class _Parser:
 
 
 def _combine(a, b, op, parser):
-    ka, kb = isinstance(a, Kernel), isinstance(b, Kernel)
+    kb = isinstance(b, Kernel)
     try:
         if op == "+":
-            if not (ka or kb):
-                return a + b
             return a + b
         if op == "*":
             return a * b
