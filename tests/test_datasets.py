@@ -18,6 +18,7 @@ from kernelkit import datasets
 from kernelkit.datasets import (
     Dataset,
     load_banana,
+    load_california_housing,
     load_cpu_act,
     load_dna_splice,
     load_fashion_mnist,
@@ -66,6 +67,19 @@ def test_dataset_is_frozen():
     ds = load_banana()
     with pytest.raises(AttributeError):
         ds.data = None
+
+
+def test_california_housing():
+    ds = load_california_housing()
+    assert ds.data.shape == (20640, 8) and ds.data.dtype == np.float64
+    assert ds.target.shape == (20640,) and ds.target.dtype == np.float64
+    assert "Pace" in ds.description
+    header, rows = _independent_parse("537_houses.tsv.gz")
+    assert list(ds.feature_names) == header[:-1] and header[-1] == "target"
+    assert len(rows) == 20640
+    for i in (0, 10000, 20639):
+        np.testing.assert_array_equal(ds.data[i], [float(v) for v in rows[i][:-1]])
+        assert ds.target[i] == float(rows[i][-1])
 
 
 def test_banana():

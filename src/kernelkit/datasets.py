@@ -1,6 +1,7 @@
 """Datasets: bundled examples and readers for delimited tables, IDX and libsvm files.
 
-Bundled data (``load_cpu_act``, ``load_banana``, ``load_dna_splice``) ships
+Bundled data (``load_cpu_act``, ``load_banana``, ``load_california_housing``,
+``load_dna_splice``) ships
 inside the package and is read with :mod:`importlib.resources`, so it works
 from an installed wheel; sources and licences are in ``kernelkit/data/README.md``.
 Nothing here touches the network.
@@ -26,6 +27,7 @@ __all__ = [
     "Dataset",
     "load_cpu_act",
     "load_banana",
+    "load_california_housing",
     "load_dna_splice",
     "read_table",
     "load_idx",
@@ -80,6 +82,13 @@ _DESCRIPTIONS = {
         "Banana: 5,300 points in 2-D, two overlapping banana-shaped classes labelled "
         "-1 and 1. From G. Raetsch's benchmark collection (Raetsch, Onoda & Mueller, "
         "'Soft Margins for AdaBoost', Machine Learning 2001), via KEEL/OpenML/PMLB."
+    ),
+    "california_housing": (
+        "California housing (1990 U.S. census): one row per block group, 20,640 rows; "
+        "features median income, housing median age, total rooms, total bedrooms, "
+        "population, households, latitude, longitude; target the median house value "
+        "in dollars. R. K. Pace and R. Barry, 'Sparse Spatial Autoregressions', "
+        "Statistics & Probability Letters 33 (1997); via StatLib, OpenML (537) and PMLB."
     ),
     "dna_splice": (
         "DNA splice junctions: 3,186 primate sequences of 60 nucleotides (A/C/G/T); "
@@ -149,6 +158,30 @@ def load_banana(*, return_X_y=False):
     ((5300, 2), [-1, 1])
     """
     return _bundled_numeric("banana.tsv.gz", "banana", return_X_y, classification=True)
+
+
+def load_california_housing(*, return_X_y=False):
+    """Load the California housing regression data (Pace & Barry 1997), bundled.
+
+    Parameters
+    ----------
+    return_X_y : bool, default=False
+        Return ``(X, y)`` instead of a :class:`Dataset`.
+
+    Returns
+    -------
+    Dataset or tuple of (ndarray of shape (20640, 8), ndarray of shape (20640,))
+        Features and target (median house value in dollars), both float64.
+
+    Examples
+    --------
+    >>> from kernelkit.datasets import load_california_housing
+    >>> X, y = load_california_housing(return_X_y=True)
+    >>> X.shape, float(y.max())
+    ((20640, 8), 500001.0)
+    """
+    return _bundled_numeric("537_houses.tsv.gz", "california_housing", return_X_y,
+                            classification=False)
 
 
 def load_dna_splice(*, return_X_y=False):
