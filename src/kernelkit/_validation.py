@@ -17,6 +17,7 @@ __all__ = [
     "check_scalar",
     "check_finite",
     "looks_like_strings",
+    "check_strings",
 ]
 
 
@@ -161,3 +162,78 @@ def check_scalar(value, name, *, low=None, high=None, low_inclusive=True, intege
     if high is not None and value > high:
         raise ValueError(f"{name} must be <= {high}, got {value!r}")
     return value
+
+
+def check_strings(X, name="X", *, allow_empty=False):
+    """Validate a collection of strings (the input of string kernels).
+
+    Parameters
+    ----------
+    X : list, tuple or 1-D array of str
+        Also a pandas Series or an object array holding only ``str``.
+    name : str, default="X"
+        Name used in error messages.
+    allow_empty : bool, default=False
+        Accept 0 strings.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        A fixed-width unicode (``"<U"``) array: compact, sliceable, and what model
+        files store (never an object array).
+
+    Raises
+    ------
+    TypeError
+        For numbers, bytes, None or a mix of strings and other objects.
+    ValueError
+        For a 2-D array or empty input.
+    """
+    if X is None:
+        raise TypeError(f"{name} is None; pass a list or 1-D array of strings")
+    if isinstance(X, (str, bytes)):
+        raise TypeError(f"{name} is a single string; pass a list of strings, e.g. [{name}]")
+    if hasattr(X, "tocsr") and hasattr(X, "nnz"):
+        raise TypeError(f"{name} is a sparse matrix, but this kernel works on strings; pass a "
+                        "list or 1-D array of str")
+    if isinstance(X, np.ndarray) and X.dtype.kind == "U":
+        A = items = X
+    else:
+        items = X.tolist() if isinstance(X, np.ndarray) else X
+        try:
+            items = list(items)
+        except TypeError:
+            raise TypeError(f"{name} must be a list or 1-D array of strings, got "
+                            f"{type(X).__name__}") from None
+        if isinstance(X, np.ndarray) and X.ndim != 1:
+            items = None
+        else:
+            bad = next((v for v in items if not isinstance(v, (str, np.str_))), _NOTHING)
+            if isinstance(bad, (list, tuple, np.ndarray)):
+                items = None  # rows of a table: reported with the shape below
+            elif bad is not _NOTHING:
+                if isinstance(bad, (bytes, np.bytes_)):
+                    raise TypeError(f"{name} holds bytes ({bad[:20]!r}); decode them to str "
+                                    f"first, e.g. [b.decode('utf-8') for b in {name}]")
+                kind = ("numbers" if isinstance(bad, numbers.Number) and not isinstance(bad, bool)
+                        else type(bad).__name__)
+                mixed = any(isinstance(v, (str, np.str_)) for v in items)
+                what = f"mixes strings and {kind}" if mixed else f"holds {kind}, not strings"
+                raise TypeError(
+                    f"{name} {what} (e.g. {bad!r}); this kernel works on strings. "
+                    + ("Convert every entry to str, or drop the others." if mixed else
+                       "Use a vector kernel (e.g. 'rbf') for numeric data."))
+            if items is not None:
+                A = np.array(items, dtype=str) if items else np.array([], dtype="<U1")
+    if items is None or A.ndim != 1:
+        shape = np.shape(X)
+        raise ValueError(
+            f"{name} must be a 1-D collection of strings (one string per sample), got shape "
+            f"{shape}. This kernel works on strings: numeric feature arrays need a vector "
+            "kernel, and a column of strings can be flattened with .ravel()")
+    if A.shape[0] == 0 and not allow_empty:
+        raise ValueError(f"{name} is empty (0 strings); at least one sample is required")
+    return A
+
+
+_NOTHING = object()

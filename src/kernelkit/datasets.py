@@ -35,6 +35,7 @@ __all__ = [
     "load_libsvm",
     "shared_data_dir",
     "load_shared_table",
+    "load_sms_spam",
 ]
 
 _NUMERIC_HINT = "kernelkit fit expects numeric feature columns; encode categorical columns first"
@@ -631,3 +632,55 @@ def load_libsvm(path, n_features=None):
     except ValueError as exc:
         raise ValueError(f"{path}: not a valid libsvm/svmlight file: {exc}") from None
     return X.tocsr(), y
+
+
+# ---------------------------------------------------------------- shared text data
+
+def load_sms_spam(*, return_X_y=False):
+    """Load the SMS Spam Collection from the shared data directory (not bundled).
+
+    Reads ``<shared_data_dir()>/sms_spam.tsv.gz``: a header ``Label<TAB>SMS``
+    and one message per line (the label, a tab, the raw text).
+
+    Parameters
+    ----------
+    return_X_y : bool, default=False
+        Return ``(X, y)`` instead of a :class:`Dataset`.
+
+    Returns
+    -------
+    Dataset or tuple of (ndarray of shape (5574,), ndarray of shape (5574,))
+        ``data``: a ``"<U"`` array of messages (for string kernels);
+        ``target``: ``"ham"`` or ``"spam"``.
+
+    Raises
+    ------
+    FileNotFoundError
+        When there is no shared data directory or no file in it.
+    """
+    shared = shared_data_dir()
+    if shared is None:
+        raise FileNotFoundError(_no_shared_message("the SMS spam collection"))
+    path = shared / "sms_spam.tsv.gz"
+    if not path.is_file():
+        raise FileNotFoundError(f"no sms_spam.tsv.gz in {shared}")
+    # split on newlines only: str.splitlines would also split at \x0c or \u2028 inside a message
+    lines = [line.removesuffix("\r") for line in _read_bytes(path).decode("utf-8").split("\n")]
+    if not lines or lines[0].split("\t") != ["Label", "SMS"]:
+        raise ValueError(f"{path}: expected the header 'Label<TAB>SMS', got {lines[:1]!r}")
+    labels, texts = [], []
+    for lineno, line in enumerate(lines[1:], start=2):
+        if not line:
+            continue
+        label, sep, text = line.partition("\t")
+        if not sep or label not in ("ham", "spam"):
+            raise ValueError(f"{path}, line {lineno}: expected 'ham' or 'spam', a tab and the "
+                             f"message, got {line[:40]!r}")
+        labels.append(label)
+        texts.append(text)
+    X, y = np.array(texts, dtype=str), np.array(labels)
+    if return_X_y:
+        return X, y
+    description = ("SMS Spam Collection (Almeida, Gomez Hidalgo and Yamakami 2011; UCI, CC BY "
+                   "4.0): 5,574 English SMS messages labelled ham or spam (13% spam).")
+    return Dataset(X, y, ("SMS",), "Label", description)

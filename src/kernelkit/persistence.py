@@ -1,8 +1,9 @@
 """Safe model files: arrays plus JSON metadata in one zip file; never pickle.
 
 A model file is a zip archive with ``metadata.json`` and one ``.npy`` member
-per fitted array. Loading reads JSON and raw numeric arrays only
-(``allow_pickle=False``), rebuilds the estimator from an allow-list of class
+per fitted array. Loading reads JSON and raw numeric arrays only, plus
+fixed-width unicode (``"<U"``) arrays for the strings of string-kernel models
+(``allow_pickle=False``; never object arrays), rebuilds the estimator from an allow-list of class
 names, and checks every array's dtype, shape and finiteness against the
 metadata and against each other, so a truncated, edited or foreign file
 raises :class:`~kernelkit.ModelFormatError` instead of executing anything or
@@ -15,6 +16,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import tempfile
 import zipfile
 from pathlib import Path
@@ -34,6 +36,18 @@ FORMAT_VERSION = 1
 _METADATA = "metadata.json"
 _ARRAY_DTYPES = ("float64", "float32", "int64")
 _MAX_METADATA_BYTES = 16 * 1024**2
+# Training strings (X_fit_, support_vectors_ of string kernels): fixed-width unicode.
+_STRING_DTYPE = re.compile(r"<U[1-9][0-9]{0,6}")
+
+
+def _dtype_name(arr):
+    return arr.dtype.str if arr.dtype.kind == "U" else arr.dtype.name
+
+
+def _is_fitted(model):
+    kernel = getattr(model, "kernel_", None)
+    return hasattr(model, "n_features_in_") or (
+        isinstance(kernel, Kernel) and kernel.input_kind == "string")
 
 # The allow-list: estimator name -> (class, array attributes, JSON attributes,
 # the check that the restored state is one consistent fitted model).
@@ -121,7 +135,7 @@ def save(model, path, *, metadata=None):
         raise ValueError(f"cannot save a {name}: kernelkit model files hold "
                          f"{', '.join(registry)}")
     _, array_names, scalar_names, _ = registry[name]
-    if not hasattr(model, "n_features_in_"):
+    if not _is_fitted(model):
         raise ValueError(f"this {name} is not fitted; call fit before save")
     from . import __version__
 
@@ -151,10 +165,15 @@ def save(model, path, *, metadata=None):
         if value is None:
             continue
         value = np.ascontiguousarray(value)
-        if value.dtype.name not in _ARRAY_DTYPES:
+        if value.dtype.kind == "O":
+            raise ValueError(f"cannot save {name}.{attr}: it is an object array; model files "
+                             "hold numbers and fixed-width strings only")
+        if value.dtype.kind == "U":
+            value = value.astype(value.dtype.newbyteorder("<"))
+        elif value.dtype.name not in _ARRAY_DTYPES:
             value = value.astype(np.float64)
         arrays[attr] = value
-        meta["arrays"][attr] = {"dtype": value.dtype.name, "shape": list(value.shape)}
+        meta["arrays"][attr] = {"dtype": _dtype_name(value), "shape": list(value.shape)}
     _atomic_write(Path(path), meta, arrays)
 
 
@@ -250,7 +269,9 @@ def _read_metadata(path, zf):
 
 
 def _read_array(path, zf, attr, spec):
-    if not isinstance(spec, dict) or spec.get("dtype") not in _ARRAY_DTYPES or \
+    dtype = spec.get("dtype") if isinstance(spec, dict) else None
+    if not isinstance(dtype, str) or not (dtype in _ARRAY_DTYPES or
+                                          _STRING_DTYPE.fullmatch(dtype)) or \
             not isinstance(spec.get("shape"), list):
         _fail(path, f"array {attr}: malformed description {spec!r}")
     try:
@@ -261,10 +282,10 @@ def _read_array(path, zf, attr, spec):
         _fail(path, f"array {attr} is missing from the file")
     except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
         _fail(path, f"array {attr} is corrupt ({exc})")
-    if arr.dtype.name != spec["dtype"] or list(arr.shape) != spec["shape"]:
+    if _dtype_name(arr) != spec["dtype"] or list(arr.shape) != spec["shape"]:
         _fail(path, f"array {attr} has dtype {arr.dtype} and shape {arr.shape}, but the "
                     f"metadata says {spec['dtype']} {tuple(spec['shape'])}")
-    if not np.isfinite(arr).all():
+    if arr.dtype.kind != "U" and not np.isfinite(arr).all():
         _fail(path, f"array {attr} contains NaN or infinity")
     return arr
 
@@ -381,7 +402,7 @@ def _check_shape(path, model, attr, shape, dtype_kind="f"):
     if arr is None or arr.shape != shape or arr.dtype.kind != dtype_kind:
         _fail(path, f"{attr} has shape {None if arr is None else arr.shape} and dtype "
                     f"{None if arr is None else arr.dtype}; expected {shape} "
-                    f"{'integers' if dtype_kind == 'i' else 'floats'}")
+                    f"{ {'i': 'integers', 'U': 'strings'}.get(dtype_kind, 'floats')}")
 
 
 def _check_svc_state(path, model):
@@ -402,8 +423,15 @@ def _check_svc_state(path, model):
     for attr in ("intercept_", "dual_objective_", "duality_gap_"):
         _check_shape(path, model, attr, (n_problems,))
     _check_shape(path, model, "n_iter_", (n_problems,), "i")
-    if model.kernel_ != "precomputed":
+    if _on_strings(model):
+        _check_shape(path, model, "support_vectors_", (n_sv,), "U")
+    elif model.kernel_ != "precomputed":
         _check_shape(path, model, "support_vectors_", (n_sv, model.n_features_in_))
+
+
+def _on_strings(model):
+    kernel = getattr(model, "kernel_", None)
+    return isinstance(kernel, Kernel) and kernel.input_kind == "string"
 
 
 def _check_kernel_machine_state(path, model):
@@ -419,7 +447,7 @@ def _check_kernel_machine_state(path, model):
 
 def _check_ridge_state(path, model):
     """Kernel ridge: dual coefficients and training inputs, or primal weights, agree."""
-    n_in = model.n_features_in_
+    n_in = getattr(model, "n_features_in_", None)
     kernel = model.kernel_
     solver = getattr(model, "representation_", getattr(model, "solver_", "dual"))
     if solver not in ("dual", "primal"):
@@ -446,6 +474,13 @@ def _check_ridge_state(path, model):
         if dual.shape[0] != n_in:
             _fail(path, f"dual_coef_ has {dual.shape[0]} rows but n_features_in_ is {n_in}")
         return
+    if _on_strings(model):
+        if X_fit is None or X_fit.dtype.kind != "U" or X_fit.shape != (dual.shape[0],):
+            _fail(path, f"X_fit_ has shape {None if X_fit is None else X_fit.shape}, expected "
+                        f"({dual.shape[0]},) strings from dual_coef_ and the string kernel")
+        return
+    if n_in is None:
+        _fail(path, "n_features_in_ is missing")
     if X_fit is None or X_fit.ndim != 2 or X_fit.shape != (dual.shape[0], n_in):
         _fail(path, f"X_fit_ has shape {None if X_fit is None else X_fit.shape}, expected "
                     f"({dual.shape[0]}, {n_in}) from dual_coef_ and n_features_in_")

@@ -148,8 +148,11 @@ class ExplicitFeatures(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Check that the kernel has a finite basis for X's number of features."""
-        X = check_vectors(X)
         k = resolve_kernel(self.kernel)
+        if k.input_kind == "string":
+            raise ValueError(f"{k!r} is a kernel on strings and has no explicit polynomial "
+                             "feature map; use kernelkit.features.Nystroem for string kernels")
+        X = check_vectors(X)
         D = explicit_feature_dim(k, X.shape[1])
         if D is None:
             raise ValueError(f"{k!r} has no finite explicit feature map; use the dual solver "

@@ -159,8 +159,12 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         self
         """
         self._check_params()
-        X = check_vectors(X)
         k = resolve_kernel(self.kernel)
+        if k.input_kind == "string":
+            raise ValueError(f"{k!r} is a kernel on strings: random Fourier features exist only "
+                             "for shift-invariant kernels on numeric vectors; use "
+                             "kernelkit.features.Nystroem for string kernels")
+        X = check_vectors(X)
         density = k.spectral_density()  # ValueError pointing to Nystroem if there is none
         rng = check_random_state(self.random_state)
         d, D = X.shape[1], int(self.n_components)

@@ -21,7 +21,7 @@ import re
 
 from ..exceptions import KernelSpecError
 from .base import Kernel
-from . import algebra, vector
+from . import algebra, strings, vector
 
 __all__ = ["KERNELS", "resolve_kernel", "parse_kernel", "kernel_from_dict", "register_kernel"]
 
@@ -44,6 +44,8 @@ for _cls, _aliases in [
     (vector.KroneckerDelta, ("delta", "kronecker")), (vector.Constant, ()),
     (algebra.Sum, ()), (algebra.Product, ()), (algebra.Scaled, ()), (algebra.Power, ()),
     (algebra.Exp, ()), (algebra.Bilinear, ()),
+    (strings.Subsequence, ("ssk",)), (strings.Spectrum, ("kmer",)),
+    (strings.WeightedDegree, ("wd",)),
 ]:
     register_kernel(_cls, *_aliases)
 # Warped and Composed hold Python callables: not in the registry on purpose.

@@ -1,15 +1,23 @@
-"""What every kernelkit estimator shares: kernel resolution and input checks."""
+"""What every kernelkit estimator shares: kernel resolution and input checks.
+
+Inputs follow the kernel: numeric 2-D arrays for vector kernels (through
+scikit-learn's ``validate_data``, which sets ``n_features_in_``), a 1-D
+``"<U"`` array of strings for string kernels (``kernel.input_kind ==
+"string"``). String input is not tabular, so -- as scikit-learn does for
+text -- ``n_features_in_`` is not set; the strings are validated by
+:func:`kernelkit._validation.check_strings` and y as usual.
+"""
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_consistent_length, validate_data
 
 from .._validation import check_vectors
 from ..kernels import Kernel, resolve_kernel
 
 __all__ = ["resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
-           "check_sample_weight", "check_alpha"]
+           "check_sample_weight", "check_alpha", "takes_strings", "input_dim"]
 
 
 def resolve_estimator_kernel(kernel):
@@ -17,6 +25,16 @@ def resolve_estimator_kernel(kernel):
     if isinstance(kernel, str) and kernel.strip().lower() == "precomputed":
         return "precomputed"
     return resolve_kernel(kernel)
+
+
+def takes_strings(kernel):
+    """True when ``kernel`` is a Kernel on strings (not 'precomputed', not vectors)."""
+    return kernel != "precomputed" and kernel.input_kind == "string"
+
+
+def input_dim(X):
+    """Input dimension d for cost models: features of a 2-D array, 1 for strings."""
+    return X.shape[1] if X.ndim == 2 else 1
 
 
 def _precheck(kernel, X):
@@ -30,6 +48,14 @@ def validate_fit_data(est, kernel, X, y, *, y_numeric=True):
     """Validate training data; sets ``n_features_in_`` (and feature names)."""
     if y is None:
         raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
+    if takes_strings(kernel):
+        X = kernel.check_input(X, "X")
+        y = validate_data(est, y=y, multi_output=True, y_numeric=y_numeric)
+        check_consistent_length(X, y)
+        for attr in ("n_features_in_", "feature_names_in_"):  # left over from a numeric fit
+            if attr in vars(est):
+                delattr(est, attr)
+        return X, y
     _precheck(kernel, X)
     X, y = validate_data(est, X, y, dtype=[np.float64, np.float32], multi_output=True,
                          y_numeric=y_numeric)
@@ -41,6 +67,8 @@ def validate_fit_data(est, kernel, X, y, *, y_numeric=True):
 
 def validate_predict_data(est, kernel, X):
     """Validate data for predict; checks the number of features against the fit."""
+    if takes_strings(kernel):
+        return kernel.check_input(X, "X")
     _precheck(kernel, X)
     return validate_data(est, X, dtype=[np.float64, np.float32], reset=False)
 

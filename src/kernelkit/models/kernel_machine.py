@@ -26,7 +26,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .. import config
 from .._validation import check_vectors
@@ -39,6 +39,7 @@ from ..solvers.losses import LOSSES, get_loss
 from ..solvers.newton import lbfgs_dual, newton_dual
 from ..solvers.sgd import default_eta0, sgd
 from ._base import resolve_estimator_kernel, validate_fit_data, validate_predict_data
+from ._base import input_dim, takes_strings
 from .kernel_ridge import predict_dual
 
 __all__ = ["KernelMachine", "KernelMachineClassifier"]
@@ -99,7 +100,7 @@ def fit_columns(est, kernel, X, Y, loss, alpha, *, solver, strategy, features, n
     shape (n or D, k), or (n or D,) when Y has one column.
     """
     loss = get_loss(loss, getattr(est, "epsilon", 1.35))
-    n, d = X.shape
+    n, d = len(X), input_dim(X)
     lam = alpha / n
     budget = config.get_config()["memory"]
     if solver == "auto":
@@ -108,7 +109,8 @@ def fit_columns(est, kernel, X, Y, loss, alpha, *, solver, strategy, features, n
     est.kernel_ = kernel
     est.solver_ = solver
     est.plan_ = None
-    X = np.asarray(X, dtype=np.float64)
+    if not takes_strings(kernel):
+        X = np.asarray(X, dtype=np.float64)
     if solver in ("newton", "lbfgs"):
         if solver == "newton":
             if 8.0 * n * n > budget:
@@ -151,8 +153,9 @@ def fit_columns(est, kernel, X, Y, loss, alpha, *, solver, strategy, features, n
     if strategy.startswith("features") and fmap is None:
         raise ValueError(
             f"strategy={strategy!r} learns w on explicit features, but {kernel!r} has no "
-            "finite feature map (random Fourier features come later); pass features=... "
-            "(any transformer with transform(X)) or use strategy='kernel_on_the_fly' or "
+            "finite feature map; pass features=... (e.g. kernelkit.features.Nystroem(kernel), "
+            "which also serves string kernels, or any transformer with transform(X)) or use "
+            "strategy='kernel_on_the_fly' or "
             "'gram_cached'")
     if fmap is not None and features is None:
         fmap = fmap.fit(X)
@@ -394,8 +397,13 @@ def validate_classifier_data(est, X, y):
     """Validate (X, labels); set ``classes_``; return X and the -1/+1 targets (n, k)."""
     if y is None:
         raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
-    check_vectors(X, "X")
-    X, y = validate_data(est, X, y, dtype=[np.float64, np.float32])
+    kernel = resolve_estimator_kernel(est.kernel)
+    if takes_strings(kernel):
+        X, y = validate_fit_data(est, kernel, X, y, y_numeric=False)
+        y = column_or_1d(y, warn=True)
+    else:
+        check_vectors(X, "X")
+        X, y = validate_data(est, X, y, dtype=[np.float64, np.float32])
     check_classification_targets(y)
     est.classes_, yi = np.unique(y, return_inverse=True)
     if len(est.classes_) < 2:

@@ -15,6 +15,7 @@ from ..planning import plan_ridge
 from ..solvers import dual_ridge, primal_ridge
 from ._base import (check_alpha, check_sample_weight, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
+from ._base import input_dim
 
 __all__ = ["KernelRidge"]
 
@@ -145,8 +146,8 @@ class KernelRidge(_RidgePredictor):
         sw = check_sample_weight(sample_weight, n)
         alpha = check_alpha(self.alpha, 1 if y.ndim == 1 else y.shape[1])
         budget = config.get_config()["memory"]
-        D = None if kernel == "precomputed" else explicit_feature_dim(kernel, X.shape[1])
-        self.plan_ = plan_ridge(n, X.shape[1], n_components=D, memory=budget,
+        D = None if kernel == "precomputed" else explicit_feature_dim(kernel, input_dim(X))
+        self.plan_ = plan_ridge(n, input_dim(X), n_components=D, memory=budget,
                                 rates=machine_rates())
         solver = self.plan_.choice if self.solver == "auto" else self.solver
         if solver == "primal" and D is None:

@@ -121,7 +121,8 @@ class KernelLogisticRegression(_ScoreClassifier):
                              "multi_class='ovr'); the multinomial model with "
                              f"{len(self.classes_)} classes needs solver='lbfgs'")
         self.multi_class_ = "multinomial"
-        X = np.asarray(X, dtype=np.float64)
+        if kernel.input_kind != "string":
+            X = np.asarray(X, dtype=np.float64)
         K = gram_or_operator(kernel, X)
         res = lbfgs_multinomial(K, (Y > 0).astype(np.float64), 1.0 / (n * self.C),
                                 tol=self.tol, max_iter=self.max_iter)

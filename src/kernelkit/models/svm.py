@@ -18,6 +18,7 @@ from ..solvers.pegasos import pegasos_gram, pegasos_kernel
 from ..solvers.smo import pair_grams, pair_grams_bytes, smo_gram, smo_kernel
 from ._base import (check_sample_weight, resolve_estimator_kernel, validate_fit_data,
                     validate_predict_data)
+from ._base import takes_strings
 
 __all__ = ["KernelSVC"]
 
@@ -313,7 +314,8 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         if kernel == "precomputed":
             self.support_vectors_ = np.empty((0, 0))
         else:
-            self.support_vectors_ = np.asarray(X[self.support_], dtype=np.float64)
+            sv = X[self.support_]  # strings stay a "<U" array
+            self.support_vectors_ = sv if takes_strings(kernel) else np.asarray(sv, np.float64)
         C = coefs[:, used]
         self.intercept_ = np.array([r["bias"] for r in results])
         if n_classes == 2:

@@ -1,0 +1,201 @@
+"""Compiled loops of the string kernels, each with a plain twin for the tests.
+
+Strings reach numba as one int32 array of code points plus offsets
+(:func:`encode`): string i is ``codes[offsets[i]:offsets[i + 1]]``.
+
+The gap-weighted subsequence kernel (Lodhi et al. 2002) sums, over every
+pair of index tuples i in s and j in t of length l that spell the same
+subsequence, ``decay ** (span_s(i) + span_t(j))`` with span = last - first + 1.
+Its dynamic program (Lodhi et al., section 4.1), in prefix lengths a of s and
+b of t, with K'_0 = 1:
+
+    K''_l(a, b) = decay K''_l(a, b-1) + [s_a = t_b] decay^2 K'_{l-1}(a-1, b-1)
+    K'_l(a, b)  = decay K'_l(a-1, b) + K''_l(a, b)
+    K_l(s, t)   = sum_{a, b: s_a = t_b} decay^2 K'_{l-1}(a-1, b-1)
+
+costs O(p |s| |t|) for all lengths l <= p at once, with two (|s|+1) x (|t|+1)
+layers. Twins: :func:`subsequence_pair_ref` (the same recursion in plain
+Python/numpy, the "pure-Python dynamic program" of the benchmark) and
+:func:`subsequence_brute` / :func:`subsequence_polynomial` (enumerate every
+index subsequence; exponentially slow, short strings only).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import numpy as np
+from numba import njit, prange
+
+__all__ = ["encode", "subsequence_block", "subsequence_self", "subsequence_pair",
+           "subsequence_pair_ref", "subsequence_block_ref", "subsequence_brute",
+           "subsequence_polynomial"]
+
+_jit = dict(cache=True, nogil=True, error_model="numpy")
+
+
+def encode(strings):
+    """Code points of a sequence of str as (codes int32, offsets int64 of length n + 1)."""
+    strings = [str(s) for s in strings]
+    lengths = np.fromiter((len(s) for s in strings), dtype=np.int64, count=len(strings))
+    offsets = np.zeros(len(strings) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    codes = np.frombuffer("".join(strings).encode("utf-32-le"), dtype="<u4")
+    return codes.astype(np.int32), offsets
+
+
+@njit(**_jit)
+def _pair(s, t, p, decay, all_lengths, prev, cur):
+    """Kernel of code arrays s and t; ``prev``/``cur`` are scratch of >= (|s|+1)(|t|+1)."""
+    n, m = s.shape[0], t.shape[0]
+    if n == 0 or m == 0:
+        return 0.0
+    w = m + 1
+    d2 = decay * decay
+    for idx in range((n + 1) * w):
+        prev[idx] = 1.0  # K'_0 = 1
+    total = 0.0
+    for length in range(1, p + 1):
+        # K_length from K'_{length-1} (in prev)
+        k_l = 0.0
+        for a in range(1, n + 1):
+            sa = s[a - 1]
+            row = (a - 1) * w
+            for b in range(1, m + 1):
+                if sa == t[b - 1]:
+                    k_l += prev[row + b - 1]
+        k_l *= d2
+        if all_lengths or length == p:
+            total += k_l
+        if length == p or length >= min(n, m):
+            break  # no longer common subsequence can exist
+        # K'_length into cur
+        for b in range(w):
+            cur[b] = 0.0
+        for a in range(1, n + 1):
+            sa = s[a - 1]
+            kpp = 0.0
+            base = a * w
+            up = (a - 1) * w
+            cur[base] = 0.0
+            for b in range(1, m + 1):
+                kpp *= decay
+                if sa == t[b - 1]:
+                    kpp += d2 * prev[up + b - 1]
+                cur[base + b] = decay * cur[up + b] + kpp
+        prev, cur = cur, prev
+    return total
+
+
+@njit(**_jit)
+def subsequence_pair(s, t, p, decay, all_lengths):
+    """The (unnormalised) subsequence kernel of two int32 code arrays."""
+    size = (s.shape[0] + 1) * (t.shape[0] + 1)
+    return _pair(s, t, p, decay, all_lengths, np.empty(size), np.empty(size))
+
+
+@njit(parallel=True, **_jit)
+def subsequence_self(codes, offsets, p, decay, all_lengths):
+    """k(s_i, s_i) for every encoded string (parallel over strings)."""
+    n = offsets.shape[0] - 1
+    out = np.empty(n)
+    for i in prange(n):
+        s = codes[offsets[i]:offsets[i + 1]]
+        size = (s.shape[0] + 1) * (s.shape[0] + 1)
+        out[i] = _pair(s, s, p, decay, all_lengths, np.empty(size), np.empty(size))
+    return out
+
+
+@njit(parallel=True, **_jit)
+def subsequence_block(xc, xo, yc, yo, p, decay, all_lengths, diag_offset, out):
+    """out[i, j] = k(x_i, y_j), parallel over rows.
+
+    With ``diag_offset >= 0`` row i is column ``i + diag_offset`` (X is a run of
+    Y's rows): the pairs that appear twice in the block are computed once and
+    mirrored.
+    """
+    nx, ny = xo.shape[0] - 1, yo.shape[0] - 1
+    max_y = 0
+    for j in range(ny):
+        max_y = max(max_y, yo[j + 1] - yo[j])
+    sym_end = diag_offset + nx if diag_offset >= 0 else -1
+    for i in prange(nx):
+        s = xc[xo[i]:xo[i + 1]]
+        size = (s.shape[0] + 1) * (max_y + 1)
+        prev, cur = np.empty(size), np.empty(size)
+        gi = i + diag_offset
+        for j in range(ny):
+            if diag_offset >= 0 and gi < j < sym_end:
+                continue  # the upper copy of a pair inside the block: mirrored below
+            out[i, j] = _pair(s, yc[yo[j]:yo[j + 1]], p, decay, all_lengths, prev, cur)
+    if diag_offset >= 0:
+        for i in range(nx):
+            for j in range(i + diag_offset + 1, min(ny, sym_end)):
+                out[i, j] = out[j - diag_offset, i + diag_offset]
+
+
+# --------------------------------------------------------------------------
+# twins (tests and the benchmark's pure-Python reference)
+
+def subsequence_pair_ref(s, t, p, decay, all_lengths=False):
+    """The same dynamic program in plain Python over lists (no numba).
+
+    Returns the kernel of the str ``s`` and ``t``.
+    """
+    n, m = len(s), len(t)
+    d2 = decay * decay
+    prev = [[1.0] * (m + 1) for _ in range(n + 1)]
+    total = 0.0
+    for length in range(1, p + 1):
+        k_l = d2 * sum(prev[a - 1][b - 1] for a in range(1, n + 1)
+                       for b in range(1, m + 1) if s[a - 1] == t[b - 1])
+        if all_lengths or length == p:
+            total += k_l
+        cur = [[0.0] * (m + 1) for _ in range(n + 1)]
+        for a in range(1, n + 1):
+            kpp = 0.0
+            for b in range(1, m + 1):
+                kpp = decay * kpp + (d2 * prev[a - 1][b - 1] if s[a - 1] == t[b - 1] else 0.0)
+                cur[a][b] = decay * cur[a - 1][b] + kpp
+        prev = cur
+    return total
+
+
+def subsequence_block_ref(X, Y, p, decay, all_lengths=False):
+    """Matrix of :func:`subsequence_pair_ref` over lists of str."""
+    return np.array([[subsequence_pair_ref(s, t, p, decay, all_lengths) for t in Y] for s in X],
+                    dtype=np.float64).reshape(len(X), len(Y))
+
+
+def _spans(s, length):
+    """Counter of (subsequence, span) over all index tuples of ``length`` in s."""
+    out = Counter()
+    for idx in itertools.combinations(range(len(s)), length):
+        out["".join(s[i] for i in idx), idx[-1] - idx[0] + 1] += 1
+    return out
+
+
+def subsequence_polynomial(s, t, p, all_lengths=False):
+    """The kernel as a polynomial in the decay g, by brute-force enumeration.
+
+    Returns
+    -------
+    Counter
+        exponent -> integer coefficient: k(s, t) = sum_e c_e g^e.
+    """
+    poly = Counter()
+    lengths = range(1, p + 1) if all_lengths else [p]
+    for length in lengths:
+        cs, ct = _spans(s, length), _spans(t, length)
+        for (u, span_s), c1 in cs.items():
+            for (v, span_t), c2 in ct.items():
+                if u == v:
+                    poly[span_s + span_t] += c1 * c2
+    return poly
+
+
+def subsequence_brute(s, t, p, decay, all_lengths=False):
+    """The kernel value by enumerating every pair of index subsequences."""
+    return float(sum(c * decay ** e for e, c in subsequence_polynomial(s, t, p, all_lengths)
+                     .items()))

@@ -1,0 +1,308 @@
+"""Kernels on strings: the gap-weighted subsequence kernel and the spectrum (k-mer) kernel.
+
+Both take a list or 1-D array of ``str`` (validated into a fixed-width ``"<U"``
+array by :func:`kernelkit._validation.check_strings`) and combine with the
+algebra like any kernel (``Spectrum(k=3) + 0.5 * Subsequence(p=2)``); a sum or
+product of a string kernel and a vector kernel is refused when it is built.
+They have no spectral density (no random Fourier features): approximate them
+with :class:`~kernelkit.features.Nystroem`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_scalar, check_strings
+from .base import Kernel
+
+__all__ = ["Subsequence", "Spectrum", "WeightedDegree", "kmer_counts"]
+
+
+class _StringKernel(Kernel):
+    """What the string kernels share: input checks and normalisation."""
+
+    input_kind = "string"
+
+    def check_input(self, X, name="X"):
+        return check_strings(X, name)
+
+    def spectral_density(self):
+        raise ValueError(
+            f"{self!r} is a kernel on strings: random Fourier features need a shift-invariant "
+            "kernel on numeric vectors; approximate it with kernelkit.features.Nystroem instead")
+
+    def _normalize_into(self, out, dx, dy, diag_offset):
+        """out[i, j] /= sqrt(dx_i dy_j); 0 where a string has no features (zero vector)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sx = np.where(dx > 0, 1.0 / np.sqrt(dx), 0.0)
+            sy = np.where(dy > 0, 1.0 / np.sqrt(dy), 0.0)
+        out *= sx[:, None]
+        out *= sy[None, :]
+        if diag_offset >= 0:  # exact ones on the diagonal of a symmetric Gram matrix
+            i = np.arange(min(len(dx), out.shape[1] - diag_offset))
+            out[i, i + diag_offset] = (dx[i] > 0).astype(np.float64)
+
+
+class Subsequence(_StringKernel):
+    """The gap-weighted subsequence kernel of Lodhi et al. (2002).
+
+    k(s, t) = sum over subsequences u of length p (or of every length 1..p),
+    over every occurrence i of u in s and j of u in t, of
+    ``decay ** (span(i) + span(j))``, span = last index - first index + 1: common
+    subsequences count more the less they are spread out. Computed by dynamic
+    programming in O(p |s| |t|) per pair (compiled, parallel over rows).
+
+    Parameters
+    ----------
+    p : int, default=2
+        Subsequence length (the largest one with ``all_lengths``).
+    decay : float, default=0.5
+        Gap penalty lambda in (0, 1]: 1 counts every occurrence alike.
+    all_lengths : bool, default=False
+        Sum the kernels of every length 1, ..., p instead of length p only.
+    normalize : bool, default=True
+        Return k(s, t) / sqrt(k(s, s) k(t, t)) (so k(s, s) = 1); a string
+        shorter than p has the zero feature vector and gets 0.
+
+    Examples
+    --------
+    The lecture's example, all lengths (here every length up to 3), decay g:
+    k("cat", "cart") = 3 g^2 + g^4 + g^5 + 2 g^7 (c, a, t; ca, at; ct and cat):
+
+    >>> from kernelkit.kernels import Subsequence
+    >>> g = 0.5
+    >>> k = Subsequence(p=3, decay=g, all_lengths=True, normalize=False)
+    >>> float(k(["cat"], ["cart"])[0, 0]) == 3*g**2 + g**4 + g**5 + 2*g**7
+    True
+
+    References
+    ----------
+    Lodhi, H., Saunders, C., Shawe-Taylor, J., Cristianini, N. and Watkins, C.
+    (2002). Text classification using string kernels. JMLR 2, 419-444.
+    """
+
+    def __init__(self, p=2, decay=0.5, *, all_lengths=False, normalize=True):
+        self.p = p
+        self.decay = decay
+        self.all_lengths = all_lengths
+        self.normalize = normalize
+        self._check_params()
+
+    def _check_params(self):
+        check_scalar(self.p, "p", low=1, integer=True)
+        check_scalar(self.decay, "decay", low=0, low_inclusive=False, high=1)
+        for name in ("all_lengths", "normalize"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
+
+    def _args(self):
+        return int(self.p), float(self.decay), bool(self.all_lengths)
+
+    def _self_values(self, X):
+        from .._compiled_strings import encode, subsequence_self
+
+        return subsequence_self(*encode(X), *self._args())
+
+    def _block_into(self, X, Y, diag_offset, out):
+        from .._compiled_strings import encode, subsequence_block
+
+        if len(X) == 0 or len(Y) == 0:
+            return
+        xc, xo = encode(X)
+        yc, yo = encode(Y)
+        if out.dtype == np.float64:
+            subsequence_block(xc, xo, yc, yo, *self._args(), int(diag_offset), out)
+        else:  # accumulate in float64 whatever the storage
+            tmp = np.empty(out.shape)
+            subsequence_block(xc, xo, yc, yo, *self._args(), int(diag_offset), tmp)
+            out[...] = tmp
+        if self.normalize:
+            dy = self._self_values(Y)
+            dx = (dy[diag_offset:diag_offset + len(X)] if diag_offset >= 0
+                  else self._self_values(X))
+            self._normalize_into(out, dx, dy, diag_offset)
+
+    def _diag(self, X):
+        if self.normalize:
+            return (self._self_values(X) > 0).astype(np.float64)
+        return self._self_values(X)
+
+
+# Above this many dense count entries (rows x distinct k-mers) the products stay sparse.
+_DENSE_COUNT_ENTRIES = 4 * 1024**2
+
+
+def kmer_counts(X, k, Y=None, *, positional=False):
+    """Sparse k-mer count matrices of X (and Y) over one shared vocabulary.
+
+    Parameters
+    ----------
+    X, Y : sequence of str
+    k : int
+    positional : bool, default=False
+        Count (position, k-mer) pairs instead: the same k-mer at different
+        positions is a different feature (the weighted-degree kernel's).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (len(X), V), and the one of Y if given
+        Entry (i, v) counts the occurrences of the v-th distinct k-mer in string i.
+    """
+    import scipy.sparse as sp
+
+    from .._compiled_strings import encode
+
+    parts = [X] if Y is None else [X, Y]
+    codes, offsets = encode([s for part in parts for s in part])
+    lengths = np.diff(offsets)
+    n_windows = np.maximum(lengths - k + 1, 0)
+    rows = np.repeat(np.arange(len(lengths)), n_windows)
+    # start of each window: its string's offset plus its position in the string
+    starts = np.repeat(offsets[:-1], n_windows) + (
+        np.arange(rows.size) - np.repeat(np.cumsum(n_windows) - n_windows, n_windows))
+    windows = codes[starts[:, None] + np.arange(k)[None, :]] if rows.size else \
+        np.zeros((0, k), dtype=np.int32)
+    bits = int(codes.max()).bit_length() if codes.size else 1
+    if positional:  # the position within its string, as one more "code point"
+        position = (starts - np.repeat(offsets[:-1], n_windows)).astype(np.int32)
+        windows = np.column_stack([windows, position])
+        bits = max(bits, int(lengths.max(initial=1)).bit_length())
+    width = windows.shape[1]
+    if bits * width <= 63:  # pack the code points into one int64 key
+        keys = np.zeros(len(windows), dtype=np.int64)
+        for j in range(width):
+            keys = (keys << bits) | windows[:, j].astype(np.int64)
+    else:  # long k-mers: compare their bytes
+        keys = np.ascontiguousarray(windows).view(np.dtype((np.void, 4 * width))).ravel()
+    _, ids = np.unique(keys, return_inverse=True)
+    V = int(ids.max()) + 1 if ids.size else 0
+    counts = sp.csr_matrix((np.ones(rows.size), (rows, ids.ravel())), shape=(len(lengths), V))
+    counts.sum_duplicates()
+    if Y is None:
+        return counts
+    return counts[:len(X)], counts[len(X):]
+
+
+class Spectrum(_StringKernel):
+    """The spectrum (k-mer) kernel: the inner product of k-mer counts.
+
+    k(s, t) = sum over strings u of length k of count_u(s) count_u(t)
+    (Leslie, Eskin and Noble 2002). The counts are sparse matrices over the
+    k-mers that occur (scipy.sparse), so long texts cost O(|s|) to count and
+    the Gram matrix one sparse (or, for small alphabets, dense) product.
+
+    Parameters
+    ----------
+    k : int, default=3
+        Length of the substrings counted.
+    normalize : bool, default=True
+        Cosine of the count vectors, k(s, t) / sqrt(k(s, s) k(t, t)); a string
+        shorter than k has no k-mers and gets 0.
+
+    Examples
+    --------
+    >>> from kernelkit.kernels import Spectrum
+    >>> Spectrum(k=2, normalize=False)(["abab", "bab"])
+    array([[5., 3.],
+           [3., 2.]])
+
+    References
+    ----------
+    Leslie, C., Eskin, E. and Noble, W. S. (2002). The spectrum kernel: a
+    string kernel for SVM protein classification. Pacific Symposium on Biocomputing.
+    """
+
+    def __init__(self, k=3, *, normalize=True):
+        self.k = k
+        self.normalize = normalize
+        self._check_params()
+
+    def _check_params(self):
+        check_scalar(self.k, "k", low=1, integer=True)
+        if not isinstance(self.normalize, (bool, np.bool_)):
+            raise TypeError(f"normalize must be True or False, got {self.normalize!r}")
+
+    def _block_into(self, X, Y, diag_offset, out):
+        A, B = kmer_counts(X, int(self.k), Y)
+        if A.shape[1] * (A.shape[0] + B.shape[0]) <= _DENSE_COUNT_ENTRIES:
+            # few distinct k-mers (DNA: 4^k): a dense product (GEMM) is fastest
+            out[...] = A.toarray() @ B.toarray().T
+        else:
+            out[...] = (A @ B.T).toarray()
+        if self.normalize:
+            dx = np.asarray(A.multiply(A).sum(axis=1)).ravel()
+            dy = np.asarray(B.multiply(B).sum(axis=1)).ravel()
+            self._normalize_into(out, dx, dy, diag_offset)
+
+    def _diag(self, X):
+        A = kmer_counts(X, int(self.k))
+        d = np.asarray(A.multiply(A).sum(axis=1)).ravel()
+        return (d > 0).astype(np.float64) if self.normalize else d
+
+
+
+class WeightedDegree(_StringKernel):
+    """The weighted-degree kernel: k-mers matched at the same position.
+
+    k(s, t) = sum_{d=1}^{D} beta_d sum_i [s[i:i+d] == t[i:i+d]], with
+    beta_d = 2 (D - d + 1) / (D (D + 1)) (Raetsch and Sonnenburg 2004): the
+    positional string kernel of splice-site recognition, where a motif
+    sits matters as much as what it is. Features are sparse (position, k-mer)
+    indicators, one block per degree, so a Gram matrix is one product.
+    Strings of different lengths compare on their common positions.
+
+    Parameters
+    ----------
+    degree : int, default=3
+        Largest k-mer length D.
+    normalize : bool, default=True
+        k(s, t) / sqrt(k(s, s) k(t, t)).
+
+    Examples
+    --------
+    >>> from kernelkit.kernels import WeightedDegree
+    >>> WeightedDegree(degree=1, normalize=False)(["acgt"], ["aggt"])
+    array([[3.]])
+
+    References
+    ----------
+    Raetsch, G. and Sonnenburg, S. (2004). Accurate splice site prediction for
+    Caenorhabditis elegans. Kernel Methods in Computational Biology, MIT Press.
+    """
+
+    def __init__(self, degree=3, *, normalize=True):
+        self.degree = degree
+        self.normalize = normalize
+        self._check_params()
+
+    def _check_params(self):
+        check_scalar(self.degree, "degree", low=1, integer=True)
+        if not isinstance(self.normalize, (bool, np.bool_)):
+            raise TypeError(f"normalize must be True or False, got {self.normalize!r}")
+
+    def _features(self, X, Y=None):
+        import scipy.sparse as sp
+
+        D = int(self.degree)
+        blocks_x, blocks_y = [], []
+        for d in range(1, D + 1):
+            w = np.sqrt(2.0 * (D - d + 1) / (D * (D + 1)))
+            counts = kmer_counts(X, d, Y, positional=True)
+            A, B = counts if Y is not None else (counts, None)
+            blocks_x.append(A * w)
+            blocks_y.append(None if B is None else B * w)
+        A = sp.hstack(blocks_x, format="csr")
+        return A if Y is None else (A, sp.hstack(blocks_y, format="csr"))
+
+    def _block_into(self, X, Y, diag_offset, out):
+        A, B = self._features(X, Y)
+        out[...] = (A @ B.T).toarray()
+        if self.normalize:
+            dx = np.asarray(A.multiply(A).sum(axis=1)).ravel()
+            dy = np.asarray(B.multiply(B).sum(axis=1)).ravel()
+            self._normalize_into(out, dx, dy, diag_offset)
+
+    def _diag(self, X):
+        A = self._features(X)
+        d = np.asarray(A.multiply(A).sum(axis=1)).ravel()
+        return (d > 0).astype(np.float64) if self.normalize else d
