@@ -9,7 +9,7 @@ from .._validation import check_vectors
 from ..kernels import Kernel, resolve_kernel
 
 __all__ = ["resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
-           "check_sample_weight", "check_alpha"]
+           "check_sample_weight", "check_alpha", "validate_fit_X"]
 
 
 def resolve_estimator_kernel(kernel):
@@ -78,3 +78,9 @@ def check_alpha(alpha, n_targets):
 def is_kernel_like(kernel):
     """True for a Kernel, an expression string or 'precomputed'."""
     return isinstance(kernel, (Kernel, str))
+
+
+def validate_fit_X(est, kernel, X):
+    """Validate unsupervised training data (no y); sets ``n_features_in_``."""
+    _precheck(kernel, X)
+    return validate_data(est, X, dtype=[np.float64, np.float32])
