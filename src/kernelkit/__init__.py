@@ -13,6 +13,8 @@ from .diagnostics import psd_check
 from .gram import GramOperator, gram
 from .kernels import parse_kernel
 from .persistence import load, save
+from .models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighborsRegressor,
+                     KernelOutlierDetector)
 
 __version__ = "0.1.0"
 
@@ -20,4 +22,6 @@ __all__ = [
     "__version__", "config_context", "get_config", "set_config", "NumericalWarning",
     "ModelFormatError", "KernelSpecError", "MemoryBudgetError", "gram", "GramOperator",
     "parse_kernel", "save", "load", "psd_check",
+    "KernelKNeighborsClassifier", "KernelKNeighborsRegressor", "KernelKMeans",
+    "KernelOutlierDetector",
 ]

@@ -28,6 +28,8 @@ from .features import ExplicitFeatures
 from .kernels import Kernel, kernel_from_dict, parse_kernel
 from .models import (KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
                      KernelRidge, KernelRidgeCV, KernelSVC)
+from .models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighborsRegressor,
+                     KernelOutlierDetector)
 
 __all__ = ["save", "load", "read_metadata", "FORMAT_NAME", "FORMAT_VERSION"]
 
@@ -52,6 +54,8 @@ def _is_fitted(model):
 # The allow-list: estimator name -> (class, array attributes, JSON attributes,
 # the check that the restored state is one consistent fitted model).
 _KM_ARRAYS = ("dual_coef_", "X_fit_", "coef_", "objective_")
+_KNN_ARRAYS = ("X_fit_", "y_fit_", "diag_fit_")
+_KNN_JSON = ("n_features_in_", "n_samples_fit_", "feature_names_in_")
 _KM_JSON = ("representation_", "solver_", "strategy_", "n_iter_", "n_features_in_",
             "feature_names_in_")
 
@@ -73,6 +77,18 @@ def _registry():
         "KernelLogisticRegression": (KernelLogisticRegression, _KM_ARRAYS,
                                      ("classes_", "multi_class_") + _KM_JSON,
                                      _check_kernel_machine_state),
+        "KernelKNeighborsClassifier": (KernelKNeighborsClassifier, _KNN_ARRAYS,
+                                       ("classes_",) + _KNN_JSON, _check_neighbors_state),
+        "KernelKNeighborsRegressor": (KernelKNeighborsRegressor, _KNN_ARRAYS, _KNN_JSON,
+                                      _check_neighbors_state),
+        "KernelKMeans": (KernelKMeans, ("labels_", "X_fit_", "dual_coef_", "center_membership_",
+                                        "center_norms_", "cluster_centers_", "components_",
+                                        "normalization_"),
+                         ("inertia_", "n_iter_", "n_features_in_", "feature_names_in_"),
+                         _check_kmeans_state),
+        "KernelOutlierDetector": (KernelOutlierDetector, ("X_fit_", "diag_fit_"),
+                                  ("offset_", "mean_norm_", "n_features_in_",
+                                   "feature_names_in_"), _check_outlier_state),
     }
 
 
@@ -484,3 +500,67 @@ def _check_ridge_state(path, model):
     if X_fit is None or X_fit.ndim != 2 or X_fit.shape != (dual.shape[0], n_in):
         _fail(path, f"X_fit_ has shape {None if X_fit is None else X_fit.shape}, expected "
                     f"({dual.shape[0]}, {n_in}) from dual_coef_ and n_features_in_")
+
+
+# ---- distance-based models (neighbours, kernel k-means, outliers) ------------------
+def _check_fit_inputs(path, model, with_diag=True):
+    """X_fit_ of shape (n, n_features_in_) (and k(x, x) of shape (n,)); returns n."""
+    X_fit = getattr(model, "X_fit_", None)
+    if X_fit is None or X_fit.ndim != 2 or X_fit.shape[1] != model.n_features_in_:
+        _fail(path, f"X_fit_ has shape {None if X_fit is None else X_fit.shape}, expected "
+                    f"(n_samples, {model.n_features_in_})")
+    n = X_fit.shape[0]
+    if with_diag:
+        _check_shape(path, model, "diag_fit_", (n,))
+    return n
+
+
+def _check_neighbors_state(path, model):
+    """k-NN: training inputs, their k(x, x) and targets (class indices) agree."""
+    n = _check_fit_inputs(path, model)
+    if getattr(model, "n_samples_fit_", n) != n:
+        _fail(path, f"n_samples_fit_ is {model.n_samples_fit_} but X_fit_ has {n} rows")
+    y = getattr(model, "y_fit_", None)
+    if y is None or y.ndim not in (1, 2) or y.shape[0] != n:
+        _fail(path, f"y_fit_ has shape {None if y is None else y.shape}, expected ({n}, ...)")
+    if hasattr(model, "classes_"):
+        model.classes_ = np.asarray(model.classes_)
+        if y.ndim != 1 or y.dtype.kind != "i" or len(model.classes_) < 1 or \
+                (y.size and (y.min() < 0 or y.max() >= len(model.classes_))):
+            _fail(path, "y_fit_ must hold class indices into classes_")
+
+
+def _check_kmeans_state(path, model):
+    """Kernel k-means: members and weights of each mean, or the Nystroem map and centers."""
+    k = model.n_clusters
+    labels = getattr(model, "labels_", None)
+    if labels is None or labels.ndim != 1 or labels.dtype.kind != "i" or \
+            (labels.size and (labels.min() < 0 or labels.max() >= k)):
+        _fail(path, f"labels_ must be cluster indices in [0, {k})")
+    n = labels.shape[0]
+    if getattr(model, "cluster_centers_", None) is not None:  # Nystroem approximation
+        C = getattr(model, "components_", None)
+        if C is None or C.ndim != 2 or C.shape[1] != model.n_features_in_:
+            _fail(path, "components_ (the Nystroem centers) is missing or of the wrong shape")
+        norm = getattr(model, "normalization_", None)
+        if norm is None or norm.ndim != 2 or norm.shape[0] != C.shape[0]:
+            _fail(path, "normalization_ does not match components_")
+        _check_shape(path, model, "cluster_centers_", (k, norm.shape[1]))
+        return
+    if _check_fit_inputs(path, model, with_diag=False) != n:
+        _fail(path, f"X_fit_ has {model.X_fit_.shape[0]} rows but labels_ has {n}")
+    _check_shape(path, model, "dual_coef_", (n,))
+    _check_shape(path, model, "center_norms_", (k,))
+    _check_shape(path, model, "center_membership_", (n,), "i")
+    member = model.center_membership_
+    if member.size and (member.min() < 0 or member.max() >= k):
+        _fail(path, f"center_membership_ must be cluster indices in [0, {k})")
+
+
+def _check_outlier_state(path, model):
+    """Outlier detector: training inputs, k(x, x), and the mean's norm for method='mean'."""
+    _check_fit_inputs(path, model)
+    if not isinstance(getattr(model, "offset_", None), float):
+        _fail(path, "offset_ is missing or not a number")
+    if model.method == "mean" and not isinstance(getattr(model, "mean_norm_", None), float):
+        _fail(path, "method='mean' needs mean_norm_ (a number)")

@@ -5,6 +5,11 @@ from .kernel_ridge import KernelRidge
 from .kernel_ridge_cv import KernelRidgeCV
 from .logistic import KernelLogisticRegression
 from .svm import KernelSVC
+from .neighbors import KernelKNeighborsClassifier, KernelKNeighborsRegressor
+from .cluster import KernelKMeans
+from .outliers import KernelOutlierDetector
 
 __all__ = ["KernelRidge", "KernelRidgeCV", "KernelSVC", "KernelMachine",
-           "KernelMachineClassifier", "KernelLogisticRegression"]
+           "KernelMachineClassifier", "KernelLogisticRegression",
+           "KernelKNeighborsClassifier", "KernelKNeighborsRegressor", "KernelKMeans",
+           "KernelOutlierDetector"]

@@ -17,7 +17,8 @@ from .._validation import check_vectors
 from ..kernels import Kernel, resolve_kernel
 
 __all__ = ["resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
-           "check_sample_weight", "check_alpha", "takes_strings", "input_dim"]
+           "check_sample_weight", "check_alpha", "takes_strings", "input_dim",
+           "validate_fit_X"]
 
 
 def resolve_estimator_kernel(kernel):
@@ -106,3 +107,15 @@ def check_alpha(alpha, n_targets):
 def is_kernel_like(kernel):
     """True for a Kernel, an expression string or 'precomputed'."""
     return isinstance(kernel, (Kernel, str))
+
+
+def validate_fit_X(est, kernel, X):
+    """Validate unsupervised training data (no y); sets ``n_features_in_`` for vectors."""
+    if takes_strings(kernel):
+        X = kernel.check_input(X, "X")
+        for attr in ("n_features_in_", "feature_names_in_"):  # left over from a numeric fit
+            if attr in vars(est):
+                delattr(est, attr)
+        return X
+    _precheck(kernel, X)
+    return validate_data(est, X, dtype=[np.float64, np.float32])
