@@ -12,6 +12,7 @@ from .exceptions import KernelSpecError, MemoryBudgetError, ModelFormatError, Nu
 from .diagnostics import psd_check
 from .gram import GramOperator, gram
 from .kernels import parse_kernel
+from .models import KernelRidgeClassifier
 from .persistence import load, save
 
 __version__ = "0.1.0"
@@ -20,4 +21,5 @@ __all__ = [
     "__version__", "config_context", "get_config", "set_config", "NumericalWarning",
     "ModelFormatError", "KernelSpecError", "MemoryBudgetError", "gram", "GramOperator",
     "parse_kernel", "save", "load", "psd_check",
+    "KernelRidgeClassifier",
 ]

@@ -3,8 +3,9 @@
 from .kernel_machine import KernelMachine, KernelMachineClassifier
 from .kernel_ridge import KernelRidge
 from .kernel_ridge_cv import KernelRidgeCV
+from .kernel_ridge_classifier import KernelRidgeClassifier
 from .logistic import KernelLogisticRegression
 from .svm import KernelSVC
 
 __all__ = ["KernelRidge", "KernelRidgeCV", "KernelSVC", "KernelMachine",
-           "KernelMachineClassifier", "KernelLogisticRegression"]
+           "KernelMachineClassifier", "KernelLogisticRegression", "KernelRidgeClassifier"]
