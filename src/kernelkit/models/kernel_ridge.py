@@ -137,7 +137,7 @@ class KernelRidge(_RidgePredictor):
     centers_ : ndarray of shape (M, n_features)
         Falkon's centers.
     n_iter_ : int
-        Falkon's conjugate-gradient iterations.
+        Falkon's conjugate-gradient iterations; 1 for the direct solvers.
     X_fit_ : ndarray of shape (n_samples, n_features)
         Training inputs (dual solver; for "precomputed", None).
     coef_ : ndarray of shape (D,) or (D, n_targets)
@@ -247,6 +247,7 @@ class KernelRidge(_RidgePredictor):
         self.solver_ = solver
         self.n_samples_fit_ = n
         self._fit_alpha = alpha
+        self.n_iter_ = 1  # a direct solve; falkon overwrites it
         if solver == "falkon":
             self._fit_falkon(kernel, X, y, alpha, sw, M)
         elif solver == "dual":

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ._base import validate_fit_data, validate_predict_data
 from .kernel_ridge import KernelRidge, ridge_decision
@@ -94,7 +94,7 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
         kernel = self._check_params()
         X, y = validate_fit_data(self, kernel, X, y, y_numeric=False)
         if y.ndim == 2 and y.shape[1] == 1:
-            y = y.ravel()
+            y = column_or_1d(y, warn=True)
         if y.ndim != 1:
             raise ValueError(f"y must be one label per sample (1-D), got shape {y.shape}")
         check_classification_targets(y)
