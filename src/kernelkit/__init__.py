@@ -12,9 +12,9 @@ from .exceptions import KernelSpecError, MemoryBudgetError, ModelFormatError, Nu
 from .diagnostics import psd_check
 from .gram import GramOperator, gram
 from .kernels import parse_kernel
-from .persistence import load, save
 from .models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighborsRegressor,
-                     KernelOutlierDetector)
+                     KernelOutlierDetector, KernelRidgeClassifier)
+from .persistence import load, save
 
 __version__ = "0.1.0"
 
@@ -24,4 +24,5 @@ __all__ = [
     "parse_kernel", "save", "load", "psd_check",
     "KernelKNeighborsClassifier", "KernelKNeighborsRegressor", "KernelKMeans",
     "KernelOutlierDetector",
+    "KernelRidgeClassifier",
 ]

@@ -27,7 +27,7 @@ from .exceptions import ModelFormatError
 from .features import ExplicitFeatures
 from .kernels import Kernel, kernel_from_dict, parse_kernel
 from .models import (KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
-                     KernelRidge, KernelRidgeCV, KernelSVC)
+                     KernelRidge, KernelRidgeClassifier, KernelRidgeCV, KernelSVC)
 from .models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighborsRegressor,
                      KernelOutlierDetector)
 
@@ -62,9 +62,14 @@ _KM_JSON = ("representation_", "solver_", "strategy_", "n_iter_", "n_features_in
 
 def _registry():
     return {
-        "KernelRidge": (KernelRidge, ("dual_coef_", "X_fit_", "coef_"),
+        "KernelRidge": (KernelRidge, ("dual_coef_", "X_fit_", "coef_", "centers_"),
                         ("solver_", "jitter_", "n_features_in_", "n_samples_fit_",
-                         "feature_names_in_"), _check_ridge_state),
+                         "feature_names_in_", "n_iter_"), _check_ridge_state),
+        "KernelRidgeClassifier": (KernelRidgeClassifier,
+                                  ("dual_coef_", "X_fit_", "coef_", "centers_"),
+                                  ("classes_", "solver_", "jitter_", "n_features_in_",
+                                   "n_samples_fit_", "feature_names_in_", "n_iter_"),
+                                  _check_ridge_classifier_state),
         "KernelRidgeCV": (KernelRidgeCV, ("dual_coef_", "X_fit_"),
                           ("alpha_", "best_score_", "n_features_in_", "feature_names_in_"),
                           _check_ridge_state),
@@ -466,8 +471,11 @@ def _check_ridge_state(path, model):
     n_in = getattr(model, "n_features_in_", None)
     kernel = model.kernel_
     solver = getattr(model, "representation_", getattr(model, "solver_", "dual"))
-    if solver not in ("dual", "primal"):
+    if solver not in ("dual", "primal", "falkon"):
         _fail(path, f"invalid solver_ {solver!r}")
+    if solver == "falkon":
+        _check_falkon_state(path, model)
+        return
     if solver == "primal":
         coef = getattr(model, "coef_", None)
         if coef is None or not isinstance(kernel, Kernel):
@@ -564,3 +572,31 @@ def _check_outlier_state(path, model):
         _fail(path, "offset_ is missing or not a number")
     if model.method == "mean" and not isinstance(getattr(model, "mean_norm_", None), float):
         _fail(path, "method='mean' needs mean_norm_ (a number)")
+
+
+def _check_falkon_state(path, model):
+    """Falkon ridge: coefficients of the centers, one row per center."""
+    dual, centers = getattr(model, "dual_coef_", None), getattr(model, "centers_", None)
+    if dual is None or dual.ndim not in (1, 2):
+        _fail(path, "dual_coef_ is missing or not 1-D/2-D")
+    if not isinstance(model.kernel_, Kernel):
+        _fail(path, "a falkon model needs a kernel (not 'precomputed')")
+    if centers is None or centers.shape != (dual.shape[0], model.n_features_in_):
+        _fail(path, f"centers_ has shape {None if centers is None else centers.shape}, "
+                    f"expected ({dual.shape[0]}, {model.n_features_in_}) from dual_coef_ and "
+                    "n_features_in_")
+
+
+def _check_ridge_classifier_state(path, model):
+    """Kernel ridge classifier: classes, one column per class (one for two), then ridge."""
+    model.classes_ = np.asarray(getattr(model, "classes_", []))
+    k = len(model.classes_)
+    if k < 2:
+        _fail(path, f"classes_ has {k} entries, expected at least 2")
+    coef = getattr(model, "coef_", None) if model.solver_ == "primal" else \
+        getattr(model, "dual_coef_", None)
+    cols = 1 if coef is None or coef.ndim == 1 else coef.shape[1]
+    if (k == 2 and (coef is None or coef.ndim != 1)) or (k > 2 and cols != k):
+        _fail(path, f"coefficients of shape {None if coef is None else coef.shape} do not "
+                    f"match {k} classes")
+    _check_ridge_state(path, model)

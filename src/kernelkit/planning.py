@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Candidate", "Plan", "plan", "plan_ridge", "RATES", "STRATEGIES"]
+__all__ = ["Candidate", "Plan", "plan", "plan_ridge", "falkon_centers", "RATES", "STRATEGIES"]
 
 #: Sustained rates on the reference machine (2-core Zen 4; see BENCHMARKS.md):
 #: GEMM-like flops, Cholesky flops, kernel entries per second (elementwise exp
@@ -93,8 +93,47 @@ def _fmt_bytes(b):
     return f"{b:.1f} TB"
 
 
-def plan_ridge(n, d, n_components=None, n_targets=1, memory=None, rates=None):
-    """Choose between dual and primal exact ridge.
+#: Above this many samples an approximate (Nystroem) ridge may replace an exact
+#: one that fits in memory, if it is predicted faster; below it exact is kept.
+FALKON_MIN_N = 20000
+#: Conjugate-gradient iterations the planner assumes for Falkon (10-30 in practice).
+FALKON_ITERATIONS = 20
+
+
+def falkon_centers(n):
+    """Default number of Nystroem centers for n samples: sqrt(n) log(n), in [100, 20000], <= n.
+
+    M ~ sqrt(n) log n centers keep the optimal statistical rate of kernel
+    ridge (Rudi, Camoriano & Rosasco 2015; Rudi et al. 2017).
+    """
+    import math
+
+    return int(min(n, max(100, min(20000, math.ceil(math.sqrt(n) * math.log(max(n, 2)))))))
+
+
+def _falkon_candidate(n, d, M, n_targets, r, budget):
+    """Falkon's cost: K_MM M^2 d, Cholesky + lauum M^3, K_nM n M d (once if stored),
+    and per iteration two streaming passes over K_nM (4 n M t flops)."""
+    kmm = 2.0 * M * M * d / r["gemm"] + M * M / r["kernel_entries"]
+    knm = 2.0 * n * M * d / r["gemm"] + n * M / r["kernel_entries"]
+    prec = M ** 3 / r["cholesky"]
+    # A stored K_nM product is memory-bound: ~4 entries per elementwise op time.
+    per_iter = 4.0 * n * M * n_targets / r["gemm"] + 2.0 * n * M / (4.0 * r["elementwise"])
+    small = 16.0 * M * M
+    stored = 8.0 * n * M + small <= budget
+    it = FALKON_ITERATIONS
+    seconds = kmm + prec + per_iter * it + (knm if stored else knm * (it + 1))
+    memory = 8.0 * n * M + small if stored else small + min(8.0 * n * M, 256 * 2**20)
+    if memory > budget:
+        return Candidate("falkon", seconds, memory, False,
+                         f"the centers' M x M factors exceed the memory budget (M={M})")
+    note = (f"Nystroem M={M}: K_nM n M d {'stored' if stored else 'recomputed per iteration'}"
+            f" + M^3 + {it} CG passes")
+    return Candidate("falkon", seconds, memory, True, note)
+
+
+def plan_ridge(n, d, n_components=None, n_targets=1, memory=None, rates=None, n_centers=None):
+    """Choose between dual and primal exact ridge, and Nystroem ridge by Falkon.
 
     Parameters
     ----------
@@ -107,11 +146,16 @@ def plan_ridge(n, d, n_components=None, n_targets=1, memory=None, rates=None):
         Budget in bytes (None: unlimited).
     rates : dict, optional
         Overrides of :data:`RATES`.
+    n_centers : int, optional
+        Nystroem centers M of the Falkon candidate; None leaves Falkon out.
+        Falkon is chosen when no exact strategy fits the memory budget, or
+        when n > :data:`FALKON_MIN_N` and it is predicted faster than the
+        best exact one (it is an approximation, so never for small n).
 
     Returns
     -------
     Plan
-        ``choice`` is ``"dual"`` or ``"primal"``.
+        ``choice`` is ``"dual"``, ``"primal"``, ``"falkon"`` or ``"none"``.
     """
     r = dict(RATES, **(rates or {}))
     budget = float("inf") if memory is None else float(memory)
@@ -134,13 +178,27 @@ def plan_ridge(n, d, n_components=None, n_targets=1, memory=None, rates=None):
                                "the kernel has no finite explicit feature map"))
     feasible = [c for c in cands if c.feasible]
     problem = {"n": n, "d": d, "D": n_components}
+    if n_centers:
+        fk = _falkon_candidate(n, d, int(n_centers), n_targets, r, budget)
+        cands.append(fk)
+        problem["M"] = int(n_centers)
+        if fk.feasible and (not feasible or (n > FALKON_MIN_N and fk.seconds < min(
+                c.seconds for c in feasible))):
+            why = ("no exact strategy fits the memory budget" if not feasible else
+                   f"n > {FALKON_MIN_N} and exact is predicted slower "
+                   f"({_fmt_seconds(min(c.seconds for c in feasible))})")
+            return Plan("falkon", tuple(cands),
+                        f"predicted {_fmt_seconds(fk.seconds)}; {why}", problem)
     if not feasible:
         return Plan("none", tuple(cands), "nothing fits the memory budget", problem)
     best = min(feasible, key=lambda c: c.seconds)
     other = [c for c in feasible if c is not best]
     reason = (f"predicted {_fmt_seconds(best.seconds)}"
               + (f" vs {_fmt_seconds(other[0].seconds)} for {other[0].name}" if other else
-                 ", the only feasible strategy"))
+                 ", the only feasible exact strategy"))
+    if n_centers and cands[-1].feasible:
+        reason += (f"; exact preferred to the Nystroem approximation at n <= {FALKON_MIN_N}"
+                   if n <= FALKON_MIN_N else "; falkon is predicted slower")
     return Plan(best.name, tuple(cands), reason, problem)
 
 

@@ -176,8 +176,9 @@ def test_sigmoid_kernel_is_flagged_not_psd():
 def test_memory_budget_is_respected():
     X, y = np.random.default_rng(0).normal(size=(3000, 2)), np.zeros(3000)
     with kernelkit.config_context(memory="32MB"):
+        # solver="auto" now falls back to Nystroem (falkon): see test_kernel_ridge_falkon.py
         with pytest.raises(MemoryBudgetError, match="memory budget"):
-            KernelRidge(kernel="rbf").fit(X, y)
+            KernelRidge(kernel="rbf", solver="dual").fit(X, y)
 
 
 def test_predict_wrong_number_of_features():

@@ -4,7 +4,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernelkit.kernels import RBF, Polynomial
 from kernelkit.models import (KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
-                              KernelRidge, KernelRidgeCV, KernelSVC)
+                              KernelRidge, KernelRidgeClassifier, KernelRidgeCV, KernelSVC)
 from kernelkit.models import (KernelKMeans, KernelKNeighborsClassifier,
                               KernelKNeighborsRegressor, KernelOutlierDetector)
 
@@ -77,6 +77,11 @@ def _expected_failures(estimator):
     # The RBF distance to the feature-space mean is bounded (no tail), so Tukey's
     # rule ("auto") flags nothing on the checks' blobs; test this method with a float.
     KernelOutlierDetector(kernel=RBF(gamma=0.5), method="mean", contamination=0.1),
+    KernelRidge(kernel=RBF(gamma=0.5), alpha=0.1, solver="falkon", n_centers=100, tol=1e-10,
+                random_state=0),
+    KernelRidgeClassifier(kernel=RBF(gamma=0.5), alpha=0.1),
+    KernelRidgeClassifier(kernel=RBF(gamma=0.5), alpha=0.1, solver="falkon", n_centers=100,
+                          tol=1e-10, random_state=0),
 ], expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -3,6 +3,7 @@
 from .kernel_machine import KernelMachine, KernelMachineClassifier
 from .kernel_ridge import KernelRidge
 from .kernel_ridge_cv import KernelRidgeCV
+from .kernel_ridge_classifier import KernelRidgeClassifier
 from .logistic import KernelLogisticRegression
 from .svm import KernelSVC
 from .neighbors import KernelKNeighborsClassifier, KernelKNeighborsRegressor
@@ -12,4 +13,5 @@ from .outliers import KernelOutlierDetector
 __all__ = ["KernelRidge", "KernelRidgeCV", "KernelSVC", "KernelMachine",
            "KernelMachineClassifier", "KernelLogisticRegression",
            "KernelKNeighborsClassifier", "KernelKNeighborsRegressor", "KernelKMeans",
-           "KernelOutlierDetector"]
+           "KernelOutlierDetector",
+           "KernelRidgeClassifier"]

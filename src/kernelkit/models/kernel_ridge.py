@@ -1,25 +1,33 @@
-"""Kernel ridge regression, exact: dual (K + alpha I) u = y or primal features."""
+"""Kernel ridge regression: exact (dual (K + alpha I) u = y, or primal features) or
+Nystroem by Falkon's preconditioned conjugate gradient."""
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .. import config
 from ..exceptions import MemoryBudgetError
+from .._validation import check_scalar
 from ..features import ExplicitFeatures, explicit_feature_dim
+from ..features.nystroem import kmeanspp_centers, leverage_centers
 from ..gram import GramOperator, gram
 from ..calibration import machine_rates
-from ..planning import plan_ridge
+from ..planning import falkon_centers, plan_ridge
 from ..solvers import dual_ridge, primal_ridge
+from ..solvers.falkon import falkon, kernel_matmat
 from ._base import (check_alpha, check_sample_weight, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
 from ._base import input_dim
 
 __all__ = ["KernelRidge"]
 
-_SOLVERS = ("auto", "dual", "primal")
+_SOLVERS = ("auto", "dual", "primal", "falkon")
+_CENTER_SELECTION = ("uniform", "kmeans++", "leverage")
 
 
 def predict_dual(kernel, X, X_fit, dual_coef):
@@ -27,6 +35,25 @@ def predict_dual(kernel, X, X_fit, dual_coef):
     coef = dual_coef if dual_coef.ndim == 2 else dual_coef[:, None]
     out = GramOperator(kernel, X, X_fit).matmat(coef)
     return out[:, 0] if dual_coef.ndim == 1 else out
+
+
+def ridge_decision(est, X):
+    """Predictions of a fitted kernel ridge state (dual, primal or falkon) on validated X."""
+    solver = getattr(est, "solver_", "dual")
+    if solver == "primal":
+        return est.feature_map_.transform(X) @ est.coef_
+    if solver == "falkon":
+        return kernel_matmat(est.kernel_, X, est.centers_, est.dual_coef_,
+                             dtype=compute_dtype(X))
+    if est.kernel_ == "precomputed":
+        return np.asarray(X, dtype=np.float64) @ est.dual_coef_
+    return predict_dual(est.kernel_, X, est.X_fit_, est.dual_coef_)
+
+
+def compute_dtype(X):
+    """float32 kernel blocks for float32 input under ``config_context(dtype="float32")``."""
+    return (np.float32 if X.dtype == np.float32 and config.get_config()["dtype"] == "float32"
+            else np.float64)
 
 
 class _RidgePredictor(RegressorMixin, BaseEstimator):
@@ -45,12 +72,7 @@ class _RidgePredictor(RegressorMixin, BaseEstimator):
         ndarray of shape (n_queries,) or (n_queries, n_targets)
         """
         check_is_fitted(self, ["dual_coef_", "coef_"], all_or_any=any)
-        X = validate_predict_data(self, self.kernel_, X)
-        if getattr(self, "solver_", "dual") == "primal":
-            return self.feature_map_.transform(X) @ self.coef_
-        if self.kernel_ == "precomputed":
-            return np.asarray(X, dtype=np.float64) @ self.dual_coef_
-        return predict_dual(self.kernel_, X, self.X_fit_, self.dual_coef_)
+        return ridge_decision(self, validate_predict_data(self, self.kernel_, X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -61,7 +83,7 @@ class _RidgePredictor(RegressorMixin, BaseEstimator):
 
 
 class KernelRidge(_RidgePredictor):
-    """Kernel ridge regression solved exactly.
+    """Kernel ridge regression, exact or by Nystroem + preconditioned CG (Falkon).
 
     Minimises sum_i s_i (y_i - f(x_i))^2 + alpha ||f||_H^2 over the RKHS of the
     kernel. By the representer theorem f(x) = sum_i u_i k(x, x_i) with
@@ -69,6 +91,16 @@ class KernelRidge(_RidgePredictor):
     feature map psi of dimension D < n (linear, polynomial), the same model
     is f(x) = psi(x)'w with (Z'Z + alpha I) w = Z'y (the primal, "other normal
     equations"), which costs O(n D^2) instead of O(n^3).
+
+    For large n, ``solver="falkon"`` restricts f to M centers C,
+    f(x) = sum_j c_j k(x, C_j), and solves (K_nM' S K_nM + alpha K_MM) c =
+    K_nM' S y by conjugate gradient with the Falkon preconditioner
+    (:func:`kernelkit.solvers.falkon.falkon`): O(n M d + M^3 + n M t) time per
+    fit. In Falkon's own convention (1/n) sum (y - f)^2 + lam ||f||^2 this is
+    lam = alpha / n. With M = n it is exact kernel ridge. K_nM is stored when
+    it fits the memory budget, else recomputed at every iteration; under
+    ``config_context(dtype="float32")`` float32 input gives float32 K_nM
+    blocks (float32 GEMM for RBF) with float64 sums.
 
     Parameters
     ----------
@@ -78,24 +110,46 @@ class KernelRidge(_RidgePredictor):
         ``fit`` and K(X_test, X_train) in ``predict``).
     alpha : float or array-like of shape (n_targets,), default=1.0
         Regularisation strength (>= 0), one per target if an array.
-    solver : {"auto", "dual", "primal"}, default="auto"
+    solver : {"auto", "dual", "primal", "falkon"}, default="auto"
         ``"auto"`` asks the planner (:func:`kernelkit.planning.plan_ridge`) and
-        keeps its answer in ``plan_``.
+        keeps its answer in ``plan_``; it picks ``"falkon"`` only when exact
+        ridge does not fit the memory budget, or n > 20000 and exact is
+        predicted slower.
+    n_centers : int or "auto", default="auto"
+        Falkon's M (capped at n). ``"auto"``: sqrt(n) log(n) within [100, 20000]
+        (:func:`kernelkit.planning.falkon_centers`).
+    center_selection : {"uniform", "kmeans++", "leverage"}, default="uniform"
+        How Falkon's centers are drawn (see :mod:`kernelkit.features.nystroem`).
+    tol : float, default=1e-7
+        Falkon: relative residual of the preconditioned system to stop at.
+    max_iter : int, default=100
+        Falkon: maximum conjugate-gradient iterations.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the center selection.
+    verbose : int, default=0
+        Falkon: a tqdm progress bar of the iterations if > 0 (or if
+        ``kernelkit`` verbosity is > 0) and tqdm is installed.
 
     Attributes
     ----------
     dual_coef_ : ndarray of shape (n_samples,) or (n_samples, n_targets)
-        Dual coefficients u (dual solver).
+        Dual coefficients u (dual solver); of shape (M,) or (M, n_targets)
+        for falkon (coefficients of the centers).
+    centers_ : ndarray of shape (M, n_features)
+        Falkon's centers.
+    n_iter_ : int
+        Falkon's conjugate-gradient iterations; 1 for the direct solvers.
     X_fit_ : ndarray of shape (n_samples, n_features)
         Training inputs (dual solver; for "precomputed", None).
     coef_ : ndarray of shape (D,) or (D, n_targets)
         Primal weights w (primal solver).
-    solver_ : {"dual", "primal"}
+    solver_ : {"dual", "primal", "falkon"}
         The solver used.
     kernel_ : Kernel or "precomputed"
         The resolved kernel.
     jitter_ : float
-        Jitter the robust Cholesky added to the diagonal (0.0 if none).
+        Jitter the robust Cholesky added to the diagonal (0.0 if none); for
+        falkon, the jitter of K_MM.
     plan_ : Plan
         The planner's decision (with ``plan_.explain()``).
     n_features_in_ : int
@@ -113,17 +167,39 @@ class KernelRidge(_RidgePredictor):
     True
     """
 
-    def __init__(self, kernel="rbf", alpha=1.0, *, solver="auto"):
+    def __init__(self, kernel="rbf", alpha=1.0, *, solver="auto", n_centers="auto",
+                 center_selection="uniform", tol=1e-7, max_iter=100, random_state=None,
+                 verbose=0):
         self.kernel = kernel
         self.alpha = alpha
         self.solver = solver
+        self.n_centers = n_centers
+        self.center_selection = center_selection
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.verbose = verbose
 
     def _check_params(self):
         """Check the hyperparameters that do not depend on data; return the kernel."""
         if self.solver not in _SOLVERS:
             raise ValueError(f"solver must be one of {_SOLVERS}, got {self.solver!r}")
         check_alpha(self.alpha, np.size(self.alpha))
+        if not (self.n_centers == "auto" or isinstance(self.n_centers, numbers.Integral)):
+            raise ValueError(f"n_centers must be 'auto' or an integer >= 1, got "
+                             f"{self.n_centers!r}")
+        if self.n_centers != "auto":
+            check_scalar(self.n_centers, "n_centers", low=1, integer=True)
+        if self.center_selection not in _CENTER_SELECTION:
+            raise ValueError(f"center_selection must be one of {_CENTER_SELECTION}, got "
+                             f"{self.center_selection!r}")
+        check_scalar(self.tol, "tol", low=0, low_inclusive=False)
+        check_scalar(self.max_iter, "max_iter", low=1, integer=True)
+        check_scalar(self.verbose, "verbose", low=0)
         return resolve_estimator_kernel(self.kernel)
+
+    def _n_centers(self, n):
+        return falkon_centers(n) if self.n_centers == "auto" else min(int(self.n_centers), n)
 
     def fit(self, X, y, sample_weight=None):
         """Fit the model.
@@ -147,9 +223,15 @@ class KernelRidge(_RidgePredictor):
         alpha = check_alpha(self.alpha, 1 if y.ndim == 1 else y.shape[1])
         budget = config.get_config()["memory"]
         D = None if kernel == "precomputed" else explicit_feature_dim(kernel, input_dim(X))
+        M = None if kernel == "precomputed" else self._n_centers(n)
         self.plan_ = plan_ridge(n, input_dim(X), n_components=D, memory=budget,
-                                rates=machine_rates())
+                                rates=machine_rates(), n_centers=M,
+                                n_targets=1 if y.ndim == 1 else y.shape[1])
         solver = self.plan_.choice if self.solver == "auto" else self.solver
+        if solver == "falkon" and kernel == "precomputed":
+            raise ValueError("solver='falkon' needs the kernel itself to evaluate K(X, "
+                             "centers); it cannot work from kernel='precomputed'. Use "
+                             "solver='dual' or pass a kernel")
         if solver == "primal" and D is None:
             raise ValueError(f"solver='primal' needs a kernel with a finite explicit feature "
                              f"map (linear, polynomial); {kernel!r} has none. Use "
@@ -166,7 +248,10 @@ class KernelRidge(_RidgePredictor):
         self.solver_ = solver
         self.n_samples_fit_ = n
         self._fit_alpha = alpha
-        if solver == "dual":
+        self.n_iter_ = 1  # a direct solve; falkon overwrites it
+        if solver == "falkon":
+            self._fit_falkon(kernel, X, y, alpha, sw, M)
+        elif solver == "dual":
             if kernel == "precomputed":
                 K = np.array(X, dtype=np.float64, order="C")
                 self.X_fit_ = None
@@ -182,3 +267,40 @@ class KernelRidge(_RidgePredictor):
             Z = self.feature_map_.transform(X)
             self.coef_, self.jitter_ = primal_ridge(Z, y, alpha, sample_weight=sw)
         return self
+
+    def _fit_falkon(self, kernel, X, y, alpha, sw, M):
+        if alpha.size > 1 and not np.all(alpha == alpha[0]):
+            raise ValueError("solver='falkon' takes one alpha for all targets (its "
+                             "preconditioner depends on alpha); fit one model per alpha")
+        rng = check_random_state(self.random_state)
+        n = X.shape[0]
+        if self.center_selection == "uniform":
+            idx = np.sort(rng.choice(n, size=M, replace=False))
+        elif self.center_selection == "kmeans++":
+            idx = kmeanspp_centers(kernel, X, M, rng)
+        else:
+            idx = leverage_centers(kernel, X, M, rng)
+        centers = X[idx]
+        bar = _progress_bar(self.verbose, self.max_iter)
+        try:
+            res = falkon(kernel, X, centers, y, float(alpha.flat[0]), sample_weight=sw,
+                         tol=self.tol, maxiter=self.max_iter, dtype=compute_dtype(X),
+                         callback=None if bar is None else (lambda _: bar.update(1)))
+        finally:
+            if bar is not None:
+                bar.close()
+        self.centers_ = centers
+        self.dual_coef_ = res.coef
+        self.n_iter_ = int(res.n_iter)
+        self.jitter_ = res.jitter
+
+
+def _progress_bar(verbose, total):
+    """A tqdm bar when asked (verbose or kernelkit verbosity) and tqdm is installed."""
+    if not (verbose or config.get_config()["verbosity"]):
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, desc="falkon CG", unit="it", leave=False)

@@ -1,0 +1,147 @@
+"""Kernel ridge classification: one-vs-rest regression on {-1, +1} targets."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.preprocessing import LabelBinarizer
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from ._base import validate_fit_data, validate_predict_data
+from .kernel_ridge import KernelRidge, ridge_decision
+
+__all__ = ["KernelRidgeClassifier"]
+
+# The fitted state copied from the inner KernelRidge (whichever solver ran).
+_RIDGE_STATE = ("kernel_", "solver_", "plan_", "jitter_", "n_samples_fit_", "dual_coef_",
+                "X_fit_", "coef_", "feature_map_", "centers_", "n_iter_")
+
+
+class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
+    """Classifier by kernel ridge regression on one-vs-rest {-1, +1} targets.
+
+    As scikit-learn's ``RidgeClassifier`` (without intercept) with a kernel:
+    labels of any type become the columns of a {-1, +1} indicator matrix
+    (one column for two classes), all columns are fitted at once by
+    :class:`KernelRidge` (exact, or Falkon for large n: one solve for every
+    class), and the class with the largest decision value wins.
+
+    Parameters
+    ----------
+    kernel : Kernel, str or "precomputed", default="rbf"
+    alpha : float, default=1.0
+        Ridge penalty: sum_i s_i (y_i - f(x_i))^2 + alpha ||f||^2 per class.
+    solver : {"auto", "dual", "primal", "falkon"}, default="auto"
+    n_centers, center_selection, tol, max_iter, random_state, verbose
+        Falkon's options, as in :class:`KernelRidge`.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    dual_coef_ : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        (M instead of n_samples for falkon; one column for two classes.)
+    X_fit_, centers_, coef_, solver_, kernel_, plan_, jitter_, n_iter_, n_samples_fit_
+        As in :class:`KernelRidge`.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.models import KernelRidgeClassifier
+    >>> X = np.array([[0.0], [0.2], [1.0], [1.2]]); y = np.array(["a", "a", "b", "b"])
+    >>> KernelRidgeClassifier("rbf(gamma=1.0)", alpha=0.1).fit(X, y).predict([[0.1], [1.1]])
+    array(['a', 'b'], dtype='<U1')
+    """
+
+    def __init__(self, kernel="rbf", alpha=1.0, *, solver="auto", n_centers="auto",
+                 center_selection="uniform", tol=1e-7, max_iter=100, random_state=None,
+                 verbose=0):
+        self.kernel = kernel
+        self.alpha = alpha
+        self.solver = solver
+        self.n_centers = n_centers
+        self.center_selection = center_selection
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _ridge(self):
+        return KernelRidge(**self.get_params(deep=False))
+
+    def _check_params(self):
+        """Check the hyperparameters; return the resolved kernel."""
+        if np.ndim(self.alpha) != 0:
+            raise ValueError(f"alpha must be one number for all classes, got {self.alpha!r}")
+        return self._ridge()._check_params()
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit one ridge regression per class (all at once).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            for ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,)
+            Labels of any type; at least two classes.
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        kernel = self._check_params()
+        X, y = validate_fit_data(self, kernel, X, y, y_numeric=False)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = column_or_1d(y, warn=True)
+        if y.ndim != 1:
+            raise ValueError(f"y must be one label per sample (1-D), got shape {y.shape}")
+        check_classification_targets(y)
+        binarizer = LabelBinarizer(neg_label=-1, pos_label=1)
+        Y = binarizer.fit_transform(y).astype(np.float64)
+        self.classes_ = binarizer.classes_
+        if len(self.classes_) < 2:
+            raise ValueError(f"y has only one class ({self.classes_[0]!r}); a classifier "
+                             "needs samples of at least two classes")
+        ridge = self._ridge()
+        ridge.fit(X, Y[:, 0] if Y.shape[1] == 1 else Y, sample_weight=sample_weight)
+        for attr in _RIDGE_STATE:
+            if hasattr(ridge, attr):
+                setattr(self, attr, getattr(ridge, attr))
+        return self
+
+    def decision_function(self, X):
+        """Regression values of each class (of the second class for two classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_queries,) for two classes, else (n_queries, n_classes)
+        """
+        check_is_fitted(self, "classes_")
+        return ridge_decision(self, validate_predict_data(self, self.kernel_, X))
+
+    def predict(self, X):
+        """Class with the largest decision value.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_queries,)
+        """
+        scores = self.decision_function(X)
+        idx = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
+        return self.classes_[idx]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = isinstance(self.kernel, str) and \
+            self.kernel.strip().lower() == "precomputed"
+        return tags

@@ -1,0 +1,289 @@
+"""Nystroem kernel ridge regression by preconditioned conjugate gradient (Falkon).
+
+With M centers C, f(x) = sum_j c_j k(x, C_j) minimises
+
+    (1/n) sum_i s_i (y_i - f(x_i))^2 + lam ||f||^2,   i.e.
+    (K_nM' S K_nM + n lam K_MM) c = K_nM' S y,
+
+where ``n lam`` is scikit-learn's ``alpha`` (``sum_i s_i (y_i - f_i)^2 +
+alpha ||f||^2``). Falkon (Rudi, Carratino & Rosasco 2017, Algorithm 1) solves
+it by conjugate gradient on beta with c = T^-1 A^-1 beta, preconditioned by
+
+    T = chol(K_MM + eps M I)  (upper),   A = chol(T T' / M + lam I)  (upper),
+
+which makes the system about as well conditioned as a problem with n/M
+times fewer samples, so ~10-30 iterations suffice. The operator replaces
+T'^-1 K_MM T^-1 by I (exact up to the eps M jitter): the coefficients solve
+the system with K_MM + eps M I.
+
+Cost: K_MM (M^2 d), two Cholesky and one triangular product (M^3 together),
+K_nM (n M d) once if it is stored, else at every iteration, and 4 n M t flops
+per iteration for t targets. K_nM is stored when it fits the memory budget;
+its products run in row blocks, in float32 when asked, with the M-vector
+results summed in float64. Pure numerics: no estimator, no printing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+from scipy.linalg import lapack
+
+from .. import config
+from .._compiled import mirror_lower, rbf_from_inner
+from ..kernels.base import rows_per_block
+from ..kernels.vector import RBF
+from ..linalg import pcg, robust_cholesky
+
+__all__ = ["FalkonResult", "falkon", "kernel_matmat", "KnmOperator"]
+
+# Relative jitter eps of T = chol(K_MM + eps M I) (times mean diag K_MM): small
+# enough that M = n reproduces exact kernel ridge to ~1e-8 on a well-posed problem.
+_EPS = {np.dtype(np.float64): 1e-12, np.dtype(np.float32): 1e-7}
+
+
+@dataclass(frozen=True)
+class FalkonResult:
+    """Result of :func:`falkon`.
+
+    Attributes
+    ----------
+    coef : ndarray of shape (M,) or (M, t)
+        Coefficients c of f(x) = K(x, C) c.
+    n_iter : int
+        Conjugate-gradient iterations (the most any target needed).
+    converged : bool
+        Whether every target met the tolerance.
+    residual_norm : float or ndarray of shape (t,)
+        Final preconditioned residual norms relative to the right-hand side.
+    jitter : float
+        Total jitter added to K_MM's diagonal (eps M plus any robust-Cholesky retry).
+    stored : bool
+        Whether K_nM was kept in memory.
+    """
+
+    coef: np.ndarray
+    n_iter: int
+    converged: bool
+    residual_norm: float | np.ndarray
+    jitter: float
+    stored: bool
+
+
+class KnmOperator:
+    """K(X, C) applied in row blocks: ``matmat(V) = K_nM V``, ``gram_matmat(V) = K_nM' S K_nM V``.
+
+    Parameters
+    ----------
+    kernel : Kernel
+    X : ndarray of shape (n, d)
+    C : ndarray of shape (M, d)
+    dtype : {np.float64, np.float32}
+        Storage and product precision of K_nM blocks. With float32 the RBF
+        kernel's inner products run as float32 GEMM (inputs centred first);
+        other kernels compute in float64 and round. Results of the
+        block products are summed in float64.
+    store : bool
+        Keep K_nM in memory after the first pass.
+    sample_weight : ndarray of shape (n,), optional
+        The diagonal S of ``gram_matmat``.
+    """
+
+    def __init__(self, kernel, X, C, *, dtype=np.float64, store=False, sample_weight=None):
+        self.kernel = kernel
+        self.dtype = np.dtype(dtype)
+        self.shape = (len(X), len(C))
+        self.sample_weight = sample_weight
+        self._fast32 = self.dtype == np.float32 and type(kernel) is RBF
+        if self._fast32:  # centre on the centers' mean: the expansion loses fewer digits
+            shift = np.asarray(C, dtype=np.float64).mean(axis=0)
+            self._X = X
+            self._shift = shift
+            self._C = (np.asarray(C, dtype=np.float64) - shift).astype(np.float32)
+            self._cc = np.einsum("ij,ij->i", self._C, self._C, dtype=np.float64)
+        else:
+            self._X, self._C = kernel._prepare(np.ascontiguousarray(X), np.ascontiguousarray(C))
+        self._store = bool(store)
+        self._K = None
+        self._step = rows_per_block(self.shape[1], bytes_per_entry=self.dtype.itemsize,
+                                    n_temporaries=3)
+
+    def _compute(self, r0, r1):
+        if self._fast32:
+            Xb = (np.asarray(self._X[r0:r1], dtype=np.float64) - self._shift).astype(np.float32)
+            G = Xb @ self._C.T
+            xx = np.einsum("ij,ij->i", Xb, Xb, dtype=np.float64)
+            return rbf_from_inner(G, xx, self._cc, self.kernel.gamma_value, -1, G)
+        out = np.empty((r1 - r0, self.shape[1]), dtype=self.dtype)
+        self.kernel._block_into(self._X[r0:r1], self._C, -1, out)
+        return out
+
+    def blocks(self):
+        """Yield ``(r0, r1, K[r0:r1])``; fills the store on the first full pass."""
+        n, m = self.shape
+        if self._K is not None:
+            for r0 in range(0, n, self._step):
+                r1 = min(n, r0 + self._step)
+                yield r0, r1, self._K[r0:r1]
+            return
+        K = np.empty((n, m), dtype=self.dtype) if self._store else None
+        for r0 in range(0, n, self._step):
+            r1 = min(n, r0 + self._step)
+            block = self._compute(r0, r1)
+            if K is not None:
+                K[r0:r1] = block
+            yield r0, r1, block
+        if K is not None:
+            self._K = K  # only once complete
+
+    def matmat(self, V):
+        """K_nM V for V of shape (M, k), float64 result."""
+        V = np.asarray(V, dtype=np.float64)
+        Vd = V.astype(self.dtype, copy=False)
+        out = np.empty((self.shape[0], V.shape[1]))
+        for r0, r1, block in self.blocks():
+            out[r0:r1] = block @ Vd
+        return out
+
+    def gram_matmat(self, V, Y=None):
+        """``K_nM' S (K_nM V)`` (and ``K_nM' S Y`` in the same pass if Y is given).
+
+        Each block's (M, k) product is added to a float64 sum.
+        """
+        m = self.shape[1]
+        V = np.asarray(V, dtype=np.float64)
+        Vd = V.astype(self.dtype, copy=False)
+        acc = np.zeros((m, V.shape[1]))
+        accy = None if Y is None else np.zeros((m, Y.shape[1]))
+        sw = self.sample_weight
+        for r0, r1, block in self.blocks():
+            if V.shape[1]:
+                t = block @ Vd
+                if sw is not None:
+                    t *= sw[r0:r1, None].astype(self.dtype)
+                acc += block.T @ t
+            if Y is not None:
+                yb = Y[r0:r1] if sw is None else Y[r0:r1] * sw[r0:r1, None]
+                accy += block.T @ yb.astype(self.dtype)
+        return acc if Y is None else (acc, accy)
+
+
+def kernel_matmat(kernel, X, C, coef, *, dtype=np.float64):
+    """``K(X, C) @ coef`` in row blocks (prediction).
+
+    Parameters
+    ----------
+    kernel : Kernel
+    X : ndarray of shape (n, d)
+    C : ndarray of shape (M, d)
+    coef : ndarray of shape (M,) or (M, t)
+    dtype : {np.float64, np.float32}, default=np.float64
+
+    Returns
+    -------
+    ndarray of shape (n,) or (n, t), float64
+    """
+    coef = np.asarray(coef, dtype=np.float64)
+    out = KnmOperator(kernel, X, C, dtype=dtype).matmat(coef.reshape(len(C), -1))
+    return out[:, 0] if coef.ndim == 1 else out
+
+
+def _preconditioner(kernel, C, lam, dtype):
+    """Lower factors L (K_MM + eps M I = L L') and La (L'L / M + lam I = La La')."""
+    M = len(C)
+    # float64 centers give a float64 K_MM whatever the dtype policy.
+    K = np.asarray(kernel(np.asarray(C, dtype=np.float64)), dtype=np.float64)
+    eps = _EPS[np.dtype(dtype)] * max(float(np.mean(np.diag(K))), np.finfo(float).tiny)
+    K.flat[:: M + 1] += eps * M
+    chol = robust_cholesky(K, overwrite_a=True)
+    L = chol.L
+    # T T' = L'L by LAPACK's lauum (M^3/3 flops) on a copy. A C-ordered lower L is
+    # a Fortran-ordered upper U = L', and lauum(U, upper) gives U U' = L'L.
+    U = L.T if L.flags.c_contiguous else np.asfortranarray(L).T
+    LtL, info = lapack.dlauum(U, lower=0, overwrite_c=0)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"dlauum failed with info={info}")
+    LtL = LtL.T  # Fortran upper -> C lower, no copy
+    mirror_lower(LtL)
+    LtL /= M
+    LtL.flat[:: M + 1] += lam
+    chol_a = robust_cholesky(LtL, overwrite_a=True)
+    return L, chol_a.L, eps * M + chol.jitter
+
+
+def _tri(L, B, trans):
+    return scipy.linalg.solve_triangular(L, B, lower=True, trans=trans, check_finite=False)
+
+
+def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
+           dtype=np.float64, store=None, callback=None):
+    """Nystroem kernel ridge regression by Falkon-preconditioned conjugate gradient.
+
+    Parameters
+    ----------
+    kernel : Kernel
+    X : ndarray of shape (n, d)
+    C : ndarray of shape (M, d)
+        The centers.
+    y : ndarray of shape (n,) or (n, t)
+        Targets; all t columns are solved together (one K_nM pass per iteration).
+    alpha : float
+        Ridge penalty in scikit-learn's convention (lam = alpha / n).
+    sample_weight : ndarray of shape (n,), optional
+    tol : float, default=1e-7
+        Relative residual of the preconditioned system at which a target stops.
+    maxiter : int, default=100
+    dtype : {np.float64, np.float32}, default=np.float64
+        Precision of K_nM storage and products (see :class:`KnmOperator`).
+    store : bool, optional
+        Keep K_nM in memory. Default: when ``itemsize * n * M + 16 M^2`` bytes
+        fit the memory budget.
+    callback : callable, optional
+        Called as ``callback(n_iter)`` after each iteration (progress bars).
+
+    Returns
+    -------
+    FalkonResult
+
+    References
+    ----------
+    Rudi, A., Carratino, L. and Rosasco, L. (2017). FALKON: An optimal large
+    scale kernel method. NIPS 30.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    Y = y[:, None] if y.ndim == 1 else y
+    n, M = len(X), len(C)
+    dtype = np.dtype(dtype)
+    lam = float(alpha) / n
+    if store is None:
+        store = dtype.itemsize * n * M + 16.0 * M * M <= config.get_config()["memory"]
+    L, La, jitter = _preconditioner(kernel, C, lam, dtype)
+    op = KnmOperator(kernel, X, C, dtype=dtype, store=store, sample_weight=sample_weight)
+
+    def apply(U):  # B' H B U with B = T^-1 A^-1 / sqrt(n)
+        W = _tri(La, U, "T")
+        Z = op.gram_matmat(_tri(L, W, "T")) / n
+        Z = _tri(L, Z, "N") + lam * W
+        return _tri(La, Z, "N")
+
+    _, KtY = op.gram_matmat(np.zeros((M, 0)), Y)
+    rhs = _tri(La, _tri(L, KtY / n, "N"), "N")
+    count = [0]
+
+    def progress(_):
+        count[0] += 1
+        if callback is not None:
+            callback(count[0])
+
+    res = pcg(_Op(apply, M), rhs, rtol=tol, maxiter=maxiter, callback=progress)
+    coef = _tri(L, _tri(La, res.x, "T"), "T")
+    rn = np.asarray(res.residual_norm) / np.maximum(np.linalg.norm(rhs, axis=0), np.finfo(float).tiny)
+    return FalkonResult(coef[:, 0] if y.ndim == 1 else coef, res.n_iter, res.converged,
+                        float(rn[0]) if y.ndim == 1 else rn, float(jitter), bool(store))
+
+
+class _Op:
+    def __init__(self, fn, m):
+        self.matmat, self.shape = fn, (m, m)

@@ -1,0 +1,122 @@
+"""Falkon (Nystroem kernel ridge by preconditioned CG) against independent references."""
+
+import numpy as np
+import pytest
+
+from kernelkit import config_context
+from kernelkit.gram import gram
+from kernelkit.kernels import RBF, Laplacian, Polynomial
+from kernelkit.solvers import dual_ridge
+from kernelkit.solvers.falkon import KnmOperator, falkon, kernel_matmat
+
+
+def _data(n=240, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.sin(X[:, 0]) + 0.5 * X[:, 1] + 0.1 * rng.normal(size=n)
+    return X, y, rng.normal(size=(60, d))
+
+
+def _nystroem_krr(kernel, X, C, Y, alpha, sw=None):
+    """The closed form (K_nM' S K_nM + alpha K_MM) c = K_nM' S y, solved densely."""
+    Knm, Kmm = gram(kernel, X, C), gram(kernel, C)
+    S = np.ones(len(X)) if sw is None else sw
+    return np.linalg.solve(Knm.T @ (S[:, None] * Knm) + alpha * Kmm, Knm.T @ (S[:, None] * Y))
+
+
+@pytest.mark.parametrize("gamma", [0.3, 2.0])
+def test_all_points_as_centers_is_exact_kernel_ridge(gamma):
+    X, y, Xt = _data()
+    k, alpha = RBF(gamma=gamma), 0.5
+    u, _ = dual_ridge(gram(k, X), y, alpha)
+    res = falkon(k, X, X, y, alpha, tol=1e-12, maxiter=500)
+    assert res.converged
+    scale = np.abs(y).max()
+    assert np.abs(gram(k, Xt, X) @ (res.coef - u)).max() <= 1e-6 * scale
+    assert np.abs(gram(k, X) @ (res.coef - u)).max() <= 1e-6 * scale
+
+
+def test_well_conditioned_coefficients_match_exact():
+    X, y, _ = _data(n=150)
+    k, alpha = RBF(gamma=2.0), 1.0
+    u, _ = dual_ridge(gram(k, X), y, alpha)
+    res = falkon(k, X, X, y, alpha, tol=1e-13, maxiter=500)
+    np.testing.assert_allclose(res.coef, u, rtol=0, atol=1e-7 * np.abs(u).max())
+
+
+@pytest.mark.parametrize("kernel", [RBF(gamma=0.3), Laplacian(gamma=0.5),
+                                    Polynomial(degree=2, coef0=1.0)])
+def test_fewer_centers_match_closed_form_nystroem_krr(kernel):
+    X, y, Xt = _data()
+    C = X[::5]
+    Y = np.column_stack([y, np.cos(X[:, 2])])
+    ref = _nystroem_krr(kernel, X, C, Y, 0.3)
+    res = falkon(kernel, X, C, Y, 0.3, tol=1e-12, maxiter=1000)
+    assert res.coef.shape == (len(C), 2) and res.converged
+    pred, pred_ref = gram(kernel, Xt, C) @ res.coef, gram(kernel, Xt, C) @ ref
+    np.testing.assert_allclose(pred, pred_ref, atol=1e-6 * np.abs(pred_ref).max())
+
+
+def test_sample_weights_match_weighted_closed_form():
+    X, y, Xt = _data()
+    sw = np.random.default_rng(3).uniform(0.1, 3.0, size=len(X))
+    C, k = X[:50], RBF(gamma=0.3)
+    ref = _nystroem_krr(k, X, C, y[:, None], 0.2, sw)[:, 0]
+    res = falkon(k, X, C, y, 0.2, sample_weight=sw, tol=1e-12, maxiter=500)
+    G = gram(k, Xt, C)
+    np.testing.assert_allclose(G @ res.coef, G @ ref, atol=1e-7 * np.abs(G @ ref).max())
+
+
+def test_stored_and_recomputed_knm_give_the_same_iterates():
+    X, y, _ = _data()
+    C, k = X[:40], RBF(gamma=0.5)
+    with config_context(memory="16MB"):  # small blocks: many row blocks per pass
+        a = falkon(k, X, C, y, 0.1, store=True, maxiter=7, tol=1e-14)
+        b = falkon(k, X, C, y, 0.1, store=False, maxiter=7, tol=1e-14)
+    assert a.stored and not b.stored and a.n_iter == b.n_iter == 7
+    np.testing.assert_allclose(a.coef, b.coef, rtol=1e-10, atol=1e-12)
+
+
+def test_fewer_iterations_are_less_accurate_and_callback_counts_them():
+    X, y, _ = _data()
+    C, k = X[:60], RBF(gamma=0.3)
+    ref = _nystroem_krr(k, X, C, y[:, None], 0.01)[:, 0]
+    calls = []
+    res = falkon(k, X, C, y, 0.01, maxiter=2, tol=1e-14, callback=calls.append)
+    assert calls == [1, 2] and res.n_iter == 2 and not res.converged
+    full = falkon(k, X, C, y, 0.01, maxiter=500, tol=1e-12)
+    G = gram(k, X, C)
+    assert np.abs(G @ (full.coef - ref)).max() < np.abs(G @ (res.coef - ref)).max()
+
+
+def test_float32_products_stay_close_to_float64():
+    X, y, Xt = _data()
+    C, k = X[:50], RBF(gamma=0.3)
+    ref = falkon(k, X, C, y, 0.3, tol=1e-10, maxiter=500)
+    X32 = X.astype(np.float32)
+    res = falkon(k, X32, X32[:50], y, 0.3, tol=1e-10, maxiter=500, dtype=np.float32)
+    G = gram(k, Xt, C)
+    np.testing.assert_allclose(G @ res.coef, G @ ref.coef, atol=1e-4 * np.abs(G @ ref.coef).max())
+
+
+@pytest.mark.parametrize("kernel", [RBF(gamma=0.2), Laplacian(gamma=0.3)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_knm_operator_matches_dense_products(kernel, dtype):
+    X, _, _ = _data(n=130)
+    X = X + 5.0  # off-centre data: the float32 RBF path centres first
+    C = X[:17]
+    V = np.random.default_rng(1).normal(size=(17, 3))
+    sw = np.random.default_rng(2).uniform(size=130)
+    K = gram(kernel, X, C)
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    with config_context(memory="16MB"):
+        op = KnmOperator(kernel, X.astype(dtype), C.astype(dtype), dtype=dtype, sample_weight=sw)
+        np.testing.assert_allclose(op.matmat(V), K @ V, atol=tol * np.abs(K @ V).max())
+        ref = K.T @ (sw[:, None] * (K @ V))
+        got, KtY = op.gram_matmat(V, V[:1].repeat(130, 0))
+        np.testing.assert_allclose(got, ref, atol=tol * np.abs(ref).max())
+        ref_y = K.T @ (sw[:, None] * V[:1].repeat(130, 0))
+        np.testing.assert_allclose(KtY, ref_y, atol=tol * np.abs(ref_y).max())
+    out = kernel_matmat(kernel, X, C, V[:, 0])
+    assert out.shape == (130,)
+    np.testing.assert_allclose(out, K @ V[:, 0], rtol=1e-12, atol=1e-12)
