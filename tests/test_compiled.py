@@ -327,3 +327,18 @@ def test_row_strided_block_views_are_accepted_and_filled_in_place():
     assert (big[:10] == -7).all() and (big[20:] == -7).all() and (big[10:20, 15:] == -7).all()
     with pytest.raises(ValueError, match="C-contiguous"):
         rbf_from_inner(G, xx[10:20], xx[:15], 0.3, -1, np.empty((15, 10)).T)
+
+
+def test_member_sums_equals_its_numpy_twin():
+    from kernelkit._compiled import member_sums, member_sums_ref
+
+    rng = np.random.default_rng(0)
+    for K in (rng.normal(size=(37, 53)), rng.normal(size=(5, 8)).astype(np.float32)):
+        member = rng.integers(0, 4, size=K.shape[1])
+        a = rng.uniform(size=K.shape[1])
+        got = member_sums(K, member, a, np.empty((K.shape[0], 4)))
+        ref = member_sums_ref(K.astype(np.float64), member, a, np.empty((K.shape[0], 4)))
+        np.testing.assert_allclose(got, ref, rtol=1e-6 if K.dtype == np.float32 else 1e-12,
+                                   atol=1e-12)
+    with pytest.raises(ValueError, match="indices"):
+        member_sums(K, np.full(K.shape[1], 9), a, np.empty((K.shape[0], 4)))

@@ -19,6 +19,8 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .. import config
+from .._compiled import member_sums
 from .._validation import check_same_n_features, check_scalar
 from ..features import Nystroem
 from ..gram import GramOperator, gram
@@ -94,7 +96,7 @@ def _relocate_empty(labels, D, sw, n_clusters):
     return member
 
 
-def lloyd_feature_space(op, diag, sw, G, center_sq, max_iter, tol):
+def lloyd_feature_space(products, diag, sw, G, center_sq, max_iter, tol):
     """Lloyd's iterations from initial centers given by G = <phi(x_i), c_l>, ||c_l||^2.
 
     Mirrors scikit-learn's ``lloyd``: assign, recompute the means, stop when
@@ -104,7 +106,9 @@ def lloyd_feature_space(op, diag, sw, G, center_sq, max_iter, tol):
 
     Parameters
     ----------
-    op : GramOperator (or anything with ``matmat``) over the training set
+    products : callable ``(member, A) -> K A`` of shape (n, k)
+        K times the one-hot weight matrix A (whose row j holds its only
+        nonzero in column ``member[j]``).
     diag : ndarray of shape (n,)
     sw : ndarray of shape (n,)
     G : ndarray of shape (n, k)
@@ -126,7 +130,7 @@ def lloyd_feature_space(op, diag, sw, G, center_sq, max_iter, tol):
         labels = np.argmin(D, axis=1)
         member = _relocate_empty(labels, D, sw, k)
         A = _weights_matrix(member, sw, k)
-        G_new = op.matmat(A)
+        G_new = products(member, A)
         csq_new = np.einsum("jc,jc->c", A, G_new)
         shift = float(np.sum(csq_new - 2.0 * np.einsum("jc,jc->c", A, G) + center_sq))
         G, center_sq = G_new, csq_new
@@ -290,8 +294,20 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         if self.approximation == "nystroem":
             return self._fit_nystroem(X, sw, C, n_init, rng)
         diag = kernel.diag(X)
-        op = GramOperator(kernel, X, cache="auto")
-        total_var = float(sw @ diag / sw.sum() - sw @ op.matvec(sw) / sw.sum() ** 2)
+        if 8.0 * n * n <= config.get_config()["memory"] // 2:  # store K
+            K = gram(kernel, X)
+            rows = np.arange(n)
+
+            def products(member, A):
+                return member_sums(K, member, A[rows, member], np.empty((n, k)))
+            K_sw = K @ sw
+        else:  # recompute K in row blocks at every iteration
+            op = GramOperator(kernel, X)
+
+            def products(member, A):
+                return op.matmat(A)
+            K_sw = op.matvec(sw)
+        total_var = float(sw @ diag / sw.sum() - sw @ K_sw / sw.sum() ** 2)
         tol = self.tol * max(total_var, 0.0)
         best = None
         for _ in range(n_init):
@@ -301,7 +317,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
                 G, csq = gram(kernel, X, take_rows(X, idx)), diag[idx]
             else:
                 G, csq = gram(kernel, X, C), kernel.diag(C)
-            run = lloyd_feature_space(op, diag, sw, G, csq, self.max_iter, tol)
+            run = lloyd_feature_space(products, diag, sw, G, csq, self.max_iter, tol)
             if best is None or run[1] < best[1]:
                 best = run
         labels, self.inertia_, self.n_iter_, member, A, self.center_norms_ = best
