@@ -10,8 +10,10 @@ Importing kernelkit computes, compiles and starts nothing.
 from .config import config_context, get_config, set_config
 from .exceptions import KernelSpecError, MemoryBudgetError, ModelFormatError, NumericalWarning
 from .diagnostics import psd_check
+from .features import RandomKitchenSinks
 from .gram import GramOperator, gram
 from .kernels import parse_kernel
+from .models import KitchenSinksClassifier, KitchenSinksRegressor
 from .persistence import load, save
 
 __version__ = "0.1.0"
@@ -20,4 +22,5 @@ __all__ = [
     "__version__", "config_context", "get_config", "set_config", "NumericalWarning",
     "ModelFormatError", "KernelSpecError", "MemoryBudgetError", "gram", "GramOperator",
     "parse_kernel", "save", "load", "psd_check",
+    "RandomKitchenSinks", "KitchenSinksRegressor", "KitchenSinksClassifier",
 ]

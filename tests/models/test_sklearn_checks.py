@@ -4,7 +4,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernelkit.kernels import RBF, Polynomial
 from kernelkit.models import (KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
-                              KernelRidge, KernelRidgeCV, KernelSVC)
+                              KernelRidge, KernelRidgeCV, KernelSVC, KitchenSinksClassifier,
+                              KitchenSinksRegressor)
 
 # With kernel="precomputed", these two checks feed matrices that are not Gram
 # matrices at all (a mean-shifted Gram matrix; a Gram matrix truncated to
@@ -56,6 +57,10 @@ def _expected_failures(estimator):
     KernelMachineClassifier(kernel=RBF(gamma=0.5), loss="logistic", alpha=0.1),
     KernelLogisticRegression(kernel=RBF(gamma=0.5), C=10.0),
     KernelLogisticRegression(kernel=RBF(gamma=0.5), C=10.0, multi_class="ovr", solver="newton"),
+    KitchenSinksRegressor(random_state=0),
+    KitchenSinksRegressor(basis="sigmoid", random_state=0),
+    KitchenSinksClassifier(random_state=0),
+    KitchenSinksClassifier(basis="bump", loss="hinge", random_state=0),
 ], expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)

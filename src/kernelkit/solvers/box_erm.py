@@ -26,7 +26,8 @@ and one with Z' per iteration (plus one per backtracking retry).
 
 Stopping: the gradient mapping G = L (y - x_+) (zero exactly at the
 constrained optimum, where it is the KKT residual) has fallen to
-``tol`` times its first value, or ``max_iter`` iterations.
+``tol`` times its first value (of the first continuation stage, for the
+hinge), or ``max_iter`` iterations.
 
 Hinge loss. The hinge is not differentiable, so it is replaced by its Moreau
 envelope with parameter mu (the "smoothed hinge"): 0 for margins m >= 1,
@@ -228,24 +229,30 @@ def _solve(Z, Y, bound, loss, fit_intercept, max_iter, tol, smoothing, beta, b):
         mus = [m for m in mus if m >= smoothing]
     else:
         mus = [None]
-    history, n_iter, converged, L = [], 0, False, 0.0
+    history, n_iter, converged, L, gm0 = [], 0, False, 0.0, None
     for mu in mus:
         fn = _Smooth(loss, mu)
-        beta, b, it, converged, L = _fista(Z, Y, bound, fn, sigma2 * fn.curvature, beta, b,
-                                           fit_intercept, max_iter - n_iter, tol, history)
+        beta, b, it, converged, L, gm0 = _fista(Z, Y, bound, fn, sigma2 * fn.curvature, beta, b,
+                                                fit_intercept, max_iter - n_iter, tol, history,
+                                                gm0)
         n_iter += it
         if n_iter >= max_iter:
             break
     return beta, b, n_iter, converged, L, history
 
 
-def _fista(Z, Y, bound, fn, L, beta, b, fit_intercept, max_iter, tol, history):
-    """FISTA with gradient restart and backtracking on one smooth loss; see the module notes."""
+def _fista(Z, Y, bound, fn, L, beta, b, fit_intercept, max_iter, tol, history, gm0):
+    """FISTA with gradient restart and backtracking on one smooth loss; see the module notes.
+
+    ``gm0`` is the reference gradient-mapping norm (None: this stage's first;
+    warm-started continuation stages keep the first stage's, since their own
+    first step is already small).
+    """
     n = len(Z)
     x_beta, x_b = beta, b
     Sx = Z @ x_beta + x_b
     y_beta, y_b, Sy = x_beta, x_b, Sx
-    t, gm0, converged, it = 1.0, None, False, 0
+    t, converged, it = 1.0, False, 0
     while it < max_iter:
         it += 1
         fy = fn.value(Sy, Y)
@@ -282,4 +289,4 @@ def _fista(Z, Y, bound, fn, L, beta, b, fit_intercept, max_iter, tol, history):
             Sy = S_new + m * (S_new - Sx)
             t = t_new
         x_beta, x_b, Sx = new_beta, new_b, S_new
-    return x_beta, x_b, it, converged, L
+    return x_beta, x_b, it, converged, L, gm0
