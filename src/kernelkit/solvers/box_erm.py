@@ -24,6 +24,13 @@ a descent step of the majorant. Scores are linear in the iterates, so the
 extrapolated point's scores are combined from stored ones: one product with Z
 and one with Z' per iteration (plus one per backtracking retry).
 
+Squared loss with q <= n: the objective is the quadratic
+theta'G theta / 2 - c'theta + const in theta = (beta, b), G = [Z, 1]'[Z, 1] / n,
+so G (one GEMM, n q^2) replaces Z in the loop and an iteration costs O(q^2)
+instead of O(n q); the backtracking test uses d'G d exactly (no difference of
+two nearly equal objective values), and the last objective is recomputed
+from Z.
+
 Stopping: the gradient mapping G = L (y - x_+) (zero exactly at the
 constrained optimum, where it is the KKT residual) has fallen to
 ``tol`` times its first value (of the first continuation stage, for the
@@ -223,70 +230,142 @@ def box_erm(Z, y, bound, loss="squared", *, fit_intercept=False, max_iter=1000, 
 
 def _solve(Z, Y, bound, loss, fit_intercept, max_iter, tol, smoothing, beta, b):
     """The continuation stages (one for the smooth losses)."""
-    sigma2 = lipschitz_estimate(Z, fit_intercept)
+    q = Z.shape[1]
+    theta = np.vstack([beta, b[None, :]]) if fit_intercept else beta
     if loss == "hinge":
         mus = [10.0 ** -j for j in range(int(math.ceil(-math.log10(smoothing))))] + [smoothing]
         mus = [m for m in mus if m >= smoothing]
     else:
         mus = [None]
+    quadratic = loss == "squared" and q <= len(Z)
+    if quadratic:
+        oracle = _QuadraticOracle(Z, Y, fit_intercept)
+        sigma2 = oracle.top_eigenvalue()
+    else:
+        sigma2 = lipschitz_estimate(Z, fit_intercept)
     history, n_iter, converged, L, gm0 = [], 0, False, 0.0, None
     for mu in mus:
         fn = _Smooth(loss, mu)
-        beta, b, it, converged, L, gm0 = _fista(Z, Y, bound, fn, sigma2 * fn.curvature, beta, b,
-                                                fit_intercept, max_iter - n_iter, tol, history,
-                                                gm0)
+        if not quadratic:
+            oracle = _ScoreOracle(Z, Y, fn, fit_intercept)
+        theta, it, converged, L, gm0 = _fista(oracle, q, bound, sigma2 * fn.curvature, theta,
+                                              max_iter - n_iter, tol, history, gm0)
         n_iter += it
         if n_iter >= max_iter:
             break
+    beta, b = theta[:q], (theta[q] if fit_intercept else np.zeros(Y.shape[1]))
+    if quadratic and history:  # the Gram form's value loses digits to cancellation
+        history[-1] = fn.value(Z @ beta + b, Y)
     return beta, b, n_iter, converged, L, history
 
 
-def _fista(Z, Y, bound, fn, L, beta, b, fit_intercept, max_iter, tol, history, gm0):
-    """FISTA with gradient restart and backtracking on one smooth loss; see the module notes.
+class _ScoreOracle:
+    """f(theta) through the scores u = [Z, 1] theta (n, k): one product each way."""
 
-    ``gm0`` is the reference gradient-mapping norm (None: this stage's first;
-    warm-started continuation stages keep the first stage's, since their own
-    first step is already small).
+    def __init__(self, Z, Y, fn, fit_intercept):
+        self.Z, self.Y, self.fn, self.fit_intercept = Z, Y, fn, fit_intercept
+        self.q = Z.shape[1]
+
+    def apply(self, theta):
+        u = self.Z @ theta[:self.q]
+        if self.fit_intercept:
+            u += theta[self.q]
+        return u
+
+    def grad(self, theta, u):
+        self._fy = self.fn.value(u, self.Y)
+        D = self.fn.derivative(u, self.Y)
+        g = self.Z.T @ D / len(u)
+        return np.vstack([g, D.mean(axis=0)[None, :]]) if self.fit_intercept else g
+
+    def majorised(self, u_y, g, u_new, d, L, sq):
+        """(sufficient decrease holds, f(new))."""
+        f_new = self.fn.value(u_new, self.Y)
+        fy = self._fy
+        return f_new <= fy + float(np.sum(g * d)) + 0.5 * L * sq + 1e-12 * abs(fy), f_new
+
+
+class _QuadraticOracle:
+    """Squared loss through the Gram form: f = theta'G theta / 2 - c'theta + yy / 2 with
+    G = A'A / n, c = A'Y / n, A = [Z, 1]; u = G theta costs O(q^2), not O(n q)."""
+
+    def __init__(self, Z, Y, fit_intercept):
+        n = len(Z)
+        G = Z.T @ Z / n
+        c = Z.T @ Y / n
+        if fit_intercept:
+            m = Z.mean(axis=0)
+            G = np.block([[G, m[:, None]], [m[None, :], np.ones((1, 1))]])
+            c = np.vstack([c, Y.mean(axis=0)[None, :]])
+        self.G, self.c, self.yy = G, c, float(np.sum(Y * Y)) / n
+
+    def top_eigenvalue(self):
+        v = np.random.default_rng(0).standard_normal(len(self.G))
+        lam = 0.0
+        for _ in range(50):
+            w = self.G @ (v / np.linalg.norm(v))
+            lam, v = float(np.linalg.norm(w)), w
+            if lam == 0.0:
+                break
+        return max(lam, np.finfo(np.float64).tiny)
+
+    def apply(self, theta):
+        return self.G @ theta
+
+    def grad(self, theta, u):
+        return u - self.c
+
+    def majorised(self, u_y, g, u_new, d, L, sq):
+        # For a quadratic f(new) - f(y) - g'd = d'G d / 2 exactly; G d = u_new - u_y
+        # avoids the cancellation of comparing two values of f.
+        curv = float(np.sum(d * (u_new - u_y)))
+        return curv <= L * sq * (1.0 + 1e-12), None  # f(new) only for the history: lazily
+
+    def value(self, theta, u):
+        return 0.5 * float(np.sum(theta * u)) - float(np.sum(self.c * theta)) + 0.5 * self.yy
+
+
+def _fista(oracle, q, bound, L, theta, max_iter, tol, history, gm0):
+    """FISTA with gradient restart and backtracking; see the module notes.
+
+    ``theta`` stacks beta (first q rows, clipped to the box) and the free
+    intercept row. ``gm0`` is the reference gradient-mapping norm (None: this
+    stage's first; warm-started continuation stages keep the first stage's,
+    since their own first step is already small).
     """
-    n = len(Z)
-    x_beta, x_b = beta, b
-    Sx = Z @ x_beta + x_b
-    y_beta, y_b, Sy = x_beta, x_b, Sx
+    x = theta
+    ux = oracle.apply(x)
+    y, uy = x, ux
     t, converged, it = 1.0, False, 0
     while it < max_iter:
         it += 1
-        fy = fn.value(Sy, Y)
-        D = fn.derivative(Sy, Y)
-        g_beta = Z.T @ D / n
-        g_b = D.sum(axis=0) / n if fit_intercept else np.zeros_like(y_b)
+        g = oracle.grad(y, uy)
         while True:  # backtracking: double L until the majorant holds
-            new_beta = np.clip(y_beta - g_beta / L, -bound, bound)
-            new_b = y_b - g_b / L
-            S_new = Z @ new_beta + new_b
-            f_new = fn.value(S_new, Y)
-            d_beta, d_b = new_beta - y_beta, new_b - y_b
-            sq = float(np.sum(d_beta * d_beta) + np.sum(d_b * d_b))
-            lin = float(np.sum(g_beta * d_beta) + np.sum(g_b * d_b))
-            if f_new <= fy + lin + 0.5 * L * sq + 1e-12 * abs(fy):
+            new = y - g / L
+            np.clip(new[:q], -bound, bound, out=new[:q])
+            u_new = oracle.apply(new)
+            d = new - y
+            sq = float(np.sum(d * d))
+            ok, f_new = oracle.majorised(uy, g, u_new, d, L, sq)
+            if ok:
                 break
             L *= 2.0
-        history.append(f_new)
+        history.append(f_new if f_new is not None else oracle.value(new, u_new))
         gm = L * math.sqrt(sq)
         gm0 = gm if gm0 is None else gm0
         if gm <= tol * gm0:
-            x_beta, x_b, converged = new_beta, new_b, True
+            x, converged = new, True
             break
         # Gradient restart: drop the momentum when it opposes the step just taken.
-        step_beta, step_b = new_beta - x_beta, new_b - x_b
-        if float(np.sum(-d_beta * step_beta) + np.sum(-d_b * step_b)) > 0.0:
+        step = new - x
+        if float(np.sum(-d * step)) > 0.0:
             t = 1.0
-            y_beta, y_b, Sy = new_beta, new_b, S_new
+            y, uy = new, u_new
         else:
             t_new = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * t * t))
             m = (t - 1.0) / t_new
-            y_beta = new_beta + m * step_beta
-            y_b = new_b + m * step_b
-            Sy = S_new + m * (S_new - Sx)
+            y = new + m * step
+            uy = u_new + m * (u_new - ux)
             t = t_new
-        x_beta, x_b, Sx = new_beta, new_b, S_new
-    return x_beta, x_b, it, converged, L, gm0
+        x, ux = new, u_new
+    return x, it, converged, L, gm0
