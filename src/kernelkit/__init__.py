@@ -10,10 +10,13 @@ Importing kernelkit computes, compiles and starts nothing.
 from .config import config_context, get_config, set_config
 from .exceptions import KernelSpecError, MemoryBudgetError, ModelFormatError, NumericalWarning
 from .diagnostics import psd_check
+from .features import Nystroem, RandomFourierFeatures, RandomKitchenSinks
 from .gram import GramOperator, gram
 from .kernels import parse_kernel
 from .models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighborsRegressor,
-                     KernelOutlierDetector, KernelRidgeClassifier)
+                     KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
+                     KernelOutlierDetector, KernelRidge, KernelRidgeClassifier, KernelRidgeCV,
+                     KernelSVC, KitchenSinksClassifier, KitchenSinksRegressor)
 from .persistence import load, save
 
 __version__ = "0.1.0"
@@ -22,7 +25,10 @@ __all__ = [
     "__version__", "config_context", "get_config", "set_config", "NumericalWarning",
     "ModelFormatError", "KernelSpecError", "MemoryBudgetError", "gram", "GramOperator",
     "parse_kernel", "save", "load", "psd_check",
+    # estimators and transformers (also in kernelkit.models / kernelkit.features)
+    "KernelRidge", "KernelRidgeCV", "KernelRidgeClassifier", "KernelSVC",
+    "KernelLogisticRegression", "KernelMachine", "KernelMachineClassifier",
     "KernelKNeighborsClassifier", "KernelKNeighborsRegressor", "KernelKMeans",
-    "KernelOutlierDetector",
-    "KernelRidgeClassifier",
+    "KernelOutlierDetector", "KitchenSinksRegressor", "KitchenSinksClassifier",
+    "RandomFourierFeatures", "Nystroem", "RandomKitchenSinks",
 ]

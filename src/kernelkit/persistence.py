@@ -24,12 +24,14 @@ from pathlib import Path
 import numpy as np
 
 from .exceptions import ModelFormatError
-from .features import ExplicitFeatures
+from .features import ExplicitFeatures, RandomKitchenSinks
+from .features.kitchen_sinks import restore_fitted
 from .kernels import Kernel, kernel_from_dict, parse_kernel
 from .models import (KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
                      KernelRidge, KernelRidgeClassifier, KernelRidgeCV, KernelSVC)
 from .models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighborsRegressor,
-                     KernelOutlierDetector)
+                     KernelOutlierDetector, KitchenSinksClassifier,
+                     KitchenSinksRegressor)
 
 __all__ = ["save", "load", "read_metadata", "FORMAT_NAME", "FORMAT_VERSION"]
 
@@ -57,6 +59,14 @@ _KM_ARRAYS = ("dual_coef_", "X_fit_", "coef_", "objective_")
 _KNN_ARRAYS = ("X_fit_", "y_fit_", "diag_fit_")
 _KNN_JSON = ("n_features_in_", "n_samples_fit_", "feature_names_in_")
 _KM_JSON = ("representation_", "solver_", "strategy_", "n_iter_", "n_features_in_",
+            "feature_names_in_")
+
+# Random kitchen sinks: the feature map's parameters are arrays; a callable
+# basis or sampler is refused at save time (it is a parameter, not data).
+_RKS_ARRAYS = ("random_weights_", "random_offset_")
+_RKS_JSON = ("gamma_", "bandwidth_", "n_components_", "n_features_in_", "feature_names_in_")
+_KS_ARRAYS = _RKS_ARRAYS + ("coef_", "intercept_", "objective_")
+_KS_JSON = ("gamma_", "bandwidth_", "n_iter_", "converged_", "n_features_in_",
             "feature_names_in_")
 
 
@@ -94,6 +104,12 @@ def _registry():
         "KernelOutlierDetector": (KernelOutlierDetector, ("X_fit_", "diag_fit_"),
                                   ("offset_", "mean_norm_", "n_features_in_",
                                    "feature_names_in_"), _check_outlier_state),
+        "RandomKitchenSinks": (RandomKitchenSinks, _RKS_ARRAYS, _RKS_JSON,
+                               _check_kitchen_sinks_state),
+        "KitchenSinksRegressor": (KitchenSinksRegressor, _KS_ARRAYS, _KS_JSON,
+                                  _check_kitchen_sinks_state),
+        "KitchenSinksClassifier": (KitchenSinksClassifier, _KS_ARRAYS, ("classes_",) + _KS_JSON,
+                                   _check_kitchen_sinks_state),
     }
 
 
@@ -106,6 +122,10 @@ def _param_to_json(name, value):
             raise ValueError(f"cannot save this model: {exc}") from None
     if isinstance(value, np.ndarray):
         return {"array": value.astype(np.float64).tolist()}
+    if callable(value):
+        raise ValueError(f"cannot save this model: parameter {name} is a Python callable "
+                         f"({value!r}); model files hold data, never code. Use a built-in "
+                         "choice, or keep the model in the running process")
     if isinstance(value, (list, tuple)):
         return {"list": [_param_to_json(name, v) for v in value]}
     if isinstance(value, dict):
@@ -407,6 +427,11 @@ def _check_common_state(path, model):
         value = getattr(model, attr, 1)
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             _fail(path, f"invalid {attr} {value!r}")
+    if "kernel" not in model.get_params(deep=False):  # a model without a kernel
+        if getattr(model, "kernel_", None) is not None:
+            _fail(path, "kernel_ given for a model without a kernel")
+        model.__dict__.pop("kernel_", None)
+        return
     kernel = getattr(model, "kernel_", None)
     if isinstance(kernel, str):
         if kernel != "precomputed":
@@ -600,3 +625,48 @@ def _check_ridge_classifier_state(path, model):
         _fail(path, f"coefficients of shape {None if coef is None else coef.shape} do not "
                     f"match {k} classes")
     _check_ridge_state(path, model)
+
+
+def _check_kitchen_sinks_state(path, model):
+    """Random kitchen sinks: the basis parameters fit q and n_features; beta fits q."""
+    is_map = isinstance(model, RandomKitchenSinks)
+    fmap = RandomKitchenSinks() if is_map else model._feature_map()
+    if is_map:
+        fmap.set_params(**model.get_params(deep=False))
+    for attr in ("gamma_", "bandwidth_"):
+        value = getattr(model, attr, None)
+        if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool)
+                                  or not value > 0):
+            _fail(path, f"invalid {attr} {value!r}")
+    try:
+        restore_fitted(fmap, getattr(model, "random_weights_", None),
+                       getattr(model, "random_offset_", None), model.n_features_in_,
+                       gamma_=getattr(model, "gamma_", None),
+                       bandwidth_=getattr(model, "bandwidth_", None))
+    except ValueError as exc:
+        _fail(path, f"invalid random features: {exc}")
+    if is_map:
+        if getattr(model, "n_components_", None) != fmap.n_components_:
+            _fail(path, f"n_components_ is {getattr(model, 'n_components_', None)!r}, expected "
+                        f"{fmap.n_components_}")
+        model.random_weights_, model.random_offset_ = fmap.random_weights_, fmap.random_offset_
+        return
+    q = fmap.n_components_
+    coef, icpt = getattr(model, "coef_", None), getattr(model, "intercept_", None)
+    if coef is not None and icpt is not None and coef.ndim == 1 and icpt.shape == (1,):
+        icpt = icpt.reshape(())  # a float intercept is written as a 1-element array
+    if coef is None or icpt is None or coef.ndim not in (1, 2) or coef.shape[0] != q or \
+            icpt.shape != coef.shape[1:]:
+        _fail(path, f"coef_ {None if coef is None else coef.shape} and intercept_ "
+                    f"{None if icpt is None else icpt.shape} do not fit {q} features")
+    if np.abs(coef).max() > model.C / q * (1 + 1e-12):
+        _fail(path, f"coef_ leaves the box |beta_i| <= C / q = {model.C / q}")
+    if hasattr(model, "classes_"):
+        model.classes_ = np.asarray(model.classes_)
+        k = len(model.classes_)
+        if k < 2 or coef.shape[1:] != (() if k == 2 else (k,)):
+            _fail(path, f"coef_ has shape {coef.shape} for {k} classes")
+    if icpt.ndim == 0:
+        model.intercept_ = float(icpt)
+    model.feature_map_ = fmap
+    model.random_weights_, model.random_offset_ = fmap.random_weights_, fmap.random_offset_

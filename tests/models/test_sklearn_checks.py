@@ -6,7 +6,8 @@ from kernelkit.kernels import RBF, Polynomial
 from kernelkit.models import (KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
                               KernelRidge, KernelRidgeClassifier, KernelRidgeCV, KernelSVC)
 from kernelkit.models import (KernelKMeans, KernelKNeighborsClassifier,
-                              KernelKNeighborsRegressor, KernelOutlierDetector)
+                              KernelKNeighborsRegressor, KernelOutlierDetector,
+                              KitchenSinksClassifier, KitchenSinksRegressor)
 
 # With kernel="precomputed", these two checks feed matrices that are not Gram
 # matrices at all (a mean-shifted Gram matrix; a Gram matrix truncated to
@@ -82,6 +83,10 @@ def _expected_failures(estimator):
     KernelRidgeClassifier(kernel=RBF(gamma=0.5), alpha=0.1),
     KernelRidgeClassifier(kernel=RBF(gamma=0.5), alpha=0.1, solver="falkon", n_centers=100,
                           tol=1e-10, random_state=0),
+    KitchenSinksRegressor(random_state=0),
+    KitchenSinksRegressor(basis="sigmoid", random_state=0),
+    KitchenSinksClassifier(random_state=0),
+    KitchenSinksClassifier(basis="bump", loss="hinge", random_state=0),
 ], expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -4,6 +4,7 @@ from .kernel_machine import KernelMachine, KernelMachineClassifier
 from .kernel_ridge import KernelRidge
 from .kernel_ridge_cv import KernelRidgeCV
 from .kernel_ridge_classifier import KernelRidgeClassifier
+from .kitchen_sinks import KitchenSinksClassifier, KitchenSinksRegressor
 from .logistic import KernelLogisticRegression
 from .svm import KernelSVC
 from .neighbors import KernelKNeighborsClassifier, KernelKNeighborsRegressor
@@ -14,4 +15,5 @@ __all__ = ["KernelRidge", "KernelRidgeCV", "KernelSVC", "KernelMachine",
            "KernelMachineClassifier", "KernelLogisticRegression",
            "KernelKNeighborsClassifier", "KernelKNeighborsRegressor", "KernelKMeans",
            "KernelOutlierDetector",
-           "KernelRidgeClassifier"]
+           "KernelRidgeClassifier",
+           "KitchenSinksRegressor", "KitchenSinksClassifier"]

@@ -1,6 +1,7 @@
 """Pure numerical routines: arrays and operators in, arrays out."""
 
 from .falkon import FalkonResult, falkon
+from .box_erm import BoxERMResult, box_erm
 from .newton import NewtonResult, lbfgs_dual, lbfgs_multinomial, newton_dual
 from .pegasos import PegasosResult, pegasos_gram, pegasos_kernel
 from .ridge import dual_ridge, dual_ridge_eigen, primal_ridge
@@ -10,4 +11,5 @@ from .smo import SMOResult, smo_gram, smo_kernel
 __all__ = ["dual_ridge", "dual_ridge_eigen", "primal_ridge", "SMOResult", "smo_gram",
            "smo_kernel", "PegasosResult", "pegasos_gram", "pegasos_kernel", "NewtonResult",
            "lbfgs_dual", "lbfgs_multinomial", "newton_dual", "SGDResult", "sgd",
-           "FalkonResult", "falkon"]
+           "FalkonResult", "falkon",
+           "BoxERMResult", "box_erm"]
