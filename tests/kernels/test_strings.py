@@ -140,7 +140,7 @@ def test_spectrum_on_long_text_uses_sparse_products():
                                   naive_spectrum(X[:15], X, 4))
 
 
-@pytest.mark.parametrize("D", [1, 3, 5])
+@pytest.mark.parametrize("D", [1, 3, 5, 9])  # 9: (position, 9-mer) keys compared as bytes
 def test_weighted_degree_matches_naive_loop(D):
     X = random_strings(15, max_len=12, seed=D)
     Y = random_strings(8, max_len=12, seed=D + 7)
