@@ -57,34 +57,38 @@ def _pair(s, t, p, decay, all_lengths, prev, cur):
         prev[idx] = 1.0  # K'_0 = 1
     total = 0.0
     for length in range(1, p + 1):
-        # K_length from K'_{length-1} (in prev)
+        # K_length = decay^2 sum over matches of K'_{length-1}(a-1, b-1) (in prev); the
+        # same terms feed K''_length, so one sweep computes K_length and K'_length.
+        last = length == p or length >= min(n, m)  # no longer common subsequence exists
         k_l = 0.0
-        for a in range(1, n + 1):
-            sa = s[a - 1]
-            row = (a - 1) * w
-            for b in range(1, m + 1):
-                if sa == t[b - 1]:
-                    k_l += prev[row + b - 1]
-        k_l *= d2
+        if last:
+            for a in range(1, n + 1):
+                sa = s[a - 1]
+                row = (a - 1) * w
+                for b in range(1, m + 1):
+                    if sa == t[b - 1]:
+                        k_l += prev[row + b - 1]
+        else:
+            for b in range(w):
+                cur[b] = 0.0
+            for a in range(1, n + 1):
+                sa = s[a - 1]
+                kpp = 0.0
+                base = a * w
+                up = (a - 1) * w
+                cur[base] = 0.0
+                for b in range(1, m + 1):
+                    kpp *= decay
+                    if sa == t[b - 1]:
+                        v = prev[up + b - 1]
+                        k_l += v
+                        kpp += d2 * v
+                    cur[base + b] = decay * cur[up + b] + kpp
+            prev, cur = cur, prev
         if all_lengths or length == p:
-            total += k_l
-        if length == p or length >= min(n, m):
-            break  # no longer common subsequence can exist
-        # K'_length into cur
-        for b in range(w):
-            cur[b] = 0.0
-        for a in range(1, n + 1):
-            sa = s[a - 1]
-            kpp = 0.0
-            base = a * w
-            up = (a - 1) * w
-            cur[base] = 0.0
-            for b in range(1, m + 1):
-                kpp *= decay
-                if sa == t[b - 1]:
-                    kpp += d2 * prev[up + b - 1]
-                cur[base + b] = decay * cur[up + b] + kpp
-        prev, cur = cur, prev
+            total += d2 * k_l
+        if last:
+            break
     return total
 
 

@@ -180,7 +180,8 @@ def check_strings(X, name="X", *, allow_empty=False):
     -------
     ndarray of shape (n_samples,)
         A fixed-width unicode (``"<U"``) array: compact, sliceable, and what model
-        files store (never an object array).
+        files store (never an object array). Like every ``"<U"`` array it
+        drops trailing NUL characters (``"ab\\x00"`` becomes ``"ab"``).
 
     Raises
     ------

@@ -91,14 +91,18 @@ def check_kernel(kernel, X, Y=None, *, rtol=1e-10):
     7. the Gram matrix computed in several row blocks (a 16MB budget, ``X``
        repeated until several blocks are needed) equals the one-block result;
     8. for numeric ``X``, float32 input gives values close to float64 input
-       holding the same (float32-rounded) numbers.
+       holding the same (float32-rounded) numbers;
+    9. for strings (a kernel with ``input_kind == "string"``), the same
+       strings as a list, a ``"<U"`` array and an object array give the same
+       Gram matrix.
 
     Parameters
     ----------
     kernel : Kernel
         The kernel to check. It is not modified.
     X : array-like of shape (n_samples, n_features), or a list of objects
-        Sample inputs, at least 2; use a few dozen rows.
+        Sample inputs, at least 2; use a few dozen rows (a list of str for
+        string kernels).
     Y : same kind as X, optional
         Second sample for the cross-matrix check.
     rtol : float, default=1e-10
@@ -233,3 +237,13 @@ def check_kernel(kernel, X, Y=None, *, rtol=1e-10):
         K64 = np.asarray(kernel(X32.astype(np.float64)))
         _assert_close(kernel, K32, K64, max(rtol, 1e-6),
                       "float32 input gives values far from float64 input")
+
+    # 9. strings in any container
+    if kernel.input_kind == "string":
+        as_list = [str(v) for v in X]
+        objects = np.empty(len(as_list), dtype=object)
+        objects[:] = as_list
+        for other, what in ((np.array(as_list, dtype=str), "a '<U' array"),
+                            (objects, "an object array")):
+            _assert_close(kernel, np.asarray(kernel(other)), np.asarray(kernel(as_list)), rtol,
+                          f"the strings as {what} give another Gram matrix than as a list")

@@ -140,7 +140,7 @@ def test_spectrum_on_long_text_uses_sparse_products():
                                   naive_spectrum(X[:15], X, 4))
 
 
-@pytest.mark.parametrize("D", [1, 3, 5])
+@pytest.mark.parametrize("D", [1, 3, 5, 9])  # 9: (position, 9-mer) keys compared as bytes
 def test_weighted_degree_matches_naive_loop(D):
     X = random_strings(15, max_len=12, seed=D)
     Y = random_strings(8, max_len=12, seed=D + 7)
@@ -219,3 +219,27 @@ def test_no_random_or_explicit_features_for_string_kernels():
         RandomFourierFeatures(Spectrum(), n_components=10).fit(X)
     with pytest.raises(ValueError, match="kernel on strings.*Nystroem"):
         ExplicitFeatures(Subsequence()).fit(X)
+
+
+@pytest.mark.parametrize("cost", [0.0, np.inf])  # force the sparse, then the dense product
+def test_sparse_and_dense_products_agree(cost, monkeypatch):
+    from kernelkit.kernels import strings
+
+    monkeypatch.setattr(strings, "_SPARSE_FLOP_COST", cost)
+    X = random_strings(40, "abcdefgh", max_len=30, seed=4)
+    Y = random_strings(9, "abcdefgh", max_len=30, seed=5)
+    np.testing.assert_array_equal(Spectrum(k=2, normalize=False)(X, Y), naive_spectrum(X, Y, 2))
+    np.testing.assert_allclose(WeightedDegree(degree=2, normalize=False)(X, Y),
+                               naive_weighted_degree(X, Y, 2), rtol=1e-13)
+    # the thread pool's row chunks: more rows than one task takes
+    monkeypatch.setattr(strings._sparse_product_into, "__defaults__", (7,))
+    np.testing.assert_array_equal(Spectrum(k=2, normalize=False)(X, Y), naive_spectrum(X, Y, 2))
+
+
+def test_check_kernel_catches_a_broken_string_kernel():
+    class BadDiag(Spectrum):
+        def _diag(self, X):
+            return 2.0 * super()._diag(X)
+
+    with pytest.raises(AssertionError, match="diag"):
+        check_kernel(BadDiag(k=1), random_strings(10, seed=1))

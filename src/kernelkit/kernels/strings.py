@@ -130,6 +130,47 @@ class Subsequence(_StringKernel):
 
 # Above this many dense count entries (rows x distinct k-mers) the products stay sparse.
 _DENSE_COUNT_ENTRIES = 4 * 1024**2
+# A sparse product's multiply-add costs about this many dense (GEMM) ones (measured
+# roughly on this machine: scipy's SpGEMM ~0.1 G/s against GEMM's 50 GFLOP/s, with
+# the dense arrays' conversion; a conservative figure).
+_SPARSE_FLOP_COST = 30.0
+
+
+def _sparse_product_into(A, B, out, rows_per_task=256):
+    """out = (A @ B.T).toarray() in row chunks on a thread pool.
+
+    scipy's sparse products release the GIL, so the chunks run in parallel;
+    each chunk's dense temporary is (rows_per_task, m).
+    """
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = A.shape[0]
+    Bt = B.T.tocsc()  # columns of B.T = rows of B, for the products A[r0:r1] @ B.T
+
+    def task(r0):
+        r1 = min(n, r0 + rows_per_task)
+        out[r0:r1] = (A[r0:r1] @ Bt).toarray()
+
+    starts = range(0, n, rows_per_task)
+    workers = min(os.cpu_count() or 1, len(starts))
+    if workers <= 1:
+        for r0 in starts:
+            task(r0)
+        return
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(task, starts))
+
+
+def _dense_is_cheaper(A, B):
+    """Whether A @ B.T is cheaper with dense counts (small, dense vocabularies)."""
+    n, V = A.shape
+    m = B.shape[0]
+    if V * (n + m) > _DENSE_COUNT_ENTRIES:
+        return False
+    # multiply-adds of the sparse product: per k-mer, its strings in A times those in B
+    sparse_flops = float(np.bincount(A.indices, minlength=V) @ np.bincount(B.indices, minlength=V))
+    return 1.0 * n * m * V <= _SPARSE_FLOP_COST * sparse_flops
 
 
 def kmer_counts(X, k, Y=None, *, positional=False):
@@ -224,11 +265,11 @@ class Spectrum(_StringKernel):
 
     def _block_into(self, X, Y, diag_offset, out):
         A, B = kmer_counts(X, int(self.k), Y)
-        if A.shape[1] * (A.shape[0] + B.shape[0]) <= _DENSE_COUNT_ENTRIES:
-            # few distinct k-mers (DNA: 4^k): a dense product (GEMM) is fastest
+        if _dense_is_cheaper(A, B):
+            # few distinct k-mers, most present (DNA: 4^k): a dense product (GEMM)
             out[...] = A.toarray() @ B.toarray().T
         else:
-            out[...] = (A @ B.T).toarray()
+            _sparse_product_into(A, B, out)
         if self.normalize:
             dx = np.asarray(A.multiply(A).sum(axis=1)).ravel()
             dy = np.asarray(B.multiply(B).sum(axis=1)).ravel()
@@ -296,7 +337,10 @@ class WeightedDegree(_StringKernel):
 
     def _block_into(self, X, Y, diag_offset, out):
         A, B = self._features(X, Y)
-        out[...] = (A @ B.T).toarray()
+        if _dense_is_cheaper(A, B):
+            out[...] = A.toarray() @ B.toarray().T
+        else:
+            _sparse_product_into(A, B, out)
         if self.normalize:
             dx = np.asarray(A.multiply(A).sum(axis=1)).ravel()
             dy = np.asarray(B.multiply(B).sum(axis=1)).ravel()

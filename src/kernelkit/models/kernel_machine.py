@@ -153,7 +153,8 @@ def fit_columns(est, kernel, X, Y, loss, alpha, *, solver, strategy, features, n
     if strategy.startswith("features") and fmap is None:
         raise ValueError(
             f"strategy={strategy!r} learns w on explicit features, but {kernel!r} has no "
-            "finite feature map; pass features=... (e.g. kernelkit.features.Nystroem(kernel), "
+            "finite feature map (random Fourier features come later); pass features=... "
+            "(e.g. kernelkit.features.Nystroem(kernel), "
             "which also serves string kernels, or any transformer with transform(X)) or use "
             "strategy='kernel_on_the_fly' or "
             "'gram_cached'")

@@ -1,0 +1,59 @@
+"""Spam filtering on raw SMS text with a string kernel (needs the shared data).
+
+The SMS Spam Collection (5,574 messages, 13% spam; UCI, CC BY 4.0) is read
+from the shared data directory (``KERNELKIT_SHARED_DATA``, or ``../shared/data``
+next to the repository); without it this example says so and exits.
+
+A support vector machine on the messages themselves: the spectrum kernel
+compares the counts of character 3-grams (cosine-normalised, so long and short
+messages weigh alike). No tokeniser, no vocabulary, no stop words.
+
+Split: stratified, 30% test (1,673 messages), ``random_state=0``.
+Run: ``python examples/sms_spam.py`` (about 10 s).
+"""
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+from sklearn.metrics import f1_score
+from sklearn.model_selection import train_test_split
+
+from kernelkit.datasets import load_sms_spam
+from kernelkit.kernels import Spectrum
+from kernelkit.models import KernelSVC
+
+# As the benchmarks: the shared data next to the repository, unless told otherwise.
+os.environ.setdefault("KERNELKIT_SHARED_DATA",
+                      str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+
+def main():
+    try:
+        X, y = load_sms_spam(return_X_y=True)
+    except FileNotFoundError as exc:
+        print(f"This example needs the SMS spam collection from the shared data: {exc}")
+        return None
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.3, random_state=0, stratify=y)
+    print(f"SMS spam: {len(X_train)} training, {len(X_test)} test messages "
+          f"({np.mean(y == 'spam'):.1%} spam)\n")
+    kernel = Spectrum(k=3)
+    t0 = time.perf_counter()
+    clf = KernelSVC(kernel, C=1.0).fit(X_train, y_train)
+    pred = clf.predict(X_test)
+    seconds = time.perf_counter() - t0
+    acc = float(np.mean(pred == y_test))
+    f1 = f1_score(y_test, pred, pos_label="spam")
+    print(f"KernelSVC({kernel!r}, C=1.0): test accuracy {acc:.3f}, spam F1 {f1:.3f} "
+          f"({len(clf.support_)} support vectors, {seconds:.1f} s)")
+    missed = X_test[(y_test == "spam") & (pred == "ham")][:3]
+    print("\nspam it let through, e.g.:")
+    for text in missed:
+        print(f"  {text[:90]!r}")
+    return acc, f1
+
+
+if __name__ == "__main__":
+    main()
