@@ -58,3 +58,26 @@ def test_classification_part_beats_linear_and_agrees_with_libsvm(quick_result):
     assert part["checks"]["svm_same_predictions_as_sklearn"] > 0.99
     assert part["checks"]["dual_objective_rel_diff"] < 1e-3
     assert "choice:" in part["plan"]["explanation"]
+
+
+def test_scale_part_plans_falkon_and_stays_close_to_exact(quick_result):
+    part = next(p for p in quick_result["parts"] if p["name"] == "scale")
+    rows = {row["key"]: row for row in part["models"]}
+    # The exact Gram matrix does not fit the part's budget: the planner must say so.
+    assert part["checks"]["auto_solver"] == "falkon"
+    assert "exceeds the memory budget" in part["plan"]["here"]
+    assert "falkon" in part["plan"]["big"].split("choice:")[1]
+    # Nystroem ridge with M centers is an approximation of the exact solve: close, not equal.
+    assert rows["auto"]["test_rmse"] < 1.1 * rows["exact"]["test_rmse"]
+    for key in ("rff", "nystroem"):
+        assert rows[key]["r2"] > 0.5
+
+
+def test_strings_part(quick_result):
+    part = next(p for p in quick_result["parts"] if p["name"] == "strings")
+    lec = part["lecture_example"]
+    assert abs(lec["kernel"] - lec["closed_form"]) < 1e-12
+    acc = {row["key"]: row["accuracy"] for row in part["models"]}
+    assert acc["svm_wd"] > 0.9 and acc["svm_wd"] > acc["svm_spectrum"]
+    assert part["persistence"]["identical"] is True
+    assert part["kmeans"]["ari"] > 0.3

@@ -5,7 +5,8 @@ takes a :class:`DemoSettings` and returns a plain dict (JSON-ready: only
 str, int, float, bool, None, lists and dicts), with a formatter that turns
 the dict into text. Parts print nothing: the command-line interface decides
 what to show, so ``kernelkit demo --json`` and the table read the same result.
-Each part lives in its own module; a new part is one more entry in PARTS.
+Each part lives in its own module (``regression``, ``classification``,
+``scale``, ``strings``); a new part is one more entry in PARTS.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from pathlib import Path
 from ._common import DemoSettings
 from .classification import format_classification, part_classification
 from .regression import format_regression, part_regression
+from .scale import format_scale, part_scale
+from .strings import format_strings, part_strings
 
 __all__ = ["DemoSettings", "PARTS", "run_demo", "format_demo"]
 
@@ -24,6 +27,8 @@ __all__ = ["DemoSettings", "PARTS", "run_demo", "format_demo"]
 PARTS = [
     ("regression", part_regression, format_regression),
     ("classification", part_classification, format_classification),
+    ("scale", part_scale, format_scale),
+    ("strings", part_strings, format_strings),
 ]
 
 
