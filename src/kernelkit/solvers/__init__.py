@@ -1,5 +1,7 @@
 """Pure numerical routines: arrays and operators in, arrays out."""
 
+from .normal_equations import (NormalEquations, feature_normal_equations,
+                               solve_normal_equations)
 from .newton import NewtonResult, lbfgs_dual, lbfgs_multinomial, newton_dual
 from .pegasos import PegasosResult, pegasos_gram, pegasos_kernel
 from .ridge import dual_ridge, dual_ridge_eigen, primal_ridge
@@ -8,4 +10,5 @@ from .smo import SMOResult, smo_gram, smo_kernel
 
 __all__ = ["dual_ridge", "dual_ridge_eigen", "primal_ridge", "SMOResult", "smo_gram",
            "smo_kernel", "PegasosResult", "pegasos_gram", "pegasos_kernel", "NewtonResult",
-           "lbfgs_dual", "lbfgs_multinomial", "newton_dual", "SGDResult", "sgd"]
+           "lbfgs_dual", "lbfgs_multinomial", "newton_dual", "SGDResult", "sgd",
+           "NormalEquations", "feature_normal_equations", "solve_normal_equations"]
