@@ -1,8 +1,8 @@
 """Pure numerical routines: arrays and operators in, arrays out."""
 
+from .newton import NewtonResult, lbfgs_dual, lbfgs_multinomial, newton_dual
 from .normal_equations import (NormalEquations, feature_normal_equations,
                                solve_normal_equations)
-from .newton import NewtonResult, lbfgs_dual, lbfgs_multinomial, newton_dual
 from .pegasos import PegasosResult, pegasos_gram, pegasos_kernel
 from .ridge import dual_ridge, dual_ridge_eigen, primal_ridge
 from .sgd import SGDResult, sgd
