@@ -225,6 +225,9 @@ def plot_approximation_curve(curve, ax=None):
     ax.set_ylabel("|psi(x)'psi(z) - k(x, z)|")
     ax.set_title(f"{curve.kernel}, {curve.method}", fontsize="medium")
     if curve.note:
-        ax.text(0.02, 0.02, curve.note, transform=ax.transAxes, fontsize="x-small", wrap=True)
-    ax.legend(fontsize="small")
+        import textwrap
+
+        ax.text(0.98, 0.98, textwrap.fill(curve.note, 42), transform=ax.transAxes,
+                fontsize="x-small", ha="right", va="top")
+    ax.legend(fontsize="x-small", loc="lower left")
     return ax.figure
