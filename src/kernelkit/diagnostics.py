@@ -1,4 +1,9 @@
-"""Diagnostics of kernels and Gram matrices: PSD checks, complexity and effective dimension.
+"""Diagnostics of kernels, Gram matrices and feature maps.
+
+PSD checks, complexity and effective dimension, spectra, and how well a
+feature map (random Fourier features, Nystroem) reproduces its kernel, with
+the Hoeffding and Rahimi-Recht bounds (those live in ``_approximation`` and
+``_feature_bounds`` and are re-exported here).
 
 These functions look at one sample of data; they answer "is this kernel PSD on
 my points?" or "how many directions does ridge regression really fit?", not
@@ -11,7 +16,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["PSDReport", "psd_check", "rademacher_bound", "effective_dimension"]
+from ._approximation import (ApproximationCurve, ApproximationError, approximation_curve,
+                             approximation_error, data_diameter)
+from ._feature_bounds import (hoeffding_bound, hoeffding_epsilon, rahimi_recht_bound,
+                              rahimi_recht_epsilon, spectral_second_moment)
+
+__all__ = ["PSDReport", "psd_check", "rademacher_bound", "effective_dimension",
+           "ApproximationError", "ApproximationCurve", "approximation_error",
+           "approximation_curve", "data_diameter", "hoeffding_bound", "hoeffding_epsilon",
+           "rahimi_recht_bound", "rahimi_recht_epsilon", "spectral_second_moment", "spectrum"]
 
 
 @dataclass(frozen=True)
@@ -186,3 +199,68 @@ def effective_dimension(K, lam):
     mu = np.clip(_eigenvalues((K + K.T) / 2), 0.0, None)
     n = K.shape[0]
     return float(np.sum(mu / (mu + n * lam)))
+
+
+def spectrum(K_or_kernel, X=None, k=None):
+    """Eigenvalues, largest first and clipped at 0, of K or of a feature approximation Z Z'.
+
+    Parameters
+    ----------
+    K_or_kernel : array-like of shape (n, n), Kernel, str, or fitted transformer
+        A symmetric Gram matrix (with ``X=None``); a kernel (``K = kernel(X)``);
+        or a fitted feature map (``Z = transform(X)``, the spectrum of Z Z').
+        For Z of shape (n, D) with D < n the nonzero eigenvalues of Z Z' are
+        those of the D x D matrix Z'Z (the rest are 0), so only that is
+        decomposed.
+    X : array-like of shape (n, n_features), optional
+        The sample, with a kernel or a feature map.
+    k : int, optional
+        Return only the k largest (1 <= k <= n); default all n.
+
+    Returns
+    -------
+    ndarray of shape (k,) or (n,)
+        Descending, negative round-off clipped to 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> spectrum(np.diag([1.0, 3.0, -1e-17]))
+    array([3., 1., 0.])
+    """
+    import scipy.linalg
+
+    if X is None:
+        if hasattr(K_or_kernel, "transform") or isinstance(K_or_kernel, str) \
+                or hasattr(K_or_kernel, "spectral_density"):
+            raise ValueError("a kernel or a feature map needs the sample X: spectrum(kernel, X)")
+        K = _square_matrix(K_or_kernel)
+        n, Z = len(K), None
+    elif hasattr(K_or_kernel, "transform"):
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(K_or_kernel)
+        Z = np.asarray(K_or_kernel.transform(X), dtype=np.float64)
+        n = len(Z)
+        if n == 0:
+            raise ValueError("X is empty")
+        if not np.isfinite(Z).all():
+            raise ValueError("the features of X contain NaN or infinity")
+    else:
+        from .kernels import resolve_kernel
+
+        K = _square_matrix(resolve_kernel(K_or_kernel)(X))
+        n, Z = len(K), None
+    if k is None:
+        k = n
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
+        raise ValueError(f"k must be an integer in [1, {n}], got {k!r}")
+    if Z is not None:
+        small = Z.T @ Z if Z.shape[1] < n else Z @ Z.T
+        w = np.zeros(n)
+        vals = scipy.linalg.eigvalsh(small)[::-1]
+        w[:len(vals)] = vals
+        w = w[:k]
+    else:
+        w = scipy.linalg.eigvalsh((K + K.T) / 2, subset_by_index=[n - k, n - 1])[::-1]
+    return np.clip(w, 0.0, None)

@@ -99,6 +99,22 @@ def test_blocks_match_one_block(X, monkeypatch):
         monkeypatch.undo()
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_threads_match_one_thread(X, monkeypatch, dtype):
+    from kernelkit.features import random_fourier
+
+    monkeypatch.setattr(random_fourier.os, "cpu_count", lambda: 2)
+    for variant in ("cos_bias", "paired"):
+        rff = RandomFourierFeatures(RBF(), 40, variant=variant, dtype=dtype,
+                                    random_state=0).fit(X)
+        whole = rff.transform(X)
+        assert random_fourier._n_workers(len(X)) == 1
+        monkeypatch.setattr(random_fourier, "_PARALLEL_MIN_ROWS", 20)
+        assert random_fourier._n_workers(len(X)) == 2
+        np.testing.assert_array_equal(rff.transform(X), whole)
+        monkeypatch.setattr(random_fourier, "_PARALLEL_MIN_ROWS", 16384)
+
+
 @pytest.mark.parametrize("variant", ["cos_bias", "paired", "orthogonal"])
 def test_float32_close_to_float64(X, variant):
     kw = dict(kernel=RBF(gamma=0.5), n_components=200, variant=variant, random_state=0)

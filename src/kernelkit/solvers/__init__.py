@@ -3,6 +3,8 @@
 from .falkon import FalkonResult, falkon
 from .box_erm import BoxERMResult, box_erm
 from .newton import NewtonResult, lbfgs_dual, lbfgs_multinomial, newton_dual
+from .normal_equations import (NormalEquations, feature_normal_equations,
+                               solve_normal_equations)
 from .pegasos import PegasosResult, pegasos_gram, pegasos_kernel
 from .ridge import dual_ridge, dual_ridge_eigen, primal_ridge
 from .sgd import SGDResult, sgd
@@ -12,4 +14,5 @@ __all__ = ["dual_ridge", "dual_ridge_eigen", "primal_ridge", "SMOResult", "smo_g
            "smo_kernel", "PegasosResult", "pegasos_gram", "pegasos_kernel", "NewtonResult",
            "lbfgs_dual", "lbfgs_multinomial", "newton_dual", "SGDResult", "sgd",
            "FalkonResult", "falkon",
-           "BoxERMResult", "box_erm"]
+           "BoxERMResult", "box_erm",
+           "NormalEquations", "feature_normal_equations", "solve_normal_equations"]
