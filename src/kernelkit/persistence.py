@@ -536,13 +536,27 @@ def _check_ridge_state(path, model):
 
 
 # ---- distance-based models (neighbours, kernel k-means, outliers) ------------------
+def _check_inputs(path, model, name, n_rows=None):
+    """Stored inputs ``name``: (n, n_features_in_) numbers, or (n,) strings for a string
+    kernel; ``n_rows`` if given. Returns n."""
+    A = getattr(model, name, None)
+    if _on_strings(model):
+        ok = A is not None and A.ndim == 1 and A.dtype.kind == "U"
+        expected = f"({'n' if n_rows is None else n_rows},) strings for the string kernel"
+    else:
+        n_in = getattr(model, "n_features_in_", None)
+        ok = (A is not None and A.ndim == 2 and A.dtype.kind == "f" and n_in is not None
+              and A.shape[1] == n_in)
+        expected = f"({'n' if n_rows is None else n_rows}, {n_in}) numbers"
+    if not ok or (n_rows is not None and A.shape[0] != n_rows):
+        _fail(path, f"{name} has shape {None if A is None else A.shape} and dtype "
+                    f"{None if A is None else A.dtype}, expected {expected}")
+    return A.shape[0]
+
+
 def _check_fit_inputs(path, model, with_diag=True):
-    """X_fit_ of shape (n, n_features_in_) (and k(x, x) of shape (n,)); returns n."""
-    X_fit = getattr(model, "X_fit_", None)
-    if X_fit is None or X_fit.ndim != 2 or X_fit.shape[1] != model.n_features_in_:
-        _fail(path, f"X_fit_ has shape {None if X_fit is None else X_fit.shape}, expected "
-                    f"(n_samples, {model.n_features_in_})")
-    n = X_fit.shape[0]
+    """X_fit_ (vectors or strings, see _check_inputs) and k(x, x) of shape (n,); returns n."""
+    n = _check_inputs(path, model, "X_fit_")
     if with_diag:
         _check_shape(path, model, "diag_fit_", (n,))
     return n
@@ -572,9 +586,8 @@ def _check_kmeans_state(path, model):
         _fail(path, f"labels_ must be cluster indices in [0, {k})")
     n = labels.shape[0]
     if getattr(model, "cluster_centers_", None) is not None:  # Nystroem approximation
-        C = getattr(model, "components_", None)
-        if C is None or C.ndim != 2 or C.shape[1] != model.n_features_in_:
-            _fail(path, "components_ (the Nystroem centers) is missing or of the wrong shape")
+        _check_inputs(path, model, "components_")  # the Nystroem centers
+        C = model.components_
         norm = getattr(model, "normalization_", None)
         if norm is None or norm.ndim != 2 or norm.shape[0] != C.shape[0]:
             _fail(path, "normalization_ does not match components_")
@@ -606,10 +619,7 @@ def _check_falkon_state(path, model):
         _fail(path, "dual_coef_ is missing or not 1-D/2-D")
     if not isinstance(model.kernel_, Kernel):
         _fail(path, "a falkon model needs a kernel (not 'precomputed')")
-    if centers is None or centers.shape != (dual.shape[0], model.n_features_in_):
-        _fail(path, f"centers_ has shape {None if centers is None else centers.shape}, "
-                    f"expected ({dual.shape[0]}, {model.n_features_in_}) from dual_coef_ and "
-                    "n_features_in_")
+    _check_inputs(path, model, "centers_", dual.shape[0])
 
 
 def _check_ridge_classifier_state(path, model):

@@ -78,3 +78,33 @@ def test_string_kernel_with_numbers_is_a_clear_error(dna):
         KernelKMeans(n_clusters=2, kernel=Spectrum(k=3)).fit(V)
     with pytest.raises((TypeError, ValueError), match="string"):
         KernelKNeighborsClassifier(kernel="rbf").fit(np.array(["ACGT", "TTGA"]), [0, 1])
+
+
+def test_string_models_round_trip_through_model_files(dna, tmp_path):
+    from kernelkit import load, save
+    from kernelkit.exceptions import ModelFormatError
+    from kernelkit.models import KernelRidge
+
+    X, y, _ = dna
+    yn = (y == "N").astype(float)
+    models = [
+        KernelKNeighborsClassifier(kernel=Spectrum(k=3), n_neighbors=3).fit(X, y),
+        KernelKMeans(n_clusters=3, kernel=Spectrum(k=3), n_init=1, random_state=0).fit(X),
+        KernelKMeans(n_clusters=3, kernel=Spectrum(k=3), approximation="nystroem",
+                     n_components=20, random_state=0).fit(X),
+        KernelOutlierDetector(kernel=Spectrum(k=3)).fit(X),
+        KernelRidge(kernel=Spectrum(k=3), alpha=0.1, solver="falkon", n_centers=40,
+                    random_state=0).fit(X, yn),
+    ]
+    for i, model in enumerate(models):
+        path = tmp_path / f"m{i}.kk"
+        save(model, path)
+        again = load(path)
+        ref = model.predict(X[:30])
+        np.testing.assert_array_equal(again.predict(X[:30]), ref)
+    # A string model whose stored inputs are numbers is refused.
+    bad = KernelOutlierDetector(kernel=Spectrum(k=3)).fit(X)
+    bad.X_fit_ = np.zeros((len(X), 3))
+    with pytest.raises((ModelFormatError, ValueError)):
+        save(bad, tmp_path / "bad.kk")
+        load(tmp_path / "bad.kk")

@@ -194,7 +194,9 @@ def _preconditioner(kernel, C, lam, dtype):
     """Lower factors L (K_MM + eps M I = L L') and La (L'L / M + lam I = La La')."""
     M = len(C)
     # float64 centers give a float64 K_MM whatever the dtype policy.
-    K = np.asarray(kernel(np.asarray(C, dtype=np.float64)), dtype=np.float64)
+    if kernel.input_kind == "vector":
+        C = np.asarray(C, dtype=np.float64)
+    K = np.asarray(kernel(C), dtype=np.float64)
     eps = _EPS[np.dtype(dtype)] * max(float(np.mean(np.diag(K))), np.finfo(float).tiny)
     K.flat[:: M + 1] += eps * M
     chol = robust_cholesky(K, overwrite_a=True)
