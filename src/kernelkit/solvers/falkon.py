@@ -281,11 +281,14 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
 
     res = pcg(_Op(apply, M), rhs, rtol=tol, maxiter=maxiter, callback=progress)
     coef = _tri(L, _tri(La, res.x, "T"), "T")
-    rn = np.asarray(res.residual_norm) / np.maximum(np.linalg.norm(rhs, axis=0), np.finfo(float).tiny)
+    rhs_norm = np.maximum(np.linalg.norm(rhs, axis=0), np.finfo(float).tiny)
+    rn = np.asarray(res.residual_norm) / rhs_norm
     return FalkonResult(coef[:, 0] if y.ndim == 1 else coef, res.n_iter, res.converged,
                         float(rn[0]) if y.ndim == 1 else rn, float(jitter), bool(store))
 
 
 class _Op:
+    """The preconditioned operator as something :func:`kernelkit.linalg.pcg` accepts."""
+
     def __init__(self, fn, m):
         self.matmat, self.shape = fn, (m, m)
