@@ -398,8 +398,9 @@ def validate_classifier_data(est, X, y):
     """Validate (X, labels); set ``classes_``; return X and the -1/+1 targets (n, k)."""
     if y is None:
         raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
-    kernel = resolve_estimator_kernel(est.kernel)
-    if takes_strings(kernel):
+    # Estimators without a kernel (random kitchen sinks) take vectors.
+    kernel = resolve_estimator_kernel(est.kernel) if hasattr(est, "kernel") else None
+    if kernel is not None and takes_strings(kernel):
         X, y = validate_fit_data(est, kernel, X, y, y_numeric=False)
         y = column_or_1d(y, warn=True)
     else:
