@@ -37,3 +37,20 @@ def test_calibrate_writes_the_cache(capsys, monkeypatch, tmp_path):
     assert (tmp_path / "rates.json").exists() and doc["rates"]["gemm"] > 0
     assert calibration.machine_rates()["gemm"] == doc["rates"]["gemm"]
     calibration._memo.clear()
+
+
+def test_plan_offers_falkon_for_squared_loss_and_picks_it_at_a_million_points():
+    from kernelkit.planning import falkon_centers
+
+    big = plan(1_000_000, 50, loss="squared", memory=8 * 1024**3, include_exact=True)
+    names = [c.name for c in big.candidates]
+    assert "falkon (Nystroem + CG)" in names
+    assert big.choice == "falkon (Nystroem + CG)"
+    fk = next(c for c in big.candidates if c.name.startswith("falkon"))
+    assert f"M={falkon_centers(1_000_000)}" in fk.note
+    # Small problems: exact ridge is cheaper than any approximation's fixed costs.
+    small = plan(2000, 10, loss="squared", memory=8 * 1024**3, include_exact=True)
+    assert small.choice == "exact_dual (Cholesky)"
+    # Falkon is a least-squares solver: not offered for the hinge loss.
+    hinge = plan(1_000_000, 50, loss="hinge", memory=8 * 1024**3, include_exact=True)
+    assert not any(c.name.startswith("falkon") for c in hinge.candidates)

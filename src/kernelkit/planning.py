@@ -217,6 +217,10 @@ def _exact_candidates(n, d, loss, D, r, budget, c):
             rows.append(("exact_primal (Cholesky)", c * n * d * D / r["gemm"]
                          + n * D * D / r["gemm"] + D ** 3 / 3.0 / r["cholesky"],
                          8.0 * (n * D + D * D), "Z'Z n D^2 + Cholesky D^3/3"))
+        # The approximation competes only where exact ridge is costly (as in plan_ridge).
+        if n > FALKON_MIN_N or 8.0 * n * n > budget:
+            fk = _falkon_candidate(n, d, falkon_centers(n), 1, r, budget)
+            rows.append(("falkon (Nystroem + CG)", fk.seconds, fk.memory, fk.note))
     elif loss in ("hinge", "squared_hinge"):
         # SMO touches about every kernel row a few times; with a row cache of the
         # budget's size the cost is close to one Gram matrix plus O(n) per iteration.
