@@ -7,7 +7,8 @@ from kernelkit import config_context
 from kernelkit.gram import gram
 from kernelkit.kernels import RBF, Laplacian, Polynomial
 from kernelkit.solvers import dual_ridge
-from kernelkit.solvers.falkon import KnmOperator, falkon, kernel_matmat
+from kernelkit.solvers.falkon import (KnmOperator, _potrf32, _preconditioner, falkon,
+                                     kernel_matmat)
 
 
 def _data(n=240, d=4, seed=0):
@@ -120,3 +121,39 @@ def test_knm_operator_matches_dense_products(kernel, dtype):
     out = kernel_matmat(kernel, X, C, V[:, 0])
     assert out.shape == (130,)
     np.testing.assert_allclose(out, K @ V[:, 0], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", [RBF(gamma=0.3), Laplacian(gamma=0.5)])
+def test_float32_preconditioner_factors_match_float64(kernel):
+    X, _, _ = _data()
+    C, lam = X[:70], 1e-3
+    L64, La64, j64 = _preconditioner(kernel, C, lam, np.dtype(np.float64))
+    L32, La32, j32 = _preconditioner(kernel, C.astype(np.float32), lam, np.dtype(np.float32))
+    assert L32.dtype == La32.dtype == np.float64
+    assert np.array_equal(L32, np.tril(L32)) and np.array_equal(La32, np.tril(La32))
+    # Each factor reproduces the matrix it factors (jitter eps M of its own precision).
+    K = gram(kernel, C)
+    np.testing.assert_allclose(L32 @ L32.T, K + j32 * np.eye(70), atol=1e-5)
+    T = np.tril(L32).T @ np.tril(L32) / 70 + lam * np.eye(70)
+    np.testing.assert_allclose(La32 @ La32.T, T, atol=1e-5)
+    # And the float32 factors are close to the float64 ones.
+    np.testing.assert_allclose(L32, np.tril(L64), atol=2e-3)
+    assert j32 > j64
+
+
+def test_float32_cholesky_adds_jitter_to_singular_and_refuses_indefinite():
+    rng = np.random.default_rng(0)
+    B = rng.normal(size=(30, 5))
+    A = (B @ B.T).astype(np.float32)  # rank 5: singular
+    jitter = _potrf32(A.copy(), 1e-4)
+    assert jitter > 0
+    work = A.copy()
+    j = _potrf32(work, 1e-4)
+    L = np.tril(work).astype(np.float64)
+    np.testing.assert_allclose(L @ L.T, A + j * np.eye(30), atol=1e-4 * np.abs(A).max())
+    # An indefinite matrix: error, input restored (symmetric, same diagonal).
+    S = np.diag(np.r_[np.ones(29), -10.0]).astype(np.float32) + np.float32(0.01)
+    work = S.copy()
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        _potrf32(work, 1e-6)
+    np.testing.assert_array_equal(work, S)

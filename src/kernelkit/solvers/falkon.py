@@ -25,6 +25,7 @@ results summed in float64. Pure numerics: no estimator, no printing.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,7 +36,8 @@ from .. import config
 from .._compiled import mirror_lower, rbf_from_inner
 from ..kernels.base import rows_per_block
 from ..kernels.vector import RBF
-from ..linalg import pcg, robust_cholesky
+from ..exceptions import NumericalWarning
+from ..linalg import _potrf_threads, _restore_lower, pcg, robust_cholesky
 
 __all__ = ["FalkonResult", "falkon", "kernel_matmat", "KnmOperator"]
 
@@ -190,28 +192,91 @@ def kernel_matmat(kernel, X, C, coef, *, dtype=np.float64):
     return out[:, 0] if coef.ndim == 1 else out
 
 
-def _preconditioner(kernel, C, lam, dtype):
-    """Lower factors L (K_MM + eps M I = L L') and La (L'L / M + lam I = La La')."""
-    M = len(C)
-    # float64 centers give a float64 K_MM whatever the dtype policy.
-    if kernel.input_kind == "vector":
+def _kmm(kernel, C, dtype):
+    """K(C, C) as a C-ordered array of ``dtype`` (float32 GEMM for RBF in float32)."""
+    if dtype == np.float32 and kernel.input_kind == "vector":
+        op = KnmOperator(kernel, C, C, dtype=np.float32)
+        return np.ascontiguousarray(op._compute(0, len(C)), dtype=np.float32)
+    if kernel.input_kind == "vector":  # float64 centers give a float64 K_MM
         C = np.asarray(C, dtype=np.float64)
-    K = np.asarray(kernel(C), dtype=np.float64)
-    eps = _EPS[np.dtype(dtype)] * max(float(np.mean(np.diag(K))), np.finfo(float).tiny)
-    K.flat[:: M + 1] += eps * M
-    chol = robust_cholesky(K, overwrite_a=True)
-    L = chol.L
-    # T T' = L'L by LAPACK's lauum (M^3/3 flops) on a copy. A C-ordered lower L is
-    # a Fortran-ordered upper U = L', and lauum(U, upper) gives U U' = L'L.
+    return np.array(kernel(C), dtype=dtype, order="C")
+
+
+def _potrf32(A, jitter_start):
+    """Lower Cholesky of C-ordered float32 symmetric ``A`` in place (``spotrf``).
+
+    The float32 twin of :func:`kernelkit.linalg.robust_cholesky`'s direct path:
+    LAPACK writes only the lower triangle (and the diagonal), so a failed
+    attempt is undone from the untouched upper triangle, and retried with
+    jitter ``jitter_start`` times 1, 10, ..., 1e5. Orders above
+    12000 are factored on one BLAS thread (the wheel's threaded potrf crashes
+    from ~16000). Returns the jitter added.
+    """
+    n = A.shape[0]
+    diag = A.diagonal().copy()
+    for attempt, jitter in enumerate([0.0] + [jitter_start * 10.0 ** k for k in range(6)]):
+        if attempt:
+            _restore_lower(A, diag + np.float32(jitter), tile=512)
+        with _potrf_threads(n):  # the F-ordered transpose's upper triangle is our lower one
+            c, info = lapack.spotrf(A.T, lower=0, clean=0, overwrite_a=1)
+        if info < 0:  # pragma: no cover - argument error is a bug here
+            raise RuntimeError(f"spotrf argument {-info} invalid")
+        if info == 0:
+            if not np.shares_memory(c, A):  # pragma: no cover - f2py copied after all
+                A.T[...] = c
+            return jitter
+    _restore_lower(A, diag, tile=512)
+    raise np.linalg.LinAlgError(
+        f"K_MM of order {n} is not positive definite in float32 even with jitter "
+        f"{jitter:.3g}; the kernel may not be positive semi-definite. Use a PSD kernel "
+        "or float64 (config_context(dtype='float64')).")
+
+
+def _gram_of_factor(L, lam):
+    """``L'L / M + lam I`` (lower triangle and mirror) by LAPACK's lauum, new array.
+
+    A C-ordered lower L is a Fortran-ordered upper U = L', and lauum(U, upper)
+    gives U U' = L'L (M^3/3 flops).
+    """
+    M = L.shape[0]
     U = L.T if L.flags.c_contiguous else np.asfortranarray(L).T
-    LtL, info = lapack.dlauum(U, lower=0, overwrite_c=0)
+    lauum = lapack.slauum if L.dtype == np.float32 else lapack.dlauum
+    LtL, info = lauum(U, lower=0, overwrite_c=0)
     if info != 0:
-        raise np.linalg.LinAlgError(f"dlauum failed with info={info}")
+        raise np.linalg.LinAlgError(f"lauum failed with info={info}")
     LtL = LtL.T  # Fortran upper -> C lower, no copy
     mirror_lower(LtL)
     LtL /= M
     LtL.flat[:: M + 1] += lam
-    chol_a = robust_cholesky(LtL, overwrite_a=True)
+    return LtL
+
+
+def _preconditioner(kernel, C, lam, dtype):
+    """Lower factors L (K_MM + eps M I = L L') and La (L'L / M + lam I = La La').
+
+    For float32 the two Cholesky factorisations and the triangular product run
+    in float32 (half the time of float64); the factors are returned in float64
+    for the solves of the conjugate-gradient iterations.
+    """
+    M = len(C)
+    K = _kmm(kernel, C, dtype)
+    eps = _EPS[np.dtype(dtype)] * max(float(np.mean(np.diag(K), dtype=np.float64)),
+                                      np.finfo(float).tiny)
+    K.flat[:: M + 1] += K.dtype.type(eps * M)
+    if K.dtype == np.float32:
+        jitter = _potrf32(K, eps * M)
+        L = K
+        LtL = _gram_of_factor(L, lam)
+        jitter_a = _potrf32(LtL, max(lam, eps))
+        if jitter_a:
+            warnings.warn(f"Falkon's float32 preconditioner needed jitter {jitter_a:.3g}; "
+                          "convergence may be slower. Use float64 or a larger alpha.",
+                          NumericalWarning, stacklevel=3)
+        return np.tril(L).astype(np.float64), np.tril(LtL).astype(np.float64), \
+            eps * M + jitter
+    chol = robust_cholesky(K, overwrite_a=True)
+    L = chol.L
+    chol_a = robust_cholesky(_gram_of_factor(L, lam), overwrite_a=True)
     return L, chol_a.L, eps * M + chol.jitter
 
 
