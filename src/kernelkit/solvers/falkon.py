@@ -20,7 +20,11 @@ Cost: K_MM (M^2 d), two Cholesky and one triangular product (M^3 together),
 K_nM (n M d) once if it is stored, else at every iteration, and 4 n M t flops
 per iteration for t targets. K_nM is stored when it fits the memory budget;
 its products run in row blocks, in float32 when asked, with the M-vector
-results summed in float64. Pure numerics: no estimator, no printing.
+results summed in float64. With float32, K_MM and the preconditioner's two
+Cholesky factorisations and triangular product run in float32 too (about
+half the time of float64, the M^3 part of a large fit); the factors are
+kept in float64 for the solves, so the iterations stay float64 apart from
+the K_nM products. Pure numerics: no estimator, no printing.
 """
 
 from __future__ import annotations
@@ -254,6 +258,8 @@ def _gram_of_factor(L, lam):
 def _preconditioner(kernel, C, lam, dtype):
     """Lower factors L (K_MM + eps M I = L L') and La (L'L / M + lam I = La La').
 
+    Only the lower triangles (with the diagonals) of L and La are meaningful.
+
     For float32 the two Cholesky factorisations and the triangular product run
     in float32 (half the time of float64); the factors are returned in float64
     for the solves of the conjugate-gradient iterations.
@@ -272,8 +278,8 @@ def _preconditioner(kernel, C, lam, dtype):
             warnings.warn(f"Falkon's float32 preconditioner needed jitter {jitter_a:.3g}; "
                           "convergence may be slower. Use float64 or a larger alpha.",
                           NumericalWarning, stacklevel=3)
-        return np.tril(L).astype(np.float64), np.tril(LtL).astype(np.float64), \
-            eps * M + jitter
+        # The solves read only the lower triangles: no tril copies.
+        return L.astype(np.float64), LtL.astype(np.float64), eps * M + jitter
     chol = robust_cholesky(K, overwrite_a=True)
     L = chol.L
     chol_a = robust_cholesky(_gram_of_factor(L, lam), overwrite_a=True)
