@@ -41,7 +41,7 @@ from .._compiled import mirror_lower, rbf_from_inner
 from ..kernels.base import rows_per_block
 from ..kernels.vector import RBF
 from ..exceptions import NumericalWarning
-from ..linalg import _potrf_threads, _restore_lower, pcg, robust_cholesky
+from ..linalg import _THREADED_POTRF_MAX_N, _restore_lower, pcg, robust_cholesky
 
 __all__ = ["FalkonResult", "falkon", "kernel_matmat", "KnmOperator"]
 
@@ -206,28 +206,58 @@ def _kmm(kernel, C, dtype):
     return np.array(kernel(C), dtype=dtype, order="C")
 
 
-def _potrf32(A, jitter_start):
-    """Lower Cholesky of C-ordered float32 symmetric ``A`` in place (``spotrf``).
+def _spotrf_lower(A, max_block=_THREADED_POTRF_MAX_N):
+    """``spotrf`` on the lower triangle of C-ordered float32 ``A``, in place; LAPACK info.
 
-    The float32 twin of :func:`kernelkit.linalg.robust_cholesky`'s direct path:
-    LAPACK writes only the lower triangle (and the diagonal), so a failed
-    attempt is undone from the untouched upper triangle, and retried with
-    jitter ``jitter_start`` times 1, 10, ..., 1e5. Orders above
-    12000 are factored on one BLAS thread (the wheel's threaded potrf crashes
-    from ~16000). Returns the jitter added.
+    Orders above 12000 are factored by a right-looking blocked algorithm (as in
+    :func:`kernelkit.linalg.robust_cholesky`): ``spotrf`` on diagonal blocks of
+    at most 12000 (the wheel's multi-threaded potrf crashes from ~16000),
+    triangular solves for the panels, multi-threaded GEMM for the update.
+    Writes only the lower triangle and the diagonal.
+    """
+    n = A.shape[0]
+    n_blocks = -(-n // max_block)
+    bs = -(-n // n_blocks)
+    for k in range(0, n, bs):
+        e = min(k + bs, n)
+        D = A[k:e, k:e].T  # F-ordered view: its upper triangle is our lower one
+        c, info = lapack.spotrf(D if k == 0 and e == n else np.array(D, order="F"),
+                                lower=0, clean=0, overwrite_a=1)
+        if info != 0:
+            return info if info < 0 else k + info
+        if not np.shares_memory(c, A):
+            np.copyto(A[k:e, k:e], c.T, where=np.tri(e - k, dtype=bool))
+        if e == n:
+            return 0
+        # Panel L21 = A21 L11^-T as L21' = L11^-1 A21', then A22 -= L21 L21' (lower part).
+        Pt = scipy.linalg.solve_triangular(c.T, A[e:, k:e].T, lower=True, check_finite=False)
+        A[e:, k:e] = Pt.T
+        for i in range(e, n, bs):
+            ie = min(i + bs, n)
+            T = Pt[:, i - e:ie - e].T @ Pt[:, :ie - e]
+            A[i:ie, e:i] -= T[:, :i - e]
+            A[i:ie, i:ie] -= np.tril(T[:, i - e:])
+    return 0
+
+
+def _potrf32(A, jitter_start, max_block=_THREADED_POTRF_MAX_N):
+    """Lower Cholesky of C-ordered float32 symmetric ``A`` in place.
+
+    The float32 twin of :func:`kernelkit.linalg.robust_cholesky`: only the
+    lower triangle (and the diagonal) is written, so a failed attempt is
+    undone from the untouched upper triangle and retried with jitter
+    ``jitter_start`` times 1, 10, ..., 1e5; ``max_block`` as in
+    :func:`_spotrf_lower`. Returns the jitter added.
     """
     n = A.shape[0]
     diag = A.diagonal().copy()
     for attempt, jitter in enumerate([0.0] + [jitter_start * 10.0 ** k for k in range(6)]):
         if attempt:
             _restore_lower(A, diag + np.float32(jitter), tile=512)
-        with _potrf_threads(n):  # the F-ordered transpose's upper triangle is our lower one
-            c, info = lapack.spotrf(A.T, lower=0, clean=0, overwrite_a=1)
+        info = _spotrf_lower(A, max_block)
         if info < 0:  # pragma: no cover - argument error is a bug here
             raise RuntimeError(f"spotrf argument {-info} invalid")
         if info == 0:
-            if not np.shares_memory(c, A):  # pragma: no cover - f2py copied after all
-                A.T[...] = c
             return jitter
     _restore_lower(A, diag, tile=512)
     raise np.linalg.LinAlgError(
