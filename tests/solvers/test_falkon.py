@@ -129,8 +129,9 @@ def test_float32_preconditioner_factors_match_float64(kernel):
     C, lam = X[:70], 1e-3
     L64, La64, j64 = _preconditioner(kernel, C, lam, np.dtype(np.float64))
     L32, La32, j32 = _preconditioner(kernel, C.astype(np.float32), lam, np.dtype(np.float32))
-    assert L32.dtype == La32.dtype == np.float64
-    L32, La32 = np.tril(L32), np.tril(La32)  # only the lower triangles are factors
+    assert L32.dtype == La32.dtype == np.float64  # float64 solves in the iterations
+    # Only the lower triangles are factors.
+    L32, La32 = np.tril(L32).astype(np.float64), np.tril(La32).astype(np.float64)
     # Each factor reproduces the matrix it factors (jitter eps M of its own precision).
     K = gram(kernel, C)
     np.testing.assert_allclose(L32 @ L32.T, K + j32 * np.eye(70), atol=1e-5)
@@ -169,3 +170,18 @@ def test_float32_cholesky_adds_jitter_to_singular_and_refuses_indefinite(max_blo
     with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
         _potrf32(work, 1e-6, max_block=max_block)
     np.testing.assert_array_equal(work, S)
+
+
+@pytest.mark.parametrize("store", [True, False])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_row_blocks_computed_in_place_match_dense(store, dtype):
+    X, _, _ = _data(n=130)
+    C, k = X[:17], RBF(gamma=0.2)
+    V = np.random.default_rng(1).normal(size=(17, 2))
+    op = KnmOperator(k, X.astype(dtype), C.astype(dtype), dtype=dtype, store=store)
+    op._step = 7  # 19 blocks, the last one of 4 rows: the reused buffer is cut
+    ref = gram(k, X, C) @ V
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    for _ in range(2):  # first pass computes (and stores), second reads or recomputes
+        np.testing.assert_allclose(op.matmat(V), ref, atol=tol * np.abs(ref).max())
+    assert (op._K is not None) == store
