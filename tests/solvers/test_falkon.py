@@ -7,8 +7,8 @@ from kernelkit import config_context
 from kernelkit.gram import gram
 from kernelkit.kernels import RBF, Laplacian, Polynomial
 from kernelkit.solvers import dual_ridge
-from kernelkit.solvers.falkon import (KnmOperator, _potrf32, _preconditioner, falkon,
-                                     kernel_matmat)
+from kernelkit.solvers.falkon import (KnmOperator, _float32_half, _potrf32, _preconditioner,
+                                     _widen_in_place, falkon, kernel_matmat)
 
 
 def _data(n=240, d=4, seed=0):
@@ -185,3 +185,13 @@ def test_row_blocks_computed_in_place_match_dense(store, dtype):
     for _ in range(2):  # first pass computes (and stores), second reads or recomputes
         np.testing.assert_allclose(op.matmat(V), ref, atol=tol * np.abs(ref).max())
     assert (op._K is not None) == store
+
+
+@pytest.mark.parametrize("M", [1, 2, 7])
+def test_widen_in_place_matches_astype(M):
+    A = np.random.default_rng(0).normal(size=(M, M)).astype(np.float32)
+    buf = np.full((M, M), np.nan)
+    _float32_half(buf)[...] = A
+    out = _widen_in_place(buf)
+    assert out is buf
+    np.testing.assert_array_equal(buf, A.astype(np.float64))

@@ -201,14 +201,36 @@ def kernel_matmat(kernel, X, C, coef, *, dtype=np.float64):
     return out[:, 0] if coef.ndim == 1 else out
 
 
-def _kmm(kernel, C, dtype):
-    """K(C, C) as a C-ordered array of ``dtype`` (float32 GEMM for RBF in float32)."""
+def _kmm(kernel, C, dtype, out=None):
+    """K(C, C) as a C-ordered array of ``dtype`` (float32 GEMM for RBF in float32),
+    written into ``out`` if given."""
     if dtype == np.float32 and kernel.input_kind == "vector":
-        op = KnmOperator(kernel, C, C, dtype=np.float32)
-        return np.ascontiguousarray(op._compute(0, len(C)), dtype=np.float32)
+        return KnmOperator(kernel, C, C, dtype=np.float32)._compute(0, len(C), out)
     if kernel.input_kind == "vector":  # float64 centers give a float64 K_MM
         C = np.asarray(C, dtype=np.float64)
-    return np.array(kernel(C), dtype=dtype, order="C")
+    if out is None:
+        return np.array(kernel(C), dtype=dtype, order="C")
+    out[...] = kernel(C)
+    return out
+
+
+def _float32_half(buf):
+    """The (M, M) float32 array in the first half of float64 (M, M) ``buf``'s memory."""
+    M = buf.shape[0]
+    return buf.reshape(-1).view(np.float32)[:M * M].reshape(M, M)
+
+
+def _widen_in_place(buf):
+    """Turn :func:`_float32_half` of ``buf`` into ``buf`` in float64, in place.
+
+    Row i in float64 covers float32 rows 2i and 2i + 1, which (for i >= 1) lie
+    below row i: going from the last row up, each is read before it is overwritten.
+    Saves a fresh 8 M^2-byte array (its page faults cost seconds at M = 15000).
+    """
+    half = _float32_half(buf)
+    for i in range(buf.shape[0] - 1, -1, -1):
+        buf[i] = half[i].copy()
+    return buf
 
 
 def _spotrf_lower(A, max_block=_THREADED_POTRF_MAX_N):
@@ -271,19 +293,27 @@ def _potrf32(A, jitter_start, max_block=_THREADED_POTRF_MAX_N):
         "or float64 (config_context(dtype='float64')).")
 
 
-def _gram_of_factor(L, lam):
-    """``L'L / M + lam I`` (lower triangle and mirror) by LAPACK's lauum, new array.
+def _gram_of_factor(L, lam, out=None):
+    """``L'L / M + lam I`` (lower triangle and mirror) by LAPACK's lauum.
 
-    A C-ordered lower L is a Fortran-ordered upper U = L', and lauum(U, upper)
+    In ``out`` (C-ordered, L's dtype) if given, else in a new array. A
+    C-ordered lower L is a Fortran-ordered upper U = L', and lauum(U, upper)
     gives U U' = L'L (M^3/3 flops).
     """
     M = L.shape[0]
-    U = L.T if L.flags.c_contiguous else np.asfortranarray(L).T
     lauum = lapack.slauum if L.dtype == np.float32 else lapack.dlauum
-    LtL, info = lauum(U, lower=0, overwrite_c=0)
+    if out is None:
+        U = L.T if L.flags.c_contiguous else np.asfortranarray(L).T
+        LtL, info = lauum(U, lower=0, overwrite_c=0)
+        LtL = LtL.T  # Fortran upper -> C lower, no copy
+    else:
+        out[...] = L
+        LtL, info = lauum(out.T, lower=0, overwrite_c=1)
+        if not np.shares_memory(LtL, out):  # pragma: no cover - f2py copied after all
+            out.T[...] = LtL
+        LtL = out
     if info != 0:
         raise np.linalg.LinAlgError(f"lauum failed with info={info}")
-    LtL = LtL.T  # Fortran upper -> C lower, no copy
     mirror_lower(LtL)
     LtL /= M
     LtL.flat[:: M + 1] += lam
@@ -300,22 +330,24 @@ def _preconditioner(kernel, C, lam, dtype):
     for the solves of the conjugate-gradient iterations.
     """
     M = len(C)
-    K = _kmm(kernel, C, dtype)
+    f32 = np.dtype(dtype) == np.float32
+    # float32: both factors are built in the first half of their float64 arrays.
+    bufs = (np.empty((M, M)), np.empty((M, M))) if f32 else None
+    K = _kmm(kernel, C, dtype, _float32_half(bufs[0]) if f32 else None)
     eps = _EPS[np.dtype(dtype)] * max(float(np.mean(np.diag(K), dtype=np.float64)),
                                       np.finfo(float).tiny)
     K.flat[:: M + 1] += K.dtype.type(eps * M)
-    if K.dtype == np.float32:
+    if f32:
         jitter = _potrf32(K, eps * M)
-        L = K
-        LtL = _gram_of_factor(L, lam)
+        LtL = _gram_of_factor(K, lam, _float32_half(bufs[1]))
         jitter_a = _potrf32(LtL, max(lam, eps))
         if jitter_a:
             warnings.warn(f"Falkon's float32 preconditioner needed jitter {jitter_a:.3g}; "
                           "convergence may be slower. Use float64 or a larger alpha.",
                           NumericalWarning, stacklevel=3)
         # The iterations' solves stay float64 (float32 solves lost 0.5% accuracy on
-        # Fashion-MNIST); they read only the lower triangles: no tril copies.
-        return L.astype(np.float64), LtL.astype(np.float64), eps * M + jitter
+        # Fashion-MNIST); they read only the lower triangles.
+        return _widen_in_place(bufs[0]), _widen_in_place(bufs[1]), eps * M + jitter
     chol = robust_cholesky(K, overwrite_a=True)
     L = chol.L
     chol_a = robust_cholesky(_gram_of_factor(L, lam), overwrite_a=True)
