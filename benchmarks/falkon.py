@@ -17,7 +17,8 @@ Part 2, Fashion-MNIST, all 60,000 training and 10,000 test images: square
     roots of the pixels (in [0, 1]), rows then scaled to unit Euclidean norm
     (the square root lifts faint strokes and textures: +0.5% accuracy over
     unit-norm pixels at n = 20k, M = 4k), float32, RBF gamma = 3, one-vs-rest
-    {-1, +1} targets solved together, M = 15,000 uniform centers, 10 CG
+    {-1, +1} targets solved together, M = 13,500 (the target: >= 0.905 in
+    <= 60 s, just) and 15,000 (a safer accuracy margin) uniform centers, 10 CG
     iterations (12, 20 and 35 give the same accuracy at 20k). Timed: preprocessing
     + fit + predict; the load average is recorded with each row (the machine
     is shared; figures taken at a load above ~2.5 are not representative).
@@ -49,7 +50,7 @@ from sklearn.kernel_ridge import KernelRidge as SKRidge
 
 CAL = {"gamma": 0.5, "alpha": 0.1, "n_test": 640, "seed": 0, "n_centers": 5000}
 FASHION = {"features": "sqrt(pixels), unit-norm rows", "gamma": 3.0, "alpha": 1e-3,
-           "n_centers": 15000, "max_iter": 10}
+           "n_centers": [13500, 15000], "max_iter": 10}
 SVC_60K = {"accuracy": 0.900, "fit_s": 300.0, "predict_s": 82.0,
            "source": "SVC(C=10, gamma='scale'), measured on this machine (not rerun)"}
 
@@ -113,23 +114,25 @@ def fashion(quick):
     Xt, yt = load_fashion_mnist(subset="test", return_X_y=True, dtype=np.float32)
     if quick:
         X, y, Xt, yt = X[:5000], y[:5000], Xt[:2000], yt[:2000]
-    M = 1000 if quick else FASHION["n_centers"]
-    clf = KernelRidgeClassifier(RBF(gamma=FASHION["gamma"]), alpha=FASHION["alpha"],
-                                solver="falkon", n_centers=M, max_iter=FASHION["max_iter"],
-                                random_state=0)
+    rows = []
+    for M in [1000] if quick else FASHION["n_centers"]:
+        clf = KernelRidgeClassifier(RBF(gamma=FASHION["gamma"]), alpha=FASHION["alpha"],
+                                    solver="falkon", n_centers=M, max_iter=FASHION["max_iter"],
+                                    random_state=0)
 
-    def ours():
-        with kernelkit.config_context(dtype="float32"):
-            fit_s, _ = timed(lambda: clf.fit(_features(X), y))
-            pred_s, pred = timed(lambda: clf.predict(_features(Xt)))
-        return fit_s, pred_s, float(np.mean(pred == yt))
+        def ours(clf=clf):
+            with kernelkit.config_context(dtype="float32"):
+                fit_s, _ = timed(lambda: clf.fit(_features(X), y))
+                pred_s, pred = timed(lambda: clf.predict(_features(Xt)))
+            return fit_s, pred_s, float(np.mean(pred == yt))
 
-    load0 = os.getloadavg()[0]
-    fit_s, pred_s, acc = ours()
-    rows = [{"model": f"kernelkit falkon M={M}", "n": len(X), "fit_s": fit_s,
-             "predict_s": pred_s, "total_s": fit_s + pred_s, "accuracy": acc,
-             "cg_iter": clf.n_iter_, "peak_rss_gb": peak_rss_gb(),
-             "loadavg_1min_before_after": [load0, os.getloadavg()[0]]}]
+        load0 = os.getloadavg()[0]
+        fit_s, pred_s, acc = ours()
+        rows.append({"model": f"kernelkit falkon M={M}", "n": len(X), "fit_s": fit_s,
+                     "predict_s": pred_s, "total_s": fit_s + pred_s, "accuracy": acc,
+                     "cg_iter": clf.n_iter_, "peak_rss_gb": peak_rss_gb(),
+                     "loadavg_1min_before_after": [load0, os.getloadavg()[0]]})
+        clf = None
     if quick:
         from sklearn.svm import SVC
 
@@ -144,13 +147,16 @@ def fashion(quick):
                         "fit_s": SVC_60K["fit_s"], "predict_s": SVC_60K["predict_s"],
                         "total_s": SVC_60K["fit_s"] + SVC_60K["predict_s"],
                         "accuracy": SVC_60K["accuracy"]})
-    rows[1]["ratio"] = rows[0]["total_s"] / rows[1]["total_s"]
+    for row in rows[1:]:
+        row["ratio"] = rows[0]["total_s"] / row["total_s"]
     print("\nFashion-MNIST: fit + predict (seconds), test accuracy")
     print_table(rows, [("model", "model", "s"), ("n", "n", "d"), ("fit_s", "fit s", ".3g"),
                        ("predict_s", "predict s", ".3g"), ("total_s", "total s", ".3g"),
                        ("ratio", "ratio", ".3g"), ("accuracy", "accuracy", ".4f"),
                        ("cg_iter", "CG it", "d")])
-    print(f"load average (1 min) before / after: {load0:.2f} / {os.getloadavg()[0]:.2f}")
+    for row in rows[1:]:
+        print(f"{row['model']}: load average (1 min) before / after: "
+              f"{row['loadavg_1min_before_after'][0]:.2f} / {row['loadavg_1min_before_after'][1]:.2f}")
     return rows
 
 
