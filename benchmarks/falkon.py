@@ -13,16 +13,22 @@ Part 1, California housing (``537_houses``, 20,640 x 8): a fixed random split
     n = 20,000 kernelkit's exact KernelRidge(solver="dual") is the reference.
     Quality: test RMSE, and Falkon's RMSE relative to the exact one.
 
-Part 2, Fashion-MNIST, all 60,000 training and 10,000 test images: rows
-    scaled to unit Euclidean norm (pixels /255 first), float32, RBF, one-vs-rest
-    {-1, +1} targets solved together. Timed: preprocessing + fit + predict.
+Part 2, Fashion-MNIST, all 60,000 training and 10,000 test images: square
+    roots of the pixels (in [0, 1]), rows then scaled to unit Euclidean norm
+    (the square root lifts faint strokes and textures: +0.5% accuracy over
+    unit-norm pixels at n = 20k, M = 4k), float32, RBF gamma = 3, one-vs-rest
+    {-1, +1} targets solved together, M = 13,500 (the target: >= 0.905 in
+    <= 60 s, just) and 15,000 (a safer accuracy margin) uniform centers, 10 CG
+    iterations (12, 20 and 35 give the same accuracy at 20k). Timed: preprocessing
+    + fit + predict; the load average is recorded with each row (the machine
+    is shared; figures taken at a load above ~2.5 are not representative).
     Peer (not rerun at 60k, it takes ~6.5 minutes): scikit-learn SVC(C=10,
     gamma='scale') measured on this machine at 0.900 accuracy in 300 s fit +
     82 s predict. With ``--quick`` both run on 5,000 / 2,000 images.
 
 Run: ``python benchmarks/falkon.py`` or ``--quick``; ``FALKON_PART=california`` or
 ``fashion`` runs one part and keeps the other's figures in the JSON. The exact
-20k reference needs a 3 GB Gram matrix and Fashion-MNIST with M = 12,000 about
+20k reference needs a 3 GB Gram matrix and Fashion-MNIST with M = 15,000 about
 7 GB (K_nM in float32 plus two M x M factors): the run raises the budget to 12 GB.
 """
 
@@ -43,7 +49,8 @@ from kernelkit.models import KernelRidge, KernelRidgeClassifier
 from sklearn.kernel_ridge import KernelRidge as SKRidge
 
 CAL = {"gamma": 0.5, "alpha": 0.1, "n_test": 640, "seed": 0, "n_centers": 5000}
-FASHION = {"gamma": 5.0, "alpha": 1e-3, "n_centers": 12000, "max_iter": 20}
+FASHION = {"features": "sqrt(pixels), unit-norm rows", "gamma": 3.0, "alpha": 1e-3,
+           "n_centers": [13500, 15000], "max_iter": 10}
 SVC_60K = {"accuracy": 0.900, "fit_s": 300.0, "predict_s": 82.0,
            "source": "SVC(C=10, gamma='scale'), measured on this machine (not rerun)"}
 
@@ -95,8 +102,11 @@ def california(quick):
     return rows
 
 
-def _unit_rows(X):
-    return X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
+def _features(X):
+    """sqrt of the pixels (in [0, 1]), each row scaled to unit Euclidean norm, float32."""
+    Z = np.sqrt(X, dtype=np.float32)
+    Z /= np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-12)
+    return Z
 
 
 def fashion(quick):
@@ -104,21 +114,25 @@ def fashion(quick):
     Xt, yt = load_fashion_mnist(subset="test", return_X_y=True, dtype=np.float32)
     if quick:
         X, y, Xt, yt = X[:5000], y[:5000], Xt[:2000], yt[:2000]
-    M = 1000 if quick else FASHION["n_centers"]
-    clf = KernelRidgeClassifier(RBF(gamma=FASHION["gamma"]), alpha=FASHION["alpha"],
-                                solver="falkon", n_centers=M, max_iter=FASHION["max_iter"],
-                                random_state=0)
+    rows = []
+    for M in [1000] if quick else FASHION["n_centers"]:
+        clf = KernelRidgeClassifier(RBF(gamma=FASHION["gamma"]), alpha=FASHION["alpha"],
+                                    solver="falkon", n_centers=M, max_iter=FASHION["max_iter"],
+                                    random_state=0)
 
-    def ours():
-        with kernelkit.config_context(dtype="float32"):
-            fit_s, _ = timed(lambda: clf.fit(_unit_rows(X), y))
-            pred_s, pred = timed(lambda: clf.predict(_unit_rows(Xt)))
-        return fit_s, pred_s, float(np.mean(pred == yt))
+        def ours(clf=clf):
+            with kernelkit.config_context(dtype="float32"):
+                fit_s, _ = timed(lambda: clf.fit(_features(X), y))
+                pred_s, pred = timed(lambda: clf.predict(_features(Xt)))
+            return fit_s, pred_s, float(np.mean(pred == yt))
 
-    fit_s, pred_s, acc = ours()
-    rows = [{"model": f"kernelkit falkon M={M}", "n": len(X), "fit_s": fit_s,
-             "predict_s": pred_s, "total_s": fit_s + pred_s, "accuracy": acc,
-             "cg_iter": clf.n_iter_, "peak_rss_gb": peak_rss_gb()}]
+        load0 = os.getloadavg()[0]
+        fit_s, pred_s, acc = ours()
+        rows.append({"model": f"kernelkit falkon M={M}", "n": len(X), "fit_s": fit_s,
+                     "predict_s": pred_s, "total_s": fit_s + pred_s, "accuracy": acc,
+                     "cg_iter": clf.n_iter_, "peak_rss_gb": peak_rss_gb(),
+                     "loadavg_1min_before_after": [load0, os.getloadavg()[0]]})
+        clf = None
     if quick:
         from sklearn.svm import SVC
 
@@ -133,12 +147,16 @@ def fashion(quick):
                         "fit_s": SVC_60K["fit_s"], "predict_s": SVC_60K["predict_s"],
                         "total_s": SVC_60K["fit_s"] + SVC_60K["predict_s"],
                         "accuracy": SVC_60K["accuracy"]})
-    rows[1]["ratio"] = rows[0]["total_s"] / rows[1]["total_s"]
+    for row in rows[1:]:
+        row["ratio"] = rows[0]["total_s"] / row["total_s"]
     print("\nFashion-MNIST: fit + predict (seconds), test accuracy")
     print_table(rows, [("model", "model", "s"), ("n", "n", "d"), ("fit_s", "fit s", ".3g"),
                        ("predict_s", "predict s", ".3g"), ("total_s", "total s", ".3g"),
                        ("ratio", "ratio", ".3g"), ("accuracy", "accuracy", ".4f"),
                        ("cg_iter", "CG it", "d")])
+    for row in rows[1:]:
+        print(f"{row['model']}: load average (1 min) before / after: "
+              f"{row['loadavg_1min_before_after'][0]:.2f} / {row['loadavg_1min_before_after'][1]:.2f}")
     return rows
 
 

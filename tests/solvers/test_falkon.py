@@ -7,7 +7,8 @@ from kernelkit import config_context
 from kernelkit.gram import gram
 from kernelkit.kernels import RBF, Laplacian, Polynomial
 from kernelkit.solvers import dual_ridge
-from kernelkit.solvers.falkon import KnmOperator, falkon, kernel_matmat
+from kernelkit.solvers.falkon import (KnmOperator, _float32_half, _potrf32, _preconditioner,
+                                     _widen_in_place, falkon, kernel_matmat)
 
 
 def _data(n=240, d=4, seed=0):
@@ -120,3 +121,77 @@ def test_knm_operator_matches_dense_products(kernel, dtype):
     out = kernel_matmat(kernel, X, C, V[:, 0])
     assert out.shape == (130,)
     np.testing.assert_allclose(out, K @ V[:, 0], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", [RBF(gamma=0.3), Laplacian(gamma=0.5)])
+def test_float32_preconditioner_factors_match_float64(kernel):
+    X, _, _ = _data()
+    C, lam = X[:70], 1e-3
+    L64, La64, j64 = _preconditioner(kernel, C, lam, np.dtype(np.float64))
+    L32, La32, j32 = _preconditioner(kernel, C.astype(np.float32), lam, np.dtype(np.float32))
+    assert L32.dtype == La32.dtype == np.float64  # float64 solves in the iterations
+    # Only the lower triangles are factors.
+    L32, La32 = np.tril(L32).astype(np.float64), np.tril(La32).astype(np.float64)
+    # Each factor reproduces the matrix it factors (jitter eps M of its own precision).
+    K = gram(kernel, C)
+    np.testing.assert_allclose(L32 @ L32.T, K + j32 * np.eye(70), atol=1e-5)
+    T = L32.T @ L32 / 70 + lam * np.eye(70)
+    np.testing.assert_allclose(La32 @ La32.T, T, atol=1e-5)
+    # And the float32 factors are close to the float64 ones.
+    np.testing.assert_allclose(L32, np.tril(L64), atol=2e-3)
+    assert j32 > j64
+
+
+@pytest.mark.parametrize("max_block", [12000, 30, 11])  # one spotrf call, blocked
+def test_float32_cholesky_matches_numpy_and_leaves_upper_triangle(max_block):
+    X, _, _ = _data(n=70)
+    A = (gram(RBF(gamma=0.3), X) + 0.1 * np.eye(70)).astype(np.float32)
+    work = A.copy()
+    assert _potrf32(work, 1e-6, max_block=max_block) == 0.0
+    ref = np.linalg.cholesky(A.astype(np.float64))
+    np.testing.assert_allclose(np.tril(work), ref, atol=2e-5)
+    iu = np.triu_indices(70, 1)
+    np.testing.assert_array_equal(work[iu], A[iu])
+
+
+@pytest.mark.parametrize("max_block", [12000, 11])
+def test_float32_cholesky_adds_jitter_to_singular_and_refuses_indefinite(max_block):
+    rng = np.random.default_rng(0)
+    B = rng.normal(size=(30, 5))
+    A = (B @ B.T).astype(np.float32)  # rank 5: singular
+    work = A.copy()
+    j = _potrf32(work, 1e-4, max_block=max_block)
+    assert j > 0
+    L = np.tril(work).astype(np.float64)
+    np.testing.assert_allclose(L @ L.T, A + j * np.eye(30), atol=1e-4 * np.abs(A).max())
+    # An indefinite matrix: error, input restored (symmetric, same diagonal).
+    S = np.diag(np.r_[np.ones(29), -10.0]).astype(np.float32) + np.float32(0.01)
+    work = S.copy()
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        _potrf32(work, 1e-6, max_block=max_block)
+    np.testing.assert_array_equal(work, S)
+
+
+@pytest.mark.parametrize("store", [True, False])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_row_blocks_computed_in_place_match_dense(store, dtype):
+    X, _, _ = _data(n=130)
+    C, k = X[:17], RBF(gamma=0.2)
+    V = np.random.default_rng(1).normal(size=(17, 2))
+    op = KnmOperator(k, X.astype(dtype), C.astype(dtype), dtype=dtype, store=store)
+    op._step = 7  # 19 blocks, the last one of 4 rows: the reused buffer is cut
+    ref = gram(k, X, C) @ V
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    for _ in range(2):  # first pass computes (and stores), second reads or recomputes
+        np.testing.assert_allclose(op.matmat(V), ref, atol=tol * np.abs(ref).max())
+    assert (op._K is not None) == store
+
+
+@pytest.mark.parametrize("M", [1, 2, 7])
+def test_widen_in_place_matches_astype(M):
+    A = np.random.default_rng(0).normal(size=(M, M)).astype(np.float32)
+    buf = np.full((M, M), np.nan)
+    _float32_half(buf)[...] = A
+    out = _widen_in_place(buf)
+    assert out is buf
+    np.testing.assert_array_equal(buf, A.astype(np.float64))

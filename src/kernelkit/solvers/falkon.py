@@ -20,11 +20,15 @@ Cost: K_MM (M^2 d), two Cholesky and one triangular product (M^3 together),
 K_nM (n M d) once if it is stored, else at every iteration, and 4 n M t flops
 per iteration for t targets. K_nM is stored when it fits the memory budget;
 its products run in row blocks, in float32 when asked, with the M-vector
-results summed in float64. Pure numerics: no estimator, no printing.
+results summed in float64. With float32, K_MM and the preconditioner's two
+Cholesky factorisations and triangular product run in float32 too (about
+half the time of float64, the M^3 part of a large fit); the factors are
+cast to float64 for the iterations' triangular solves. Pure numerics: no estimator, no printing.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,7 +39,8 @@ from .. import config
 from .._compiled import mirror_lower, rbf_from_inner
 from ..kernels.base import rows_per_block
 from ..kernels.vector import RBF
-from ..linalg import pcg, robust_cholesky
+from ..exceptions import NumericalWarning
+from ..linalg import _THREADED_POTRF_MAX_N, _restore_lower, pcg, robust_cholesky
 
 __all__ = ["FalkonResult", "falkon", "kernel_matmat", "KnmOperator"]
 
@@ -110,18 +115,25 @@ class KnmOperator:
         self._step = rows_per_block(self.shape[1], bytes_per_entry=self.dtype.itemsize,
                                     n_temporaries=3)
 
-    def _compute(self, r0, r1):
+    def _compute(self, r0, r1, out=None):
+        """K[r0:r1] into ``out`` (C-ordered, of the operator's dtype) or a new array."""
+        if out is None:
+            out = np.empty((r1 - r0, self.shape[1]), dtype=self.dtype)
         if self._fast32:
             Xb = (np.asarray(self._X[r0:r1], dtype=np.float64) - self._shift).astype(np.float32)
-            G = Xb @ self._C.T
+            G = np.matmul(Xb, self._C.T, out=out)
             xx = np.einsum("ij,ij->i", Xb, Xb, dtype=np.float64)
             return rbf_from_inner(G, xx, self._cc, self.kernel.gamma_value, -1, G)
-        out = np.empty((r1 - r0, self.shape[1]), dtype=self.dtype)
         self.kernel._block_into(self._X[r0:r1], self._C, -1, out)
         return out
 
     def blocks(self):
-        """Yield ``(r0, r1, K[r0:r1])``; fills the store on the first full pass."""
+        """Yield ``(r0, r1, K[r0:r1])``; fills the store on the first full pass.
+
+        Blocks are computed in place: into the store, or into one buffer reused
+        for every block (fresh memory costs a page fault per 4 kB page, about
+        as much as computing RBF entries on this kind of machine).
+        """
         n, m = self.shape
         if self._K is not None:
             for r0 in range(0, n, self._step):
@@ -129,11 +141,10 @@ class KnmOperator:
                 yield r0, r1, self._K[r0:r1]
             return
         K = np.empty((n, m), dtype=self.dtype) if self._store else None
+        buf = None if K is not None else np.empty((min(n, self._step), m), dtype=self.dtype)
         for r0 in range(0, n, self._step):
             r1 = min(n, r0 + self._step)
-            block = self._compute(r0, r1)
-            if K is not None:
-                K[r0:r1] = block
+            block = self._compute(r0, r1, K[r0:r1] if K is not None else buf[:r1 - r0])
             yield r0, r1, block
         if K is not None:
             self._K = K  # only once complete
@@ -163,10 +174,10 @@ class KnmOperator:
                 t = block @ Vd
                 if sw is not None:
                     t *= sw[r0:r1, None].astype(self.dtype)
-                acc += block.T @ t
+                acc += (t.T @ block).T  # row-major GEMM: faster than block.T @ t
             if Y is not None:
                 yb = Y[r0:r1] if sw is None else Y[r0:r1] * sw[r0:r1, None]
-                accy += block.T @ yb.astype(self.dtype)
+                accy += (yb.T.astype(self.dtype) @ block).T
         return acc if Y is None else (acc, accy)
 
 
@@ -190,33 +201,164 @@ def kernel_matmat(kernel, X, C, coef, *, dtype=np.float64):
     return out[:, 0] if coef.ndim == 1 else out
 
 
-def _preconditioner(kernel, C, lam, dtype):
-    """Lower factors L (K_MM + eps M I = L L') and La (L'L / M + lam I = La La')."""
-    M = len(C)
-    # float64 centers give a float64 K_MM whatever the dtype policy.
-    if kernel.input_kind == "vector":
+def _kmm(kernel, C, dtype, out=None):
+    """K(C, C) as a C-ordered array of ``dtype`` (float32 GEMM for RBF in float32),
+    written into ``out`` if given."""
+    if dtype == np.float32 and kernel.input_kind == "vector":
+        return KnmOperator(kernel, C, C, dtype=np.float32)._compute(0, len(C), out)
+    if kernel.input_kind == "vector":  # float64 centers give a float64 K_MM
         C = np.asarray(C, dtype=np.float64)
-    K = np.asarray(kernel(C), dtype=np.float64)
-    eps = _EPS[np.dtype(dtype)] * max(float(np.mean(np.diag(K))), np.finfo(float).tiny)
-    K.flat[:: M + 1] += eps * M
-    chol = robust_cholesky(K, overwrite_a=True)
-    L = chol.L
-    # T T' = L'L by LAPACK's lauum (M^3/3 flops) on a copy. A C-ordered lower L is
-    # a Fortran-ordered upper U = L', and lauum(U, upper) gives U U' = L'L.
-    U = L.T if L.flags.c_contiguous else np.asfortranarray(L).T
-    LtL, info = lapack.dlauum(U, lower=0, overwrite_c=0)
+    if out is None:
+        return np.array(kernel(C), dtype=dtype, order="C")
+    out[...] = kernel(C)
+    return out
+
+
+def _float32_half(buf):
+    """The (M, M) float32 array in the first half of float64 (M, M) ``buf``'s memory."""
+    M = buf.shape[0]
+    return buf.reshape(-1).view(np.float32)[:M * M].reshape(M, M)
+
+
+def _widen_in_place(buf):
+    """Turn :func:`_float32_half` of ``buf`` into ``buf`` in float64, in place.
+
+    Row i in float64 covers float32 rows 2i and 2i + 1, which (for i >= 1) lie
+    below row i: going from the last row up, each is read before it is overwritten.
+    Saves a fresh 8 M^2-byte array (its page faults cost seconds at M = 15000).
+    """
+    half = _float32_half(buf)
+    for i in range(buf.shape[0] - 1, -1, -1):
+        buf[i] = half[i].copy()
+    return buf
+
+
+def _spotrf_lower(A, max_block=_THREADED_POTRF_MAX_N):
+    """``spotrf`` on the lower triangle of C-ordered float32 ``A``, in place; LAPACK info.
+
+    Orders above 12000 are factored by a right-looking blocked algorithm (as in
+    :func:`kernelkit.linalg.robust_cholesky`): ``spotrf`` on diagonal blocks of
+    at most 12000 (the wheel's multi-threaded potrf crashes from ~16000),
+    triangular solves for the panels, multi-threaded GEMM for the update.
+    Writes only the lower triangle and the diagonal.
+    """
+    n = A.shape[0]
+    n_blocks = -(-n // max_block)
+    bs = -(-n // n_blocks)
+    for k in range(0, n, bs):
+        e = min(k + bs, n)
+        D = A[k:e, k:e].T  # F-ordered view: its upper triangle is our lower one
+        c, info = lapack.spotrf(D if k == 0 and e == n else np.array(D, order="F"),
+                                lower=0, clean=0, overwrite_a=1)
+        if info != 0:
+            return info if info < 0 else k + info
+        if not np.shares_memory(c, A):
+            np.copyto(A[k:e, k:e], c.T, where=np.tri(e - k, dtype=bool))
+        if e == n:
+            return 0
+        # Panel L21 = A21 L11^-T as L21' = L11^-1 A21', then A22 -= L21 L21' (lower part).
+        Pt = scipy.linalg.solve_triangular(c.T, A[e:, k:e].T, lower=True, check_finite=False)
+        A[e:, k:e] = Pt.T
+        for i in range(e, n, bs):
+            ie = min(i + bs, n)
+            T = Pt[:, i - e:ie - e].T @ Pt[:, :ie - e]
+            A[i:ie, e:i] -= T[:, :i - e]
+            A[i:ie, i:ie] -= np.tril(T[:, i - e:])
+    return 0
+
+
+def _potrf32(A, jitter_start, max_block=_THREADED_POTRF_MAX_N):
+    """Lower Cholesky of C-ordered float32 symmetric ``A`` in place.
+
+    The float32 twin of :func:`kernelkit.linalg.robust_cholesky`: only the
+    lower triangle (and the diagonal) is written, so a failed attempt is
+    undone from the untouched upper triangle and retried with jitter
+    ``jitter_start`` times 1, 10, ..., 1e5; ``max_block`` as in
+    :func:`_spotrf_lower`. Returns the jitter added.
+    """
+    n = A.shape[0]
+    diag = A.diagonal().copy()
+    for attempt, jitter in enumerate([0.0] + [jitter_start * 10.0 ** k for k in range(6)]):
+        if attempt:
+            _restore_lower(A, diag + np.float32(jitter), tile=512)
+        info = _spotrf_lower(A, max_block)
+        if info < 0:  # pragma: no cover - argument error is a bug here
+            raise RuntimeError(f"spotrf argument {-info} invalid")
+        if info == 0:
+            return jitter
+    _restore_lower(A, diag, tile=512)
+    raise np.linalg.LinAlgError(
+        f"K_MM of order {n} is not positive definite in float32 even with jitter "
+        f"{jitter:.3g}; the kernel may not be positive semi-definite. Use a PSD kernel "
+        "or float64 (config_context(dtype='float64')).")
+
+
+def _gram_of_factor(L, lam, out=None):
+    """``L'L / M + lam I`` (lower triangle and mirror) by LAPACK's lauum.
+
+    In ``out`` (C-ordered, L's dtype) if given, else in a new array. A
+    C-ordered lower L is a Fortran-ordered upper U = L', and lauum(U, upper)
+    gives U U' = L'L (M^3/3 flops).
+    """
+    M = L.shape[0]
+    lauum = lapack.slauum if L.dtype == np.float32 else lapack.dlauum
+    if out is None:
+        U = L.T if L.flags.c_contiguous else np.asfortranarray(L).T
+        LtL, info = lauum(U, lower=0, overwrite_c=0)
+        LtL = LtL.T  # Fortran upper -> C lower, no copy
+    else:
+        out[...] = L
+        LtL, info = lauum(out.T, lower=0, overwrite_c=1)
+        if not np.shares_memory(LtL, out):  # pragma: no cover - f2py copied after all
+            out.T[...] = LtL
+        LtL = out
     if info != 0:
-        raise np.linalg.LinAlgError(f"dlauum failed with info={info}")
-    LtL = LtL.T  # Fortran upper -> C lower, no copy
+        raise np.linalg.LinAlgError(f"lauum failed with info={info}")
     mirror_lower(LtL)
     LtL /= M
     LtL.flat[:: M + 1] += lam
-    chol_a = robust_cholesky(LtL, overwrite_a=True)
+    return LtL
+
+
+def _preconditioner(kernel, C, lam, dtype):
+    """Lower factors L (K_MM + eps M I = L L') and La (L'L / M + lam I = La La').
+
+    Only the lower triangles (with the diagonals) of L and La are meaningful.
+
+    For float32 the two Cholesky factorisations and the triangular product run
+    in float32 (half the time of float64); the factors are returned in float64
+    for the solves of the conjugate-gradient iterations.
+    """
+    M = len(C)
+    f32 = np.dtype(dtype) == np.float32
+    # float32: both factors are built in the first half of their float64 arrays.
+    bufs = (np.empty((M, M)), np.empty((M, M))) if f32 else None
+    K = _kmm(kernel, C, dtype, _float32_half(bufs[0]) if f32 else None)
+    eps = _EPS[np.dtype(dtype)] * max(float(np.mean(np.diag(K), dtype=np.float64)),
+                                      np.finfo(float).tiny)
+    K.flat[:: M + 1] += K.dtype.type(eps * M)
+    if f32:
+        jitter = _potrf32(K, eps * M)
+        LtL = _gram_of_factor(K, lam, _float32_half(bufs[1]))
+        jitter_a = _potrf32(LtL, max(lam, eps))
+        if jitter_a:
+            warnings.warn(f"Falkon's float32 preconditioner needed jitter {jitter_a:.3g}; "
+                          "convergence may be slower. Use float64 or a larger alpha.",
+                          NumericalWarning, stacklevel=3)
+        # The iterations' solves stay float64 (float32 solves lost 0.5% accuracy on
+        # Fashion-MNIST); they read only the lower triangles.
+        return _widen_in_place(bufs[0]), _widen_in_place(bufs[1]), eps * M + jitter
+    chol = robust_cholesky(K, overwrite_a=True)
+    L = chol.L
+    chol_a = robust_cholesky(_gram_of_factor(L, lam), overwrite_a=True)
     return L, chol_a.L, eps * M + chol.jitter
 
 
 def _tri(L, B, trans):
-    return scipy.linalg.solve_triangular(L, B, lower=True, trans=trans, check_finite=False)
+    """Solve with the lower triangle of L in L's precision; float64 result."""
+    X = scipy.linalg.solve_triangular(L, B.astype(L.dtype, copy=False), lower=True,
+                                      trans=trans, check_finite=False)
+    return X.astype(np.float64, copy=False)
 
 
 def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
