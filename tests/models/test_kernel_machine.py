@@ -156,3 +156,27 @@ def test_one_class_is_refused(cpu):
     X, _ = cpu
     with pytest.raises(ValueError, match="only one class"):
         KernelMachineClassifier().fit(X[:10], np.ones(10))
+
+
+@pytest.mark.parametrize("features_name", ["rff", "nystroem"])
+def test_four_strategies_agree_with_random_features(cpu, features_name):
+    """With random features the four strategies give one model: the feature routes use
+    psi(x), the kernel routes the kernel psi(x)'psi(z) it induces (a Composed kernel)."""
+    from kernelkit.features import Nystroem, RandomFourierFeatures
+    from kernelkit.kernels import Composed, Linear
+
+    X, y = cpu
+    X, y = X[:200, :4], y[:200]
+    fmap = (RandomFourierFeatures(RBF(gamma=0.2), n_components=40, random_state=3)
+            if features_name == "rff" else
+            Nystroem(RBF(gamma=0.2), n_components=40, random_state=3))
+    induced = Composed(Linear(), fmap.fit(X).transform)
+    preds = {}
+    for strategy in STRATEGIES:
+        m = KernelMachine(induced, alpha=1.0, solver="sgd", strategy=strategy, n_epochs=3,
+                          features=fmap, random_state=4).fit(X, y)
+        assert m.representation_ == ("primal" if strategy.startswith("features") else "dual")
+        preds[strategy] = m.predict(X)
+    ref = preds["gram_cached"]
+    for strategy, p in preds.items():
+        assert np.max(np.abs(p - ref)) <= 1e-9 * np.max(np.abs(ref)), strategy
