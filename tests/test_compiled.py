@@ -342,3 +342,23 @@ def test_member_sums_equals_its_numpy_twin():
                                    atol=1e-12)
     with pytest.raises(ValueError, match="indices"):
         member_sums(K, np.full(K.shape[1], 9), a, np.empty((K.shape[0], 4)))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_smallest_k_equals_its_numpy_twin_with_ties_and_inf(dtype):
+    from kernelkit._compiled import smallest_k, smallest_k_ref
+
+    rng = np.random.default_rng(7)
+    for n, m in ((1, 1), (5, 3), (40, 200)):
+        # Few distinct values: many ties, which must be ordered by column index.
+        D = rng.integers(0, 6, size=(n, m)).astype(dtype)
+        D[rng.random((n, m)) < 0.1] = np.inf
+        for k in sorted({1, min(3, m), m}):
+            got = smallest_k(D, k)
+            assert got.dtype == np.int64 and got.shape == (n, k)
+            np.testing.assert_array_equal(got, smallest_k_ref(D, k))
+            # Independent check: sorted() of each row's (value, index) pairs.
+            brute = [[j for _, j in sorted(zip(row.tolist(), range(m)))][:k] for row in D]
+            np.testing.assert_array_equal(got, np.array(brute).reshape(n, k))
+    with pytest.raises(ValueError, match="k must be"):
+        smallest_k(np.zeros((2, 3)), 4)

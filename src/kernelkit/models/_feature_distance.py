@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._compiled import smallest_k, smallest_k_ref
 from ..gram import gram
 from ..kernels.base import rows_per_block
 
@@ -64,17 +65,16 @@ def sq_distances(kernel, Xq, diag_q, X_fit, diag_fit):
     return D
 
 
+#: Up to this k one compiled pass per row (O(m k)) beats argpartition + sort.
+_COMPILED_MAX_K = 64
+
+
 def _smallest(D, k):
-    """Indices of the k smallest entries of each row, sorted by (value, index)."""
-    m = D.shape[1]
-    if k < m:
-        part = np.argpartition(D, k - 1, axis=1)[:, :k]
-    else:
-        part = np.broadcast_to(np.arange(m), D.shape).copy()
-    vals = np.take_along_axis(D, part, axis=1)
-    # Ties in value are ordered by training index, so the result is deterministic.
-    order = np.lexsort((part, vals), axis=1)
-    return np.take_along_axis(part, order, axis=1)
+    """Indices of the k smallest entries of each row, sorted by (value, index):
+    ties in value are ordered by training index, so the result is deterministic."""
+    if k <= _COMPILED_MAX_K:
+        return smallest_k(D, k)
+    return smallest_k_ref(D, k)
 
 
 def kneighbors_blocked(kernel, Xq, X_fit, diag_fit, k, *, exclude_self=False):
