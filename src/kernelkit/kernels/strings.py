@@ -224,7 +224,33 @@ def kmer_counts(X, k, Y=None, *, positional=False):
     return counts[:len(X)], counts[len(X):]
 
 
-class Spectrum(_StringKernel):
+class _CountKernel(_StringKernel):
+    """A string kernel that is the inner product of sparse count features.
+
+    Subclasses give ``_features(X, Y=None)`` (the count matrix of X, or the
+    pair for X and Y over one shared vocabulary); the Gram block is one
+    product of the two, and the diagonal the squared row norms.
+    """
+
+    def _block_into(self, X, Y, diag_offset, out):
+        A, B = self._features(X, Y)
+        if _dense_is_cheaper(A, B):
+            # few distinct features, most present (DNA: 4^k): a dense product (GEMM)
+            out[...] = A.toarray() @ B.toarray().T
+        else:
+            _sparse_product_into(A, B, out)
+        if self.normalize:
+            dx = np.asarray(A.multiply(A).sum(axis=1)).ravel()
+            dy = np.asarray(B.multiply(B).sum(axis=1)).ravel()
+            self._normalize_into(out, dx, dy, diag_offset)
+
+    def _diag(self, X):
+        A = self._features(X)
+        d = np.asarray(A.multiply(A).sum(axis=1)).ravel()
+        return (d > 0).astype(np.float64) if self.normalize else d
+
+
+class Spectrum(_CountKernel):
     """The spectrum (k-mer) kernel: the inner product of k-mer counts.
 
     k(s, t) = sum over strings u of length k of count_u(s) count_u(t)
@@ -263,26 +289,11 @@ class Spectrum(_StringKernel):
         if not isinstance(self.normalize, (bool, np.bool_)):
             raise TypeError(f"normalize must be True or False, got {self.normalize!r}")
 
-    def _block_into(self, X, Y, diag_offset, out):
-        A, B = kmer_counts(X, int(self.k), Y)
-        if _dense_is_cheaper(A, B):
-            # few distinct k-mers, most present (DNA: 4^k): a dense product (GEMM)
-            out[...] = A.toarray() @ B.toarray().T
-        else:
-            _sparse_product_into(A, B, out)
-        if self.normalize:
-            dx = np.asarray(A.multiply(A).sum(axis=1)).ravel()
-            dy = np.asarray(B.multiply(B).sum(axis=1)).ravel()
-            self._normalize_into(out, dx, dy, diag_offset)
-
-    def _diag(self, X):
-        A = kmer_counts(X, int(self.k))
-        d = np.asarray(A.multiply(A).sum(axis=1)).ravel()
-        return (d > 0).astype(np.float64) if self.normalize else d
+    def _features(self, X, Y=None):
+        return kmer_counts(X, int(self.k), Y)
 
 
-
-class WeightedDegree(_StringKernel):
+class WeightedDegree(_CountKernel):
     """The weighted-degree kernel: k-mers matched at the same position.
 
     k(s, t) = sum_{d=1}^{D} beta_d sum_i [s[i:i+d] == t[i:i+d]], with
@@ -335,18 +346,3 @@ class WeightedDegree(_StringKernel):
         A = sp.hstack(blocks_x, format="csr")
         return A if Y is None else (A, sp.hstack(blocks_y, format="csr"))
 
-    def _block_into(self, X, Y, diag_offset, out):
-        A, B = self._features(X, Y)
-        if _dense_is_cheaper(A, B):
-            out[...] = A.toarray() @ B.toarray().T
-        else:
-            _sparse_product_into(A, B, out)
-        if self.normalize:
-            dx = np.asarray(A.multiply(A).sum(axis=1)).ravel()
-            dy = np.asarray(B.multiply(B).sum(axis=1)).ravel()
-            self._normalize_into(out, dx, dy, diag_offset)
-
-    def _diag(self, X):
-        A = self._features(X)
-        d = np.asarray(A.multiply(A).sum(axis=1)).ravel()
-        return (d > 0).astype(np.float64) if self.normalize else d
