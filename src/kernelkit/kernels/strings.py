@@ -345,4 +345,3 @@ class WeightedDegree(_CountKernel):
             blocks_y.append(None if B is None else B * w)
         A = sp.hstack(blocks_x, format="csr")
         return A if Y is None else (A, sp.hstack(blocks_y, format="csr"))
-
