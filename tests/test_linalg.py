@@ -8,6 +8,8 @@ import scipy.linalg
 from scipy.sparse.linalg import LinearOperator
 
 from kernelkit.exceptions import NumericalWarning
+from kernelkit.gram import gram
+from kernelkit.kernels import RBF
 from kernelkit.linalg import (CholeskyResult, PCGResult, cho_solve, eigh_psd, loo_residuals,
                               pcg, robust_cholesky, solve_psd)
 
@@ -248,3 +250,38 @@ def test_loo_residuals_sample_weight(yshape):
                                _loo_brute_force(K, y, 0.3, sw), rtol=1e-7, atol=1e-9)
     with pytest.raises(ValueError, match="alpha"):
         loo_residuals(w, Q, y, 0.0)
+
+
+@pytest.mark.parametrize("block_size", [12000, 30, 11])  # one spotrf call, blocked
+def test_float32_cholesky_matches_numpy_and_leaves_upper_triangle(block_size):
+    X = np.random.default_rng(1).normal(size=(70, 3))
+    A = (gram(RBF(gamma=0.3), X) + 0.1 * np.eye(70)).astype(np.float32)
+    work = A.copy()
+    res = robust_cholesky(work, overwrite_a=True, dtype=np.float32, block_size=block_size,
+                          jitter_start=1e-6)
+    assert res.jitter == 0.0 and res.L is work and work.dtype == np.float32
+    ref = np.linalg.cholesky(A.astype(np.float64))
+    np.testing.assert_allclose(np.tril(work), ref, atol=2e-5)
+    iu = np.triu_indices(70, 1)
+    np.testing.assert_array_equal(work[iu], A[iu])
+
+
+@pytest.mark.parametrize("block_size", [12000, 11])
+def test_float32_cholesky_adds_jitter_to_singular_and_refuses_indefinite(block_size):
+    rng = np.random.default_rng(0)
+    B = rng.normal(size=(30, 5))
+    A = (B @ B.T).astype(np.float32)  # rank 5: singular
+    work = A.copy()
+    with pytest.warns(NumericalWarning, match="jitter"):
+        j = robust_cholesky(work, overwrite_a=True, dtype=np.float32, block_size=block_size,
+                            jitter_start=1e-4).jitter
+    assert j > 0
+    L = np.tril(work).astype(np.float64)
+    np.testing.assert_allclose(L @ L.T, A + j * np.eye(30), atol=1e-4 * np.abs(A).max())
+    # An indefinite matrix: error, input restored (symmetric, same diagonal).
+    S = np.diag(np.r_[np.ones(29), -10.0]).astype(np.float32) + np.float32(0.01)
+    work = S.copy()
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        robust_cholesky(work, overwrite_a=True, dtype=np.float32, block_size=block_size,
+                        jitter_start=1e-6)
+    np.testing.assert_array_equal(work, S)

@@ -67,7 +67,7 @@ class CholeskyResult:
 
     Attributes
     ----------
-    L : ndarray of shape (n, n), float64
+    L : ndarray of shape (n, n), of the requested dtype (float64 by default)
         Lower Cholesky factor of ``A + jitter * I``. Only the lower triangle
         (with the diagonal) is meaningful; the strict upper triangle still
         holds the input's upper triangle. Use ``np.tril(L)`` for a clean copy.
@@ -102,13 +102,18 @@ def _restore_lower(A, diag, tile):
     np.fill_diagonal(A, diag)
 
 
+def _potrf(A):
+    """LAPACK potrf of A's precision (dpotrf or spotrf)."""
+    return lapack.get_lapack_funcs("potrf", (A,))
+
+
 def _potrf_inplace(A):
-    """Unblocked dpotrf on the lower triangle of contiguous ``A``; return LAPACK info."""
+    """Unblocked potrf on the lower triangle of contiguous ``A``; return LAPACK info."""
     n = A.shape[0]
     # A C-ordered array is the F-ordered transpose, whose upper triangle is our lower.
     F, lower = (A, 1) if A.flags.f_contiguous else (A.T, 0)
     with _potrf_threads(n):
-        c, info = lapack.dpotrf(F, lower=lower, clean=0, overwrite_a=1)
+        c, info = _potrf(A)(F, lower=lower, clean=0, overwrite_a=1)
     if not np.shares_memory(c, F):  # pragma: no cover - f2py copied after all
         F[...] = c
     return info
@@ -128,7 +133,7 @@ def _blocked_potrf(A, bs):
         # strided view anyway, and on failure A's block stays untouched.
         D = np.array(A[k:e, k:e], order="F")
         with _potrf_threads(e - k):
-            D, info = lapack.dpotrf(D, lower=1, clean=0, overwrite_a=1)
+            D, info = _potrf(D)(D, lower=1, clean=0, overwrite_a=1)
         if info != 0:
             if info < 0:  # pragma: no cover - argument error is a bug here
                 raise RuntimeError(f"dpotrf argument {-info} invalid")
@@ -150,7 +155,8 @@ def _blocked_potrf(A, bs):
     return 0
 
 
-def robust_cholesky(A, *, overwrite_a=False, block_size=None, max_tries=6, jitter_start=None):
+def robust_cholesky(A, *, overwrite_a=False, block_size=None, max_tries=6, jitter_start=None,
+                    dtype=np.float64):
     """Cholesky factor of a symmetric positive (semi-)definite matrix, never crashing.
 
     Factors ``A + jitter * I = L L^T`` with a blocked right-looking algorithm
@@ -174,8 +180,8 @@ def robust_cholesky(A, *, overwrite_a=False, block_size=None, max_tries=6, jitte
         upper triangle and the diagonal saved at the start, so these must
         hold the same symmetric matrix.
     overwrite_a : bool, default=False
-        Factor in place in ``A`` (no copy) if it is a float64 C- or
-        F-contiguous ndarray; otherwise a copy is made. On success the lower
+        Factor in place in ``A`` (no copy) if it is a C- or F-contiguous ndarray
+        of ``dtype``; otherwise a copy is made. On success the lower
         triangle of ``A`` holds L and the strict upper triangle is unchanged.
         On failure ``A`` is restored (symmetrised from its upper triangle).
     block_size : int, optional
@@ -189,6 +195,8 @@ def robust_cholesky(A, *, overwrite_a=False, block_size=None, max_tries=6, jitte
     jitter_start : float, optional
         First jitter to try. Default ``1e-10 * mean(diag(A))``, or ``1e-10``
         if that mean is not positive.
+    dtype : {np.float64, np.float32}, default=np.float64
+        Precision of the factorisation (``dpotrf`` or ``spotrf``, half the time).
 
     Returns
     -------
@@ -208,13 +216,16 @@ def robust_cholesky(A, *, overwrite_a=False, block_size=None, max_tries=6, jitte
     if block_size < 1 or max_tries < 0:
         raise ValueError(f"block_size must be >= 1 and max_tries >= 0, "
                          f"got {block_size} and {max_tries}")
+    dtype = np.dtype(dtype)
+    if dtype not in (np.float64, np.float32):
+        raise ValueError(f"dtype must be float64 or float32, got {dtype}")
     A_in = A
     A = np.asarray(A)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise ValueError(f"A must be a square matrix, got shape {A.shape}")
-    if not (overwrite_a and A is A_in and A.dtype == np.float64 and A.flags.writeable
+    if not (overwrite_a and A is A_in and A.dtype == dtype and A.flags.writeable
             and (A.flags.c_contiguous or A.flags.f_contiguous)):
-        A = np.array(A, dtype=np.float64, order="F" if A.flags.f_contiguous else "C")
+        A = np.array(A, dtype=dtype, order="F" if A.flags.f_contiguous else "C")
     n = A.shape[0]
     _check_finite(A, max(1, min(block_size, 2**22 // max(n, 1))))
     if n == 0:

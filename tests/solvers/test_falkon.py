@@ -7,7 +7,7 @@ from kernelkit import config_context
 from kernelkit.gram import gram
 from kernelkit.kernels import RBF, Laplacian, Polynomial
 from kernelkit.solvers import dual_ridge
-from kernelkit.solvers.falkon import (KnmOperator, _float32_half, _potrf32, _preconditioner,
+from kernelkit.solvers.falkon import (KnmOperator, _float32_half, _preconditioner,
                                      _widen_in_place, falkon, kernel_matmat)
 
 
@@ -140,36 +140,6 @@ def test_float32_preconditioner_factors_match_float64(kernel):
     # And the float32 factors are close to the float64 ones.
     np.testing.assert_allclose(L32, np.tril(L64), atol=2e-3)
     assert j32 > j64
-
-
-@pytest.mark.parametrize("max_block", [12000, 30, 11])  # one spotrf call, blocked
-def test_float32_cholesky_matches_numpy_and_leaves_upper_triangle(max_block):
-    X, _, _ = _data(n=70)
-    A = (gram(RBF(gamma=0.3), X) + 0.1 * np.eye(70)).astype(np.float32)
-    work = A.copy()
-    assert _potrf32(work, 1e-6, max_block=max_block) == 0.0
-    ref = np.linalg.cholesky(A.astype(np.float64))
-    np.testing.assert_allclose(np.tril(work), ref, atol=2e-5)
-    iu = np.triu_indices(70, 1)
-    np.testing.assert_array_equal(work[iu], A[iu])
-
-
-@pytest.mark.parametrize("max_block", [12000, 11])
-def test_float32_cholesky_adds_jitter_to_singular_and_refuses_indefinite(max_block):
-    rng = np.random.default_rng(0)
-    B = rng.normal(size=(30, 5))
-    A = (B @ B.T).astype(np.float32)  # rank 5: singular
-    work = A.copy()
-    j = _potrf32(work, 1e-4, max_block=max_block)
-    assert j > 0
-    L = np.tril(work).astype(np.float64)
-    np.testing.assert_allclose(L @ L.T, A + j * np.eye(30), atol=1e-4 * np.abs(A).max())
-    # An indefinite matrix: error, input restored (symmetric, same diagonal).
-    S = np.diag(np.r_[np.ones(29), -10.0]).astype(np.float32) + np.float32(0.01)
-    work = S.copy()
-    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
-        _potrf32(work, 1e-6, max_block=max_block)
-    np.testing.assert_array_equal(work, S)
 
 
 @pytest.mark.parametrize("store", [True, False])

@@ -28,7 +28,6 @@ cast to float64 for the iterations' triangular solves. Pure numerics: no estimat
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,8 +38,7 @@ from .. import config
 from .._compiled import mirror_lower, rbf_from_inner
 from ..kernels.base import rows_per_block
 from ..kernels.vector import RBF
-from ..exceptions import NumericalWarning
-from ..linalg import _THREADED_POTRF_MAX_N, _restore_lower, pcg, robust_cholesky
+from ..linalg import _THREADED_POTRF_MAX_N, pcg, robust_cholesky
 
 __all__ = ["FalkonResult", "falkon", "kernel_matmat", "KnmOperator"]
 
@@ -233,66 +231,6 @@ def _widen_in_place(buf):
     return buf
 
 
-def _spotrf_lower(A, max_block=_THREADED_POTRF_MAX_N):
-    """``spotrf`` on the lower triangle of C-ordered float32 ``A``, in place; LAPACK info.
-
-    Orders above 12000 are factored by a right-looking blocked algorithm (as in
-    :func:`kernelkit.linalg.robust_cholesky`): ``spotrf`` on diagonal blocks of
-    at most 12000 (the wheel's multi-threaded potrf crashes from ~16000),
-    triangular solves for the panels, multi-threaded GEMM for the update.
-    Writes only the lower triangle and the diagonal.
-    """
-    n = A.shape[0]
-    n_blocks = -(-n // max_block)
-    bs = -(-n // n_blocks)
-    for k in range(0, n, bs):
-        e = min(k + bs, n)
-        D = A[k:e, k:e].T  # F-ordered view: its upper triangle is our lower one
-        c, info = lapack.spotrf(D if k == 0 and e == n else np.array(D, order="F"),
-                                lower=0, clean=0, overwrite_a=1)
-        if info != 0:
-            return info if info < 0 else k + info
-        if not np.shares_memory(c, A):
-            np.copyto(A[k:e, k:e], c.T, where=np.tri(e - k, dtype=bool))
-        if e == n:
-            return 0
-        # Panel L21 = A21 L11^-T as L21' = L11^-1 A21', then A22 -= L21 L21' (lower part).
-        Pt = scipy.linalg.solve_triangular(c.T, A[e:, k:e].T, lower=True, check_finite=False)
-        A[e:, k:e] = Pt.T
-        for i in range(e, n, bs):
-            ie = min(i + bs, n)
-            T = Pt[:, i - e:ie - e].T @ Pt[:, :ie - e]
-            A[i:ie, e:i] -= T[:, :i - e]
-            A[i:ie, i:ie] -= np.tril(T[:, i - e:])
-    return 0
-
-
-def _potrf32(A, jitter_start, max_block=_THREADED_POTRF_MAX_N):
-    """Lower Cholesky of C-ordered float32 symmetric ``A`` in place.
-
-    The float32 twin of :func:`kernelkit.linalg.robust_cholesky`: only the
-    lower triangle (and the diagonal) is written, so a failed attempt is
-    undone from the untouched upper triangle and retried with jitter
-    ``jitter_start`` times 1, 10, ..., 1e5; ``max_block`` as in
-    :func:`_spotrf_lower`. Returns the jitter added.
-    """
-    n = A.shape[0]
-    diag = A.diagonal().copy()
-    for attempt, jitter in enumerate([0.0] + [jitter_start * 10.0 ** k for k in range(6)]):
-        if attempt:
-            _restore_lower(A, diag + np.float32(jitter), tile=512)
-        info = _spotrf_lower(A, max_block)
-        if info < 0:  # pragma: no cover - argument error is a bug here
-            raise RuntimeError(f"spotrf argument {-info} invalid")
-        if info == 0:
-            return jitter
-    _restore_lower(A, diag, tile=512)
-    raise np.linalg.LinAlgError(
-        f"K_MM of order {n} is not positive definite in float32 even with jitter "
-        f"{jitter:.3g}; the kernel may not be positive semi-definite. Use a PSD kernel "
-        "or float64 (config_context(dtype='float64')).")
-
-
 def _gram_of_factor(L, lam, out=None):
     """``L'L / M + lam I`` (lower triangle and mirror) by LAPACK's lauum.
 
@@ -338,16 +276,16 @@ def _preconditioner(kernel, C, lam, dtype):
                                       np.finfo(float).tiny)
     K.flat[:: M + 1] += K.dtype.type(eps * M)
     if f32:
-        jitter = _potrf32(K, eps * M)
+        # Diagonal blocks as large as a threaded spotrf safely takes (the fastest).
+        block = -(-M // -(-M // _THREADED_POTRF_MAX_N))
+        chol = robust_cholesky(K, overwrite_a=True, dtype=np.float32, block_size=block,
+                               jitter_start=eps * M)
         LtL = _gram_of_factor(K, lam, _float32_half(bufs[1]))
-        jitter_a = _potrf32(LtL, max(lam, eps))
-        if jitter_a:
-            warnings.warn(f"Falkon's float32 preconditioner needed jitter {jitter_a:.3g}; "
-                          "convergence may be slower. Use float64 or a larger alpha.",
-                          NumericalWarning, stacklevel=3)
+        robust_cholesky(LtL, overwrite_a=True, dtype=np.float32, block_size=block,
+                        jitter_start=max(lam, eps))
         # The iterations' solves stay float64 (float32 solves lost 0.5% accuracy on
         # Fashion-MNIST); they read only the lower triangles.
-        return _widen_in_place(bufs[0]), _widen_in_place(bufs[1]), eps * M + jitter
+        return _widen_in_place(bufs[0]), _widen_in_place(bufs[1]), eps * M + chol.jitter
     chol = robust_cholesky(K, overwrite_a=True)
     L = chol.L
     chol_a = robust_cholesky(_gram_of_factor(L, lam), overwrite_a=True)
