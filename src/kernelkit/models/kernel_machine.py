@@ -388,18 +388,20 @@ class KernelMachineClassifier(_KernelMachineMixin, _ScoreClassifier):
     def fit(self, X, y):
         """Fit on X of shape (n_samples, n_features), labels y of shape (n_samples,)."""
         kernel = self._check_params()
-        X, Y = validate_classifier_data(self, X, y)
+        X, Y = validate_classifier_data(self, X, y, kernel)
         self._fit_columns(kernel, X, Y)
         return self
 
 
 
-def validate_classifier_data(est, X, y):
-    """Validate (X, labels); set ``classes_``; return X and the -1/+1 targets (n, k)."""
+def validate_classifier_data(est, X, y, kernel=None):
+    """Validate (X, labels); set ``classes_``; return X and the -1/+1 targets (n, k).
+
+    ``kernel`` is the estimator's resolved kernel (strings take the string path);
+    None for estimators without one (random kitchen sinks), which take vectors.
+    """
     if y is None:
         raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
-    # Estimators without a kernel (random kitchen sinks) take vectors.
-    kernel = resolve_estimator_kernel(est.kernel) if hasattr(est, "kernel") else None
     if kernel is not None and takes_strings(kernel):
         X, y = validate_fit_data(est, kernel, X, y, y_numeric=False)
         y = column_or_1d(y, warn=True)

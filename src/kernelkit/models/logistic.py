@@ -107,7 +107,7 @@ class KernelLogisticRegression(_ScoreClassifier):
     def fit(self, X, y):
         """Fit on X of shape (n_samples, n_features), labels y of shape (n_samples,)."""
         kernel = self._check_params()
-        X, Y = validate_classifier_data(self, X, y)
+        X, Y = validate_classifier_data(self, X, y, kernel)
         n = X.shape[0]
         if Y.shape[1] == 1 or self.multi_class == "ovr":
             self.multi_class_ = "binary" if Y.shape[1] == 1 else "ovr"
