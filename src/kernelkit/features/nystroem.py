@@ -32,7 +32,7 @@ from ..kernels import Kernel, resolve_kernel
 from ..kernels.base import rows_per_block
 from ..linalg import eigh_psd
 
-__all__ = ["Nystroem", "kmeanspp_centers", "leverage_centers", "leverage_scores",
+__all__ = ["Nystroem", "nystroem_transform", "kmeanspp_centers", "leverage_centers", "leverage_scores",
            "nystroem_normalization"]
 
 # Eigenvalues of K_CC below this fraction of the largest are dropped: their
@@ -56,6 +56,23 @@ def _blocks(n, n_cols):
     step = rows_per_block(n_cols)
     for r0 in range(0, n, step):
         yield r0, min(n, r0 + step)
+
+
+def nystroem_transform(kernel, X, components, normalization):
+    """Nystroem features ``K(X, components) @ normalization`` in row blocks.
+
+    The pure function behind :meth:`Nystroem.transform` (validated inputs of
+    ``kernel``), shared with estimators that keep the map's arrays.
+
+    Returns
+    -------
+    ndarray of shape (len(X), normalization.shape[1])
+    """
+    out = np.empty((len(X), normalization.shape[1]))
+    # Row blocks keep the (rows, M) kernel block within the memory budget.
+    for r0, r1 in _blocks(len(X), len(components)):
+        out[r0:r1] = gram(kernel, X[r0:r1], components) @ normalization
+    return out
 
 
 def kmeanspp_centers(kernel, X, n_centers, rng):
@@ -296,8 +313,4 @@ class Nystroem(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = self._check_X(self.kernel_, X, reset=False)
-        out = np.empty((len(X), self.n_components_))
-        # Row blocks keep the (rows, M) kernel block within the memory budget.
-        for r0, r1 in _blocks(len(X), len(self.components_)):
-            out[r0:r1] = gram(self.kernel_, X[r0:r1], self.components_) @ self.normalization_
-        return out
+        return nystroem_transform(self.kernel_, X, self.components_, self.normalization_)

@@ -23,10 +23,11 @@ from .. import config
 from .._compiled import member_sums
 from .._validation import check_same_n_features, check_scalar
 from ..features import Nystroem
+from ..features.nystroem import nystroem_transform
 from ..gram import GramOperator, gram
 from ._base import (check_sample_weight, resolve_estimator_kernel, validate_fit_X,
                     validate_predict_data)
-from ._feature_distance import query_blocks, reject_precomputed, take_rows
+from ._feature_distance import reject_precomputed, take_rows
 
 __all__ = ["KernelKMeans", "kernel_kmeanspp", "lloyd_feature_space"]
 
@@ -342,12 +343,6 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         self.cluster_centers_ = km.cluster_centers_
         return self
 
-    def _nystroem_features(self, X):
-        Z = np.empty((len(X), self.normalization_.shape[1]))
-        for r0, r1 in query_blocks(len(X), len(self.components_), n_temporaries=2):
-            Z[r0:r1] = gram(self.kernel_, X[r0:r1], self.components_) @ self.normalization_
-        return Z
-
     def predict(self, X):
         """The cluster whose feature-space mean is nearest to each point.
 
@@ -362,7 +357,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         check_is_fitted(self, "labels_")
         X = validate_predict_data(self, self.kernel_, X)
         if getattr(self, "cluster_centers_", None) is not None:
-            Z = self._nystroem_features(X)
+            Z = nystroem_transform(self.kernel_, X, self.components_, self.normalization_)
             C = self.cluster_centers_
             return np.argmin(-2.0 * Z @ C.T + np.einsum("ij,ij->i", C, C)[None, :], axis=1)
         A = np.zeros((len(self.X_fit_), self.n_clusters))
