@@ -9,6 +9,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ._base import validate_fit_data, validate_predict_data
+from .kernel_machine import predict_labels
 from .kernel_ridge import KernelRidge, ridge_decision
 
 __all__ = ["KernelRidgeClassifier"]
@@ -136,9 +137,7 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_queries,)
         """
-        scores = self.decision_function(X)
-        idx = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
-        return self.classes_[idx]
+        return predict_labels(self.classes_, self.decision_function(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
