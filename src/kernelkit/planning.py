@@ -4,14 +4,22 @@ Pure arithmetic: flop and byte counts of every candidate strategy, turned into
 predicted seconds with this machine's rates. A :class:`Plan` keeps every
 candidate so that ``Plan.explain()`` can print the comparison as a table.
 
-This module imports nothing from the rest of kernelkit.
+Besides choosing a strategy, every automatic choice that depends on the
+problem's size (store a Gram matrix or recompute its rows, keep K_nM, Newton
+or SGD) is made by a function here and recorded as a :class:`Choice`, so
+that the estimator's ``plan_`` shows it and ``Plan.explain()`` prints it.
+
+This module imports only the budget arithmetic (``kernelkit._budget``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-__all__ = ["Candidate", "Plan", "plan", "plan_ridge", "falkon_centers", "RATES", "STRATEGIES"]
+from ._budget import STORE_SHARE, budget, format_bytes
+
+__all__ = ["Candidate", "Choice", "Plan", "plan_sgd", "plan", "plan_ridge", "decide_store",
+           "falkon_centers", "RATES", "STRATEGIES"]
 
 #: Sustained rates on the reference machine (2-core Zen 4; see BENCHMARKS.md):
 #: GEMM-like flops, Cholesky flops, kernel entries per second (elementwise exp
@@ -47,24 +55,55 @@ class Candidate:
 
 
 @dataclass(frozen=True)
+class Choice:
+    """One automatic choice made for a fit, and why.
+
+    Attributes
+    ----------
+    what : str
+        What was decided, e.g. ``"store the Gram matrix"``.
+    value : object
+        The outcome (``True``/``False``, a solver name, ...).
+    reason : str
+        Why, in words a user reads (sizes against the budget, a forced setting).
+    """
+
+    what: str
+    value: object
+    reason: str
+
+    def __str__(self):
+        return f"{self.what}: {self.value} ({self.reason})"
+
+
+@dataclass(frozen=True)
 class Plan:
-    """The planner's answer: the chosen strategy, all candidates and the reason."""
+    """The planner's answer: the chosen strategy, all candidates, the reason, and
+    the other automatic choices of the fit (:class:`Choice`)."""
 
     choice: str
     candidates: tuple = field(default_factory=tuple)
     reason: str = ""
     problem: dict = field(default_factory=dict)
+    choices: tuple = field(default_factory=tuple)
+
+    def with_choices(self, *choices):
+        """This plan with more automatic choices recorded."""
+        return replace(self, choices=self.choices + tuple(c for c in choices if c is not None))
 
     def explain(self) -> str:
-        """The candidates as a table of predicted time and memory, and the reason."""
+        """The candidates as a table of predicted time and memory, the reason, and
+        the other automatic choices."""
         head = ", ".join(f"{k}={v}" for k, v in self.problem.items())
-        lines = [f"plan for {head}" if head else "plan",
-                 f"{'strategy':<28}{'time':>12}{'memory':>12}  note"]
+        lines = [f"plan for {head}" if head else "plan"]
+        if self.candidates:
+            lines.append(f"{'strategy':<28}{'time':>12}{'memory':>12}  note")
         for c in self.candidates:
             mark = "->" if c.name == self.choice else ("  " if c.feasible else " x")
             lines.append(f"{mark}{c.name:<26}{_fmt_seconds(c.seconds):>12}"
-                         f"{_fmt_bytes(c.memory):>12}  {c.note}")
+                         f"{format_bytes(c.memory):>12}  {c.note}")
         lines.append(f"choice: {self.choice}: {self.reason}")
+        lines.extend(f"  {c}" for c in self.choices)
         return "\n".join(lines)
 
     def __str__(self):
@@ -81,16 +120,6 @@ def _fmt_seconds(s):
     if s < 3600:
         return f"{s:.1f} s"
     return f"{s / 3600:.1f} h"
-
-
-def _fmt_bytes(b):
-    if b == float("inf"):
-        return "-"
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if b < 1024 or unit == "TB":
-            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
-        b /= 1024
-    return f"{b:.1f} TB"
 
 
 #: Above this many samples an approximate (Nystroem) ridge may replace an exact
@@ -233,7 +262,38 @@ def _exact_candidates(n, d, loss, D, r, budget, c):
     return rows
 
 
-def plan(n, d, kernel=None, loss="squared", n_features=None, iterations=None, memory=None,
+def decide_store(what, nbytes, setting="auto", share=STORE_SHARE, memory=None):
+    """Whether to keep a matrix in memory (a Gram matrix, K_nM, a kernel-row cache).
+
+    Parameters
+    ----------
+    what : str
+        What would be stored, e.g. ``"Gram matrix (n x n)"``.
+    nbytes : float
+        Its size.
+    setting : {"auto", True, False}, default="auto"
+        The user's setting: ``True``/``False`` force the answer.
+    share : float, default=STORE_SHARE
+        Fraction of the budget it may take under ``"auto"``.
+    memory : int, optional
+        Budget in bytes; default: the configured one.
+
+    Returns
+    -------
+    Choice
+        ``value`` is the decision (bool).
+    """
+    if setting is True or setting is False:
+        return Choice(f"store {what}", setting, f"forced by the user ({format_bytes(nbytes)})")
+    memory = budget() if memory is None else memory
+    keep = float(nbytes) <= share * float(memory)
+    rel = "<=" if keep else ">"
+    part = "" if share == 1.0 else f"{share:g} of "
+    return Choice(f"store {what}", keep, f"{format_bytes(nbytes)} {rel} {part}the memory "
+                  f"budget {format_bytes(memory)}")
+
+
+def plan_sgd(n, d, kernel=None, loss="squared", n_features=None, iterations=None, memory=None,
          rates=None, kernel_entry_cost=None, include_exact=False):
     """Choose one of the four SGD strategies and explain why.
 
@@ -325,3 +385,7 @@ def plan(n, d, kernel=None, loss="squared", n_features=None, iterations=None, me
     if runner:
         reason += f"; next: {runner[0].name} ({_fmt_seconds(runner[0].seconds)})"
     return Plan(best.name, tuple(cands), reason, problem)
+
+
+#: Former name of :func:`plan_sgd` (it plans the SGD strategies; see also :func:`plan_ridge`).
+plan = plan_sgd

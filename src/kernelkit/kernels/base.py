@@ -16,40 +16,10 @@ import numbers
 import numpy as np
 
 from .. import config
+from .._budget import rows_per_block
 from .._validation import check_same_n_features, check_vectors
 
 __all__ = ["Kernel", "pairwise_blocked", "rows_per_block"]
-
-# A Gram block larger than this brings no speed (GEMM and the elementwise
-# pass are already at full rate) and only costs memory.
-_MAX_BLOCK_BYTES = 256 * 1024**2
-
-
-def rows_per_block(n_cols, bytes_per_entry=8, n_temporaries=2, memory=None):
-    """Rows of an (rows, n_cols) block whose temporaries fit the memory budget.
-
-    Parameters
-    ----------
-    n_cols : int
-        Columns of the block.
-    bytes_per_entry : int, default=8
-        Size of one entry.
-    n_temporaries : int, default=2
-        How many block-sized arrays live at once.
-    memory : int, optional
-        Budget in bytes; default: an eighth of ``config.get_config()["memory"]``,
-        at most 256 MB.
-
-    Returns
-    -------
-    int
-        At least 1.
-    """
-    if memory is None:
-        memory = min(config.get_config()["memory"] // 8, _MAX_BLOCK_BYTES)
-    per_row = max(1, n_cols * bytes_per_entry * n_temporaries)
-    return max(1, int(memory // per_row))
-
 
 def _output_dtype(*arrays):
     if config.get_config()["dtype"] == "float32" and all(a.dtype == np.float32 for a in arrays):
