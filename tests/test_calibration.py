@@ -4,16 +4,15 @@ import json
 
 import pytest
 
-from kernelkit import calibration
+from kernelkit import calibration, config, config_context, get_config
 from kernelkit.planning import RATES, plan_ridge
 
 
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("KERNELKIT_CACHE_DIR", str(tmp_path))
-    calibration._memo.clear()
+    monkeypatch.setattr(config, "_global", {})  # settings read afresh, restored after
     yield tmp_path
-    calibration._memo.clear()
 
 
 def test_defaults_without_a_cache(cache_dir):
@@ -36,6 +35,35 @@ def test_cache_of_another_machine_or_corrupt_is_ignored(cache_dir):
     (cache_dir / "rates.json").write_text(json.dumps({"machine": "elsewhere",
                                                       "rates": {k: 1.0 for k in RATES}}))
     assert calibration.machine_rates() == RATES
-    calibration._memo.clear()
+    config.reload_rates()
     (cache_dir / "rates.json").write_text("{not json")
     assert calibration.machine_rates() == RATES
+
+
+def test_rates_are_a_visible_setting(cache_dir):
+    cfg = get_config()
+    assert cfg["rates"] == RATES and "reference machine" in cfg["rates_source"]
+    path = calibration.save_rates({k: 2 * v for k, v in RATES.items()})
+    cfg = get_config()
+    assert cfg["rates"] == {k: 2 * v for k, v in RATES.items()}
+    assert str(path) in cfg["rates_source"]
+    # the planner's default rates are the ones in force
+    ref = plan_ridge(3000, 10, rates=cfg["rates"])
+    assert plan_ridge(3000, 10).candidates[0].seconds == ref.candidates[0].seconds
+    with config_context(rates={"gemm": 1e9}):
+        inner = get_config()
+        assert inner["rates"]["gemm"] == 1e9 and inner["rates"]["cholesky"] == 2 * RATES["cholesky"]
+        assert inner["rates_source"] == "set by config_context"
+        assert plan_ridge(3000, 10).candidates[0].seconds > ref.candidates[0].seconds
+    assert get_config()["rates"]["gemm"] == 2 * RATES["gemm"]
+
+
+@pytest.mark.parametrize("rates, match", [
+    ({"flops": 1e9}, "unknown rate 'flops'"), ({"gemm": -1.0}, "positive finite"),
+    ({"gemm": float("nan")}, "positive finite"), ({"gemm": True}, "positive finite"),
+    ([1e9], "must be a dict"),
+])
+def test_bad_rates_are_refused(cache_dir, rates, match):
+    with pytest.raises(ValueError, match=match):
+        with config_context(rates=rates):
+            pass  # pragma: no cover

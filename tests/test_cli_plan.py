@@ -2,14 +2,14 @@
 
 import json
 
-from kernelkit import calibration
+from kernelkit import calibration, config
 from kernelkit.cli import main
 from kernelkit.planning import plan
 
 
 def test_plan_table_and_json_agree_with_the_planner(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("KERNELKIT_CACHE_DIR", str(tmp_path))
-    calibration._memo.clear()
+    monkeypatch.setattr(config, "_global", {})  # settings read afresh, restored after
     assert main(["plan", "--n", "1e6", "--d", "50", "--loss", "hinge", "--memory", "8GB"]) == 0
     text = capsys.readouterr().out
     assert "kernel_on_the_fly" in text and "exact_dual (SMO)" in text and "choice:" in text
@@ -19,7 +19,6 @@ def test_plan_table_and_json_agree_with_the_planner(capsys, monkeypatch, tmp_pat
     ref = plan(20000, 784, n_features=2000, memory=doc["memory_budget"], include_exact=True)
     assert doc["choice"] == ref.choice
     assert [c["name"] for c in doc["candidates"]] == [c.name for c in ref.candidates]
-    calibration._memo.clear()
 
 
 def test_plan_bad_arguments(capsys):
@@ -31,12 +30,11 @@ def test_plan_bad_arguments(capsys):
 
 def test_calibrate_writes_the_cache(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("KERNELKIT_CACHE_DIR", str(tmp_path))
-    calibration._memo.clear()
+    monkeypatch.setattr(config, "_global", {})  # settings read afresh, restored after
     assert main(["calibrate", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (tmp_path / "rates.json").exists() and doc["rates"]["gemm"] > 0
     assert calibration.machine_rates()["gemm"] == doc["rates"]["gemm"]
-    calibration._memo.clear()
 
 
 def test_plan_offers_falkon_for_squared_loss_and_picks_it_at_a_million_points():

@@ -5,8 +5,9 @@ by rates. The defaults (:data:`kernelkit.planning.RATES`) were measured on the
 reference machine. :func:`calibrate` (``kernelkit calibrate`` on the command
 line) measures GEMM, Cholesky, kernel-entry and elementwise rates here in about
 a second and caches them in ``$KERNELKIT_CACHE_DIR`` (default
-``~/.cache/kernelkit``) as ``rates.json``; :func:`machine_rates` returns the
-cached rates, or the defaults when none were measured.
+``~/.cache/kernelkit``) as ``rates.json``. The rates in force are a setting,
+``kernelkit.get_config()["rates"]`` (read from that cache at first use, with
+``get_config()["rates_source"]`` saying so); :func:`machine_rates` returns them.
 
 Calibration is explicit, not a side effect of the first ``fit``: a measurement
 taken while the machine is busy would be cached and mislead every later plan,
@@ -17,27 +18,14 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import time
-from pathlib import Path
 
 import numpy as np
 
-from .planning import RATES
+from . import config
+from .config import rates_cache_path as cache_path
 
 __all__ = ["machine_rates", "calibrate", "save_rates", "cache_path"]
-
-_memo: dict = {}
-
-
-def cache_path() -> Path:
-    """Where the measured rates are cached."""
-    root = os.environ.get("KERNELKIT_CACHE_DIR") or Path.home() / ".cache" / "kernelkit"
-    return Path(root) / "rates.json"
-
-
-def _machine_key():
-    return f"{platform.machine()}-{os.cpu_count()}-{platform.processor() or 'cpu'}"
 
 
 def _best_of(fn, repeats=3):
@@ -58,7 +46,7 @@ def calibrate():
         ``gemm`` and ``cholesky`` in flop/s, ``kernel_entries`` (RBF entries
         per second, exp included), ``elementwise`` (simple operations per
         second) and ``sgd_step`` (element-updates per second of the compiled SGD
-        loop) -- the keys of :data:`kernelkit.planning.RATES`.
+        loop) -- the keys of :data:`kernelkit.config.REFERENCE_RATES`.
     """
     from scipy.linalg import cholesky
 
@@ -90,32 +78,26 @@ def calibrate():
 
 
 def machine_rates():
-    """The rates of this machine: those cached by :func:`calibrate`, else the defaults.
+    """The planner's rates in force: ``kernelkit.get_config()["rates"]``.
+
+    Those measured by :func:`calibrate` and cached for this machine, else the
+    reference machine's, unless set with ``config_context(rates=...)``.
 
     Returns
     -------
     dict
-        Rates for :func:`kernelkit.planning.plan` and ``plan_ridge``.
+        Rates for :func:`kernelkit.planning.plan_sgd` and ``plan_ridge``.
     """
-    if "rates" in _memo:
-        return dict(_memo["rates"])
-    rates = dict(RATES)
-    try:
-        stored = json.loads(cache_path().read_text())
-        if stored.get("machine") == _machine_key():
-            rates.update({k: float(stored["rates"][k]) for k in RATES})
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        pass  # nothing cached (or unreadable): the reference machine's rates
-    _memo["rates"] = rates
-    return dict(rates)
+    return config.get_config()["rates"]
 
 
 def save_rates(rates):
-    """Cache measured rates for this machine (atomically); returns the path."""
+    """Cache measured rates for this machine (atomically) and put them in force;
+    returns the path."""
     path = cache_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"machine": _machine_key(), "rates": rates}))
+    tmp.write_text(json.dumps({"machine": config.machine_key(), "rates": rates}))
     os.replace(tmp, path)
-    _memo.pop("rates", None)
+    config.reload_rates()
     return path

@@ -13,7 +13,16 @@ dtype : {"float64", "float32"}
     returns float64 matrices; ``"float32"`` stores them in float32 to halve
     memory and bandwidth.
 verbosity : int
-    0 is silent, 1 shows progress bars on long work (needs ``tqdm``).
+    0 is silent, 1 shows progress bars on long work (needs ``tqdm``) and prints
+    the automatic choices of a fit (its ``plan_``).
+rates : dict
+    This machine's rates for the planner (``gemm``, ``cholesky``,
+    ``kernel_entries``, ``elementwise``, ``sgd_step``; see
+    :data:`REFERENCE_RATES`). Default: the rates measured by ``kernelkit
+    calibrate`` on this machine if they were cached, else the reference
+    machine's. ``get_config()["rates_source"]`` says which, so that a plan
+    (``solver="auto"``) never depends on state the settings do not show. A
+    partial dict overrides only the rates it names.
 
 Examples
 --------
@@ -27,10 +36,23 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import json
+import math
 import os
+import platform
 import re
+from pathlib import Path
 
-__all__ = ["get_config", "set_config", "config_context", "parse_memory"]
+__all__ = ["get_config", "set_config", "config_context", "parse_memory", "reload_rates",
+           "REFERENCE_RATES", "rates_cache_path", "machine_key"]
+
+#: Sustained rates on the reference machine (2-core Zen 4; see BENCHMARKS.md):
+#: GEMM-like flops, Cholesky flops, kernel entries per second (elementwise exp
+#: included), simple elementwise operations, and element-updates per second of
+#: the compiled SGD loops (serial reductions: slower than elementwise).
+#: ``kernelkit calibrate`` measures them on the machine at hand.
+REFERENCE_RATES = {"gemm": 90e9, "cholesky": 60e9, "kernel_entries": 4e8, "elementwise": 1e9,
+                   "sgd_step": 4e8}
 
 _UNITS = {"": 1, "B": 1, "K": 1024, "KB": 1024, "KIB": 1024, "M": 1024**2, "MB": 1024**2,
           "MIB": 1024**2, "G": 1024**3, "GB": 1024**3, "GIB": 1024**3, "T": 1024**4,
@@ -93,6 +115,48 @@ def _default_memory() -> int:
     return max(256 * 1024**2, int(_available_ram() * 0.7))
 
 
+def rates_cache_path() -> Path:
+    """Where ``kernelkit calibrate`` caches this machine's rates
+    (``$KERNELKIT_CACHE_DIR/rates.json``, default ``~/.cache/kernelkit``)."""
+    root = os.environ.get("KERNELKIT_CACHE_DIR") or Path.home() / ".cache" / "kernelkit"
+    return Path(root) / "rates.json"
+
+
+def machine_key() -> str:
+    """What identifies this machine in the rates cache (a cache of another is ignored)."""
+    return f"{platform.machine()}-{os.cpu_count()}-{platform.processor() or 'cpu'}"
+
+
+def _default_rates():
+    """(rates, source): the cached measurement of this machine, else the reference rates."""
+    rates = dict(REFERENCE_RATES)
+    path = rates_cache_path()
+    try:
+        stored = json.loads(path.read_text())
+        if stored.get("machine") == machine_key():
+            measured = _check_rates(stored["rates"])
+            if set(measured) == set(REFERENCE_RATES):
+                rates.update(measured)
+                return rates, f"measured on this machine ({path})"
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass  # nothing cached (or unreadable): the reference machine's rates
+    return rates, "reference machine (run `kernelkit calibrate` to measure this one)"
+
+
+def _check_rates(value) -> dict:
+    if not isinstance(value, dict):
+        raise ValueError(f"rates must be a dict such as {{'gemm': 9e10}}, got {value!r}")
+    out = {}
+    for key, rate in value.items():
+        if key not in REFERENCE_RATES:
+            raise ValueError(f"unknown rate {key!r}; known: {', '.join(REFERENCE_RATES)}")
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not (
+                math.isfinite(rate) and rate > 0):
+            raise ValueError(f"rate {key!r} must be a positive finite number, got {rate!r}")
+        out[key] = float(rate)
+    return out
+
+
 _global: dict = {}
 _local: contextvars.ContextVar = contextvars.ContextVar("kernelkit_config", default=None)
 
@@ -112,31 +176,60 @@ def _validated(**settings) -> dict:
         elif key == "verbosity":
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"verbosity must be an int >= 0, got {value!r}")
+        elif key == "rates":
+            value = _check_rates(value)
         else:
-            raise ValueError(f"unknown kernelkit setting {key!r}; known: memory, dtype, verbosity")
+            raise ValueError(f"unknown kernelkit setting {key!r}; known: memory, dtype, "
+                             "verbosity, rates")
         out[key] = value
     return out
 
 
-def get_config() -> dict:
-    """Return the settings in force (a copy): ``memory``, ``dtype``, ``verbosity``."""
+def _merge(base: dict, new: dict, how: str) -> None:
+    """Apply validated settings to ``base``; rates merge over the rates in force."""
+    for key, value in new.items():
+        if key == "rates":
+            base["rates"] = dict(base.get("rates") or _ensure_global()["rates"], **value)
+            base["rates_source"] = f"set by {how}"
+        else:
+            base[key] = value
+
+
+def _ensure_global() -> dict:
     if not _global:
-        _global.update(memory=_default_memory(), dtype="float64", verbosity=0)
-    cfg = dict(_global)
+        rates, source = _default_rates()
+        _global.update(memory=_default_memory(), dtype="float64", verbosity=0, rates=rates,
+                       rates_source=source)
+    return _global
+
+
+def get_config() -> dict:
+    """Return the settings in force (a copy): ``memory``, ``dtype``, ``verbosity``,
+    ``rates`` and ``rates_source`` (where the rates come from)."""
+    cfg = dict(_ensure_global())
     local = _local.get()
     if local:
         cfg.update(local)
+    cfg["rates"] = dict(cfg["rates"])
     return cfg
 
 
-def set_config(memory=None, dtype=None, verbosity=None) -> None:
+def set_config(memory=None, dtype=None, verbosity=None, rates=None) -> None:
     """Change settings globally (for this process). ``None`` leaves a setting as it is."""
-    get_config()
-    _global.update(_validated(memory=memory, dtype=dtype, verbosity=verbosity))
+    _merge(_ensure_global(), _validated(memory=memory, dtype=dtype, verbosity=verbosity,
+                                        rates=rates), "set_config")
+
+
+def reload_rates() -> dict:
+    """Read this machine's rates again from the cache (after ``kernelkit calibrate``),
+    replacing the global ones; returns them."""
+    rates, source = _default_rates()
+    _ensure_global().update(rates=rates, rates_source=source)
+    return dict(rates)
 
 
 @contextlib.contextmanager
-def config_context(*, memory=None, dtype=None, verbosity=None):
+def config_context(*, memory=None, dtype=None, verbosity=None, rates=None):
     """Change settings inside a ``with`` block only (thread- and task-local).
 
     Parameters
@@ -146,10 +239,15 @@ def config_context(*, memory=None, dtype=None, verbosity=None):
     dtype : {"float64", "float32"}, optional
         Storage precision of large computed matrices for float32 input.
     verbosity : int, optional
-        0 silent, 1 progress bars.
+        0 silent, 1 progress bars and the automatic choices of each fit.
+    rates : dict, optional
+        Planner rates to use (a partial dict overrides only what it names).
     """
     new = dict(_local.get() or {})
-    new.update(_validated(memory=memory, dtype=dtype, verbosity=verbosity))
+    valid = _validated(memory=memory, dtype=dtype, verbosity=verbosity, rates=rates)
+    if "rates" in valid:
+        new.setdefault("rates", get_config()["rates"])
+    _merge(new, valid, "config_context")
     token = _local.set(new)
     try:
         yield

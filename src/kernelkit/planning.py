@@ -9,7 +9,8 @@ problem's size (store a Gram matrix or recompute its rows, keep K_nM, Newton
 or SGD) is made by a function here and recorded as a :class:`Choice`, so
 that the estimator's ``plan_`` shows it and ``Plan.explain()`` prints it.
 
-This module imports only the budget arithmetic (``kernelkit._budget``).
+This module imports only the budget arithmetic (``kernelkit._budget``) and the
+reference rates (``kernelkit.config``).
 """
 
 from __future__ import annotations
@@ -17,17 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ._budget import STORE_SHARE, budget, format_bytes
+from .config import REFERENCE_RATES, get_config
 
 __all__ = ["Candidate", "Choice", "Plan", "plan_sgd", "plan", "plan_ridge", "decide_store",
            "falkon_centers", "RATES", "STRATEGIES"]
 
-#: Sustained rates on the reference machine (2-core Zen 4; see BENCHMARKS.md):
-#: GEMM-like flops, Cholesky flops, kernel entries per second (elementwise exp
-#: included), simple elementwise operations, and element-updates per second of
-#: the compiled SGD loops (serial reductions: slower than elementwise).
-#: ``kernelkit calibrate`` measures them on the machine at hand.
-RATES = {"gemm": 90e9, "cholesky": 60e9, "kernel_entries": 4e8, "elementwise": 1e9,
-         "sgd_step": 4e8}
+#: The reference machine's rates (see :data:`kernelkit.config.REFERENCE_RATES`);
+#: the rates in force are ``kernelkit.get_config()["rates"]``.
+RATES = REFERENCE_RATES
 
 
 @dataclass(frozen=True)
@@ -174,7 +172,7 @@ def plan_ridge(n, d, n_components=None, n_targets=1, memory=None, rates=None, n_
     memory : float, optional
         Budget in bytes (None: unlimited).
     rates : dict, optional
-        Overrides of :data:`RATES`.
+        Overrides of the rates in force (``kernelkit.get_config()["rates"]``).
     n_centers : int, optional
         Nystroem centers M of the Falkon candidate; None leaves Falkon out.
         Falkon is chosen when no exact strategy fits the memory budget, or
@@ -186,7 +184,7 @@ def plan_ridge(n, d, n_components=None, n_targets=1, memory=None, rates=None, n_
     Plan
         ``choice`` is ``"dual"``, ``"primal"``, ``"falkon"`` or ``"none"``.
     """
-    r = dict(RATES, **(rates or {}))
+    r = dict(get_config()["rates"], **(rates or {}))
     budget = float("inf") if memory is None else float(memory)
     dual_s = (2.0 * n * n * d / r["gemm"] + n * n / r["kernel_entries"]
               + n ** 3 / 3.0 / r["cholesky"] + 2.0 * n * n * n_targets / r["gemm"])
@@ -323,7 +321,7 @@ def plan_sgd(n, d, kernel=None, loss="squared", n_features=None, iterations=None
     memory : float, optional
         Budget in bytes (None: unlimited).
     rates : dict, optional
-        Overrides of :data:`RATES`.
+        Overrides of the rates in force (``kernelkit.get_config()["rates"]``).
     kernel_entry_cost : float, optional
         Flops of one kernel value per input feature (default 2: a dot product).
     include_exact : bool, default=False
@@ -335,7 +333,7 @@ def plan_sgd(n, d, kernel=None, loss="squared", n_features=None, iterations=None
     Plan
         ``choice`` is one of :data:`STRATEGIES` (or an exact solver).
     """
-    r = dict(RATES, **(rates or {}))
+    r = dict(get_config()["rates"], **(rates or {}))
     T = int(iterations) if iterations else 10 * int(n)
     budget = float("inf") if memory is None else float(memory)
     c = 2.0 if kernel_entry_cost is None else float(kernel_entry_cost)
