@@ -1,54 +1,24 @@
-"""Safe model files: arrays plus JSON metadata in one zip file; never pickle.
-
-A model file is a zip archive with ``metadata.json`` and one ``.npy`` member
-per fitted array. Loading reads JSON and raw numeric arrays only, plus
-fixed-width unicode (``"<U"``) arrays for the strings of string-kernel models
-(``allow_pickle=False``; never object arrays), rebuilds the estimator from an allow-list of class
-names, and checks every array's dtype, shape and finiteness against the
-metadata and against each other, so a truncated, edited or foreign file
-raises :class:`~kernelkit.ModelFormatError` instead of executing anything or
-producing a broken model. Writes are atomic: a temporary file in the same
-directory, flushed and fsynced, then ``os.replace``.
+"""The allow-list of model files: which estimators a file may hold, which of
+their attributes are arrays or JSON, and the check that a restored state is one
+consistent fitted model (shapes agree with each other, values are in range).
 """
 
 from __future__ import annotations
 
-import io
-import json
-import os
-import re
-import tempfile
-import zipfile
-from pathlib import Path
-
 import numpy as np
 
-from .exceptions import ModelFormatError
-from .features import ExplicitFeatures, RandomKitchenSinks
-from .features.kitchen_sinks import restore_fitted
-from .kernels import Kernel, kernel_from_dict, parse_kernel
-from .models import (KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
-                     KernelRidge, KernelRidgeClassifier, KernelRidgeCV, KernelSVC)
-from .models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighborsRegressor,
-                     KernelOutlierDetector, KitchenSinksClassifier,
-                     KitchenSinksRegressor)
-
-__all__ = ["save", "load", "read_metadata", "FORMAT_NAME", "FORMAT_VERSION"]
-
-FORMAT_NAME = "kernelkit-model"
-FORMAT_VERSION = 1
-_METADATA = "metadata.json"
-_ARRAY_DTYPES = ("float64", "float32", "int64")
-_MAX_METADATA_BYTES = 16 * 1024**2
-# Training strings (X_fit_, support_vectors_ of string kernels): fixed-width unicode.
-_STRING_DTYPE = re.compile(r"<U[1-9][0-9]{0,6}")
+from ..features import ExplicitFeatures, RandomKitchenSinks
+from ..features.kitchen_sinks import restore_fitted
+from ..kernels import Kernel, parse_kernel
+from ..models import (KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
+                      KernelRidge, KernelRidgeClassifier, KernelRidgeCV, KernelSVC)
+from ..models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighborsRegressor,
+                      KernelOutlierDetector, KitchenSinksClassifier,
+                      KitchenSinksRegressor)
+from ._format import fail as _fail
 
 
-def _dtype_name(arr):
-    return arr.dtype.str if arr.dtype.kind == "U" else arr.dtype.name
-
-
-def _is_fitted(model):
+def is_fitted(model):
     kernel = getattr(model, "kernel_", None)
     return hasattr(model, "n_features_in_") or (
         isinstance(kernel, Kernel) and kernel.input_kind == "string")
@@ -70,7 +40,7 @@ _KS_JSON = ("gamma_", "bandwidth_", "n_iter_", "converged_", "n_features_in_",
             "feature_names_in_")
 
 
-def _registry():
+def registry():
     return {
         "KernelRidge": (KernelRidge, ("dual_coef_", "X_fit_", "coef_", "centers_"),
                         ("solver_", "jitter_", "n_features_in_", "n_samples_fit_",
@@ -113,315 +83,7 @@ def _registry():
     }
 
 
-# ---- writing ------------------------------------------------------------------------
-def _param_to_json(name, value):
-    if isinstance(value, Kernel):
-        try:
-            return {"kernel": value.to_dict()}
-        except TypeError as exc:
-            raise ValueError(f"cannot save this model: {exc}") from None
-    if isinstance(value, np.ndarray):
-        return {"array": value.astype(np.float64).tolist()}
-    if callable(value):
-        raise ValueError(f"cannot save this model: parameter {name} is a Python callable "
-                         f"({value!r}); model files hold data, never code. Use a built-in "
-                         "choice, or keep the model in the running process")
-    if isinstance(value, (list, tuple)):
-        return {"list": [_param_to_json(name, v) for v in value]}
-    if isinstance(value, dict):
-        return {"dict": {str(k): _param_to_json(name, v) for k, v in value.items()}}
-    if value is None or isinstance(value, (bool, str)):
-        return {"value": value}
-    if isinstance(value, (int, np.integer)):
-        return {"value": int(value)}
-    if isinstance(value, (float, np.floating)):
-        return {"value": float(value)}
-    raise ValueError(f"cannot save parameter {name}={value!r} of type {type(value).__name__}")
-
-
-def _scalar_to_json(value):
-    if isinstance(value, Kernel):
-        return {"kernel": value.to_dict()}
-    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":  # numeric classes_
-        return {"numbers": value.tolist()}
-    if isinstance(value, np.ndarray):  # feature_names_in_, string classes_
-        return {"strings": [str(v) for v in value]}
-    if isinstance(value, (np.integer, np.floating)):
-        return {"value": value.item()}
-    return {"value": value}
-
-
-def save(model, path, *, metadata=None):
-    """Write a fitted kernelkit estimator to ``path`` atomically.
-
-    Parameters
-    ----------
-    model : estimator
-        A fitted estimator of an allow-listed class (KernelRidge, KernelRidgeCV).
-    path : str or Path
-        Destination file (conventionally ``*.kk``); replaced atomically.
-    metadata : dict, optional
-        Extra JSON-serialisable information kept with the model (e.g. the name
-        of the target column); read back by :func:`read_metadata` as ``"user"``.
-
-    Raises
-    ------
-    ValueError
-        If the model is of an unknown class, not fitted, or holds Python
-        callables (``Warped``/``Composed`` kernels) that cannot be stored safely.
-    """
-    name = type(model).__name__
-    registry = _registry()
-    if name not in registry or not isinstance(model, registry[name][0]):
-        raise ValueError(f"cannot save a {name}: kernelkit model files hold "
-                         f"{', '.join(registry)}")
-    _, array_names, scalar_names, _ = registry[name]
-    if not _is_fitted(model):
-        raise ValueError(f"this {name} is not fitted; call fit before save")
-    from . import __version__
-
-    meta = {
-        "format": FORMAT_NAME, "format_version": FORMAT_VERSION, "kernelkit_version": __version__,
-        "estimator": name,
-        "params": {k: _param_to_json(k, v) for k, v in model.get_params(deep=False).items()},
-        "attributes": {}, "arrays": {},
-    }
-    if metadata is not None:
-        if not isinstance(metadata, dict):
-            raise ValueError(f"metadata must be a dict, got {type(metadata).__name__}")
-        try:
-            meta["user"] = json.loads(json.dumps(metadata, allow_nan=False))
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"metadata must be plain JSON (str, numbers, lists, dicts): "
-                             f"{exc}") from None
-    kernel_ = getattr(model, "kernel_", None)
-    meta["attributes"]["kernel_"] = (_scalar_to_json(kernel_) if isinstance(kernel_, Kernel)
-                                     else {"value": kernel_})
-    for attr in scalar_names:
-        if hasattr(model, attr):
-            meta["attributes"][attr] = _scalar_to_json(getattr(model, attr))
-    arrays = {}
-    for attr in array_names:
-        value = getattr(model, attr, None)
-        if value is None:
-            continue
-        value = np.ascontiguousarray(value)
-        if value.dtype.kind == "O":
-            raise ValueError(f"cannot save {name}.{attr}: it is an object array; model files "
-                             "hold numbers and fixed-width strings only")
-        if value.dtype.kind == "U":
-            value = value.astype(value.dtype.newbyteorder("<"))
-        elif value.dtype.name not in _ARRAY_DTYPES:
-            value = value.astype(np.float64)
-        arrays[attr] = value
-        meta["arrays"][attr] = {"dtype": _dtype_name(value), "shape": list(value.shape)}
-    _atomic_write(Path(path), meta, arrays)
-
-
-def _atomic_write(path, meta, arrays):
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED) as zf:
-                zf.writestr(_METADATA, json.dumps(meta, indent=1, allow_nan=False))
-                for attr, value in arrays.items():
-                    buf = io.BytesIO()
-                    np.lib.format.write_array(buf, value, allow_pickle=False)
-                    zf.writestr(f"{attr}.npy", buf.getvalue())
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:  # make the rename itself durable
-        dfd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
-
-
-# ---- reading ------------------------------------------------------------------------
-def _fail(path, msg):
-    raise ModelFormatError(f"{path}: {msg}")
-
-
-def _param_from_json(path, obj):
-    if not isinstance(obj, dict) or len(obj) != 1:
-        _fail(path, f"malformed parameter {obj!r}")
-    (tag, value), = obj.items()
-    try:
-        if tag == "kernel":
-            return kernel_from_dict(value)
-        if tag == "array":
-            return np.asarray(value, dtype=np.float64)
-        if tag == "list":
-            return [_param_from_json(path, v) for v in value]
-        if tag == "dict":
-            return {k: _param_from_json(path, v) for k, v in value.items()}
-        if tag == "strings":
-            return np.asarray([str(v) for v in value], dtype=object)
-        if tag == "numbers":
-            arr = np.asarray(value)
-            if arr.ndim != 1 or arr.dtype.kind not in "iuf":
-                raise ValueError("numbers must be a flat list of numbers")
-            return arr
-        if tag == "value":
-            if value is None or isinstance(value, (bool, int, float, str)):
-                return value
-    except (ValueError, TypeError) as exc:
-        _fail(path, f"invalid parameter: {exc}")
-    _fail(path, f"malformed parameter {obj!r}")
-
-
-def _read_metadata(path, zf):
-    try:
-        raw = zf.read(_METADATA) if zf.getinfo(_METADATA).file_size <= _MAX_METADATA_BYTES \
-            else None
-    except KeyError:
-        _fail(path, "no metadata.json: not a kernelkit model file")
-    if raw is None:
-        _fail(path, "metadata.json is implausibly large")
-    try:
-        meta = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        _fail(path, f"metadata.json is not valid JSON ({exc})")
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
-        _fail(path, "not a kernelkit model file (format name missing or different)")
-    version = meta.get("format_version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        _fail(path, f"invalid format_version {version!r}")
-    if version > FORMAT_VERSION:
-        _fail(path, f"written in model format {version} by kernelkit "
-                    f"{meta.get('kernelkit_version')}, newer than this kernelkit reads "
-                    f"(format {FORMAT_VERSION}); upgrade kernelkit")
-    for key, kind in (("estimator", str), ("params", dict), ("attributes", dict),
-                      ("arrays", dict)):
-        if not isinstance(meta.get(key), kind):
-            _fail(path, f"metadata field {key!r} is missing or of the wrong type")
-    return meta
-
-
-def _read_array(path, zf, attr, spec):
-    dtype = spec.get("dtype") if isinstance(spec, dict) else None
-    if not isinstance(dtype, str) or not (dtype in _ARRAY_DTYPES or
-                                          _STRING_DTYPE.fullmatch(dtype)) or \
-            not isinstance(spec.get("shape"), list):
-        _fail(path, f"array {attr}: malformed description {spec!r}")
-    try:
-        with zf.open(f"{attr}.npy") as fh:
-            data = io.BytesIO(fh.read())  # zipfile checks the CRC here
-        arr = np.lib.format.read_array(data, allow_pickle=False)
-    except KeyError:
-        _fail(path, f"array {attr} is missing from the file")
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
-        _fail(path, f"array {attr} is corrupt ({exc})")
-    if _dtype_name(arr) != spec["dtype"] or list(arr.shape) != spec["shape"]:
-        _fail(path, f"array {attr} has dtype {arr.dtype} and shape {arr.shape}, but the "
-                    f"metadata says {spec['dtype']} {tuple(spec['shape'])}")
-    if arr.dtype.kind != "U" and not np.isfinite(arr).all():
-        _fail(path, f"array {attr} contains NaN or infinity")
-    return arr
-
-
-def read_metadata(path):
-    """The validated ``metadata.json`` of a model file, without building the model.
-
-    Returns
-    -------
-    dict
-        ``format``, ``format_version``, ``kernelkit_version``, ``estimator``,
-        ``params``, ``attributes``, ``arrays`` and, if given at save time, ``user``.
-
-    Raises
-    ------
-    FileNotFoundError, ModelFormatError
-    """
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"no model file at {path}")
-    try:
-        with zipfile.ZipFile(path) as zf:
-            return _read_metadata(path, zf)
-    except zipfile.BadZipFile as exc:
-        _fail(path, f"not a kernelkit model file, or truncated ({exc})")
-    except (OSError, EOFError) as exc:
-        _fail(path, f"cannot be read ({exc})")
-
-
-def load(path):
-    """Read a model written by :func:`save`. Never unpickles or evaluates code.
-
-    Parameters
-    ----------
-    path : str or Path
-
-    Returns
-    -------
-    estimator
-        A fitted estimator, ready to ``predict``.
-
-    Raises
-    ------
-    FileNotFoundError
-        If there is no such file.
-    ModelFormatError
-        If the file is not a kernelkit model, is truncated or corrupt anywhere,
-        has arrays of the wrong dtype/shape or non-finite values, names an
-        unknown estimator or kernel, or was written in a newer format.
-    """
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"no model file at {path}")
-    try:
-        with zipfile.ZipFile(path) as zf:
-            names = set(zf.namelist())
-            meta = _read_metadata(path, zf)
-            est_name = meta["estimator"]
-            registry = _registry()
-            if est_name not in registry:
-                _fail(path, f"unknown estimator {est_name!r}; this kernelkit reads "
-                            f"{', '.join(registry)}")
-            cls, array_names, scalar_names, check_state = registry[est_name]
-            expected = {_METADATA} | {f"{a}.npy" for a in meta["arrays"]}
-            unknown_arrays = set(meta["arrays"]) - set(array_names)
-            if unknown_arrays or names != expected:
-                _fail(path, f"unexpected contents {sorted(names ^ expected) or sorted(unknown_arrays)}")
-            arrays = {a: _read_array(path, zf, a, s) for a, s in meta["arrays"].items()}
-    except zipfile.BadZipFile as exc:
-        _fail(path, f"not a kernelkit model file, or truncated ({exc})")
-    except (OSError, EOFError) as exc:
-        _fail(path, f"cannot be read ({exc})")
-    params = {k: _param_from_json(path, v) for k, v in meta["params"].items()}
-    valid = set(cls().get_params(deep=False))
-    if set(params) - valid:
-        _fail(path, f"unknown parameters {sorted(set(params) - valid)} for {est_name}")
-    try:
-        model = cls(**params)
-        model._check_params()
-    except (TypeError, ValueError) as exc:
-        _fail(path, f"invalid parameters: {exc}")
-    attrs = meta["attributes"]
-    unknown = set(attrs) - set(scalar_names) - {"kernel_"}
-    if unknown:
-        _fail(path, f"unknown attributes {sorted(unknown)}")
-    for attr, obj in attrs.items():
-        setattr(model, attr, _param_from_json(path, obj))
-    for attr, arr in arrays.items():
-        setattr(model, attr, arr)
-    _check_common_state(path, model)
-    check_state(path, model)
-    return model
-
-
-def _check_common_state(path, model):
+def check_common_state(path, model):
     """Sizes are positive integers and ``kernel_`` is a kernel (or 'precomputed')."""
     for attr in ("n_features_in_", "n_samples_fit_"):
         value = getattr(model, attr, 1)
@@ -614,7 +276,7 @@ def _check_outlier_state(path, model):
 
 def _check_falkon_state(path, model):
     """Falkon ridge: coefficients of the centers, one row per center."""
-    dual, centers = getattr(model, "dual_coef_", None), getattr(model, "centers_", None)
+    dual = getattr(model, "dual_coef_", None)
     if dual is None or dual.ndim not in (1, 2):
         _fail(path, "dual_coef_ is missing or not 1-D/2-D")
     if not isinstance(model.kernel_, Kernel):
