@@ -1,34 +1,17 @@
-"""The ``kernelkit`` command: demo, fit, predict, info.
-
-Every command is a small function over parsed arguments that returns an exit
-code; :func:`main` turns expected errors into one line on stderr,
-``kernelkit: error: <message>``, and an exit code: 2 for a bad command line
-(unknown option, bad kernel expression, bad alpha), 1 for a problem met
-while running (missing or malformed file, wrong number of columns, memory
-budget). ``--debug`` shows the traceback instead. With ``--json`` stdout
-holds exactly one JSON document.
-
-Inputs are used as given: ``kernelkit fit`` does not standardise, because a
-model file stores the estimator only and the scaling would be lost on
-``predict``. Scale the columns first if the kernel needs it.
-"""
+"""The commands of ``kernelkit``: one function per command over parsed arguments,
+returning an exit code (see :mod:`kernelkit.cli`)."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import os
-import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["main", "build_parser"]
-
-_PROG = "kernelkit"
+PROG = "kernelkit"
 
 
 class UsageError(Exception):
@@ -66,8 +49,8 @@ def _parse_alphas(text):
 
 
 def _parse_kernel(text):
-    from .exceptions import KernelSpecError
-    from .kernels import parse_kernel
+    from ..exceptions import KernelSpecError
+    from ..kernels import parse_kernel
 
     try:
         return parse_kernel(text)
@@ -85,7 +68,7 @@ def _rmse(y, pred):
 
 def _model_metadata(path):
     """Format fields of a model file, and the target column named at fit time."""
-    from .persistence import read_metadata
+    from ..persistence import read_metadata
 
     meta = read_metadata(path)
     target = meta.get("user", {}).get("target") if isinstance(meta.get("user"), dict) else None
@@ -145,10 +128,10 @@ def _show(value):
 # ---------------------------------------------------------------- commands
 
 def cmd_demo(args, out, err):
-    from .demo import format_demo, run_demo
+    from ..demo import format_demo, run_demo
 
     def log(message):
-        err.write(f"{_PROG}: {message}\n")
+        err.write(f"{PROG}: {message}\n")
         err.flush()
 
     result = run_demo(quick=args.quick, out_dir=args.out, log=log)
@@ -161,9 +144,9 @@ def cmd_demo(args, out, err):
 
 
 def cmd_fit(args, out, err):
-    from .datasets import read_table
-    from .models import KernelRidge, KernelRidgeCV
-    from .persistence import save
+    from ..datasets import read_table
+    from ..models import KernelRidge, KernelRidgeCV
+    from ..persistence import save
 
     # Check the whole command line before touching any file.
     kernel = _parse_kernel(args.kernel)
@@ -262,8 +245,8 @@ def _select_columns(model, X, names, target, path):
 
 
 def cmd_predict(args, out, err):
-    from .datasets import read_table
-    from .persistence import load
+    from ..datasets import read_table
+    from ..persistence import load
 
     model = load(args.model)
     X, _, names = read_table(args.data, target=None)
@@ -303,7 +286,7 @@ def cmd_predict(args, out, err):
 
 
 def cmd_info(args, out, err):
-    from .persistence import load
+    from ..persistence import load
 
     model = load(args.model)
     info = _model_summary(model)
@@ -344,9 +327,9 @@ def _count(text, name):
 
 
 def cmd_plan(args, out, err):
-    from .calibration import machine_rates
-    from .config import get_config, parse_memory
-    from .planning import plan
+    from ..calibration import machine_rates
+    from ..config import get_config, parse_memory
+    from ..planning import plan
 
     n, d = _count(args.n, "n"), _count(args.d, "d")
     D = None if args.D is None else _count(args.D, "D")
@@ -357,7 +340,7 @@ def cmd_plan(args, out, err):
         raise UsageError(f"--memory: {exc}") from None
     kernel = None
     if args.kernel:
-        from .kernels import parse_kernel
+        from ..kernels import parse_kernel
 
         try:
             kernel = parse_kernel(args.kernel)
@@ -382,7 +365,7 @@ def _finite(x):
 
 
 def cmd_calibrate(args, out, err):
-    from .calibration import calibrate, save_rates
+    from ..calibration import calibrate, save_rates
 
     rates = calibrate()
     path = save_rates(rates)
@@ -393,148 +376,3 @@ def cmd_calibrate(args, out, err):
             out.write(f"{key:<16}{value:.3g} per second\n")
         out.write(f"saved to {path}\n")
     return 0
-
-
-def build_parser():
-    """The argparse parser of the ``kernelkit`` command."""
-    from . import __version__
-
-    parser = argparse.ArgumentParser(
-        prog=_PROG, description="Kernel machines at every scale: demo, fit, predict, info, plan.")
-    parser.add_argument("--version", action="version", version=f"{_PROG} {__version__}")
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--json", action="store_true", help="print one JSON document on stdout")
-    common.add_argument("--debug", action="store_true",
-                        help="show the traceback of errors")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-
-    p = sub.add_parser("demo", parents=[common], help="exact kernel ridge on bundled real data",
-                       description="Kernel ridge on the bundled CPU-activity data against "
-                                   "baselines and scikit-learn, then save and reload.")
-    p.add_argument("--quick", action="store_true", help="smaller problems (seconds)")
-    p.add_argument("--out", metavar="DIR", help="directory for the model file "
-                   "(default: a temporary directory)")
-    p.set_defaults(func=cmd_demo)
-
-    p = sub.add_parser("fit", parents=[common], help="fit kernel ridge on a table, save it",
-                       description="Fit kernel ridge regression on a CSV/TSV table (.gz ok) "
-                                   "with a header row, and save the model. Inputs are used "
-                                   "as given (no standardisation).")
-    p.add_argument("data", metavar="DATA", help="CSV or TSV file with a header row")
-    p.add_argument("--target", required=True, metavar="COL", help="name of the target column")
-    p.add_argument("--kernel", default="rbf", metavar="EXPR",
-                   help="kernel expression, e.g. 'rbf(gamma=0.1)' or 'poly(degree=2) + "
-                        "linear' (default: rbf)")
-    p.add_argument("--alpha", metavar="A", help="ridge penalty >= 0 (default: 1.0)")
-    p.add_argument("--solver", choices=("auto", "dual", "primal"), default="auto",
-                   help="exact solver (default: auto, the planner decides)")
-    p.add_argument("--cv-alphas", metavar="A1,A2,...",
-                   help="choose alpha among these by exact leave-one-out (KernelRidgeCV)")
-    p.add_argument("--out", required=True, metavar="MODEL", help="model file to write (*.kk)")
-    p.set_defaults(func=cmd_fit)
-
-    p = sub.add_parser("predict", parents=[common], help="predict with a saved model",
-                       description="Predict with a saved model. Columns are matched by name "
-                                   "when the model knows them; a column that is not a feature "
-                                   "(or --target) is taken as the target and the RMSE shown.")
-    p.add_argument("model", metavar="MODEL", help="model file written by kernelkit fit")
-    p.add_argument("data", metavar="DATA", help="CSV or TSV file with a header row")
-    p.add_argument("--target", metavar="COL", help="target column to drop and score against")
-    p.add_argument("--out", metavar="FILE", help="write predictions here (default: stdout)")
-    p.set_defaults(func=cmd_predict)
-
-    p = sub.add_parser("plan", parents=[common], help="which strategy the planner picks, and why",
-                       description="Predicted time and memory of every way to learn with a "
-                                   "kernel (four SGD strategies and the exact solvers) for a "
-                                   "problem size, and the planner's choice.")
-    p.add_argument("--n", required=True, metavar="N", help="number of samples, e.g. 1e6")
-    p.add_argument("--d", required=True, metavar="D", help="number of input features")
-    p.add_argument("--loss", default="squared",
-                   choices=("squared", "logistic", "hinge", "squared_hinge", "huber"))
-    p.add_argument("--D", metavar="D", help="feature dimension of an explicit/random map")
-    p.add_argument("--iterations", metavar="T", help="SGD steps (default 10 n)")
-    p.add_argument("--memory", metavar="SIZE", help="memory budget, e.g. 8GB")
-    p.add_argument("--kernel", metavar="EXPR", help="kernel expression (shown only)")
-    p.set_defaults(func=cmd_plan)
-
-    p = sub.add_parser("calibrate", parents=[common], help="measure this machine's rates",
-                       description="Measure GEMM, Cholesky, kernel and elementwise rates "
-                                   "(about a second) and cache them for the planner.")
-    p.set_defaults(func=cmd_calibrate)
-
-    p = sub.add_parser("info", parents=[common], help="describe a saved model",
-                       description="Describe a saved model file.")
-    p.add_argument("model", metavar="MODEL")
-    p.set_defaults(func=cmd_info)
-    return parser
-
-
-def _expected_errors():
-    from .exceptions import MemoryBudgetError
-
-    # KernelSpecError and ModelFormatError are ValueErrors.
-    return (OSError, ValueError, TypeError, MemoryBudgetError, MemoryError)
-
-
-def main(argv=None):
-    """Run the ``kernelkit`` command; returns the exit code.
-
-    Parameters
-    ----------
-    argv : list of str, optional
-        Arguments without the program name (default: ``sys.argv[1:]``).
-
-    Returns
-    -------
-    int
-        0 on success, 1 for an error while running, 2 for a bad command line.
-    """
-    out, err = sys.stdout, sys.stderr
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help, --version, or argparse's usage error (code 2)
-        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
-    with warnings.catch_warnings():
-        warnings.showwarning = _show_warning
-        try:
-            return args.func(args, out, err)
-        except BrokenPipeError:
-            # stdout closed early (e.g. piped into head): stop quietly, as cat does.
-            try:
-                devnull = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(devnull, sys.stdout.fileno())
-            except (OSError, ValueError):
-                pass
-            return 1
-        except UsageError as exc:
-            if args.debug:
-                raise
-            err.write(f"{_PROG}: error: {exc}\n")
-            return 2
-        except _expected_errors() as exc:
-            if args.debug:
-                raise
-            err.write(f"{_PROG}: error: {_message(exc)}\n")
-            return 1
-        except KeyboardInterrupt:
-            err.write(f"{_PROG}: interrupted\n")
-            return 130
-
-
-def _message(exc):
-    if isinstance(exc, FileNotFoundError) and exc.filename is not None:
-        return f"no such file: '{exc.filename}'"
-    if isinstance(exc, OSError) and exc.strerror and exc.filename is not None:
-        return f"{exc.filename}: {exc.strerror}"
-    text = str(exc)
-    return text if text else type(exc).__name__
-
-
-def _show_warning(message, category, filename, lineno, file=None, line=None):
-    # Warnings (e.g. NumericalWarning for jitter) as one readable line, no source path.
-    sys.stderr.write(f"{_PROG}: warning: {category.__name__}: {message}\n")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -1,0 +1,155 @@
+"""The parser of ``kernelkit`` and :func:`main`, which turns expected errors into one
+line on stderr and an exit code (see :mod:`kernelkit.cli`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+
+from .commands import (PROG, UsageError, cmd_calibrate, cmd_demo, cmd_fit, cmd_info,
+                       cmd_plan, cmd_predict)
+
+__all__ = ["main", "build_parser"]
+
+
+def build_parser():
+    """The argparse parser of the ``kernelkit`` command."""
+    from .. import __version__
+
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Kernel machines at every scale: demo, fit, predict, info, plan.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    common.add_argument("--debug", action="store_true",
+                        help="show the traceback of errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("demo", parents=[common], help="exact kernel ridge on bundled real data",
+                       description="Kernel ridge on the bundled CPU-activity data against "
+                                   "baselines and scikit-learn, then save and reload.")
+    p.add_argument("--quick", action="store_true", help="smaller problems (seconds)")
+    p.add_argument("--out", metavar="DIR", help="directory for the model file "
+                   "(default: a temporary directory)")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("fit", parents=[common], help="fit kernel ridge on a table, save it",
+                       description="Fit kernel ridge regression on a CSV/TSV table (.gz ok) "
+                                   "with a header row, and save the model. Inputs are used "
+                                   "as given (no standardisation).")
+    p.add_argument("data", metavar="DATA", help="CSV or TSV file with a header row")
+    p.add_argument("--target", required=True, metavar="COL", help="name of the target column")
+    p.add_argument("--kernel", default="rbf", metavar="EXPR",
+                   help="kernel expression, e.g. 'rbf(gamma=0.1)' or 'poly(degree=2) + "
+                        "linear' (default: rbf)")
+    p.add_argument("--alpha", metavar="A", help="ridge penalty >= 0 (default: 1.0)")
+    p.add_argument("--solver", choices=("auto", "dual", "primal"), default="auto",
+                   help="exact solver (default: auto, the planner decides)")
+    p.add_argument("--cv-alphas", metavar="A1,A2,...",
+                   help="choose alpha among these by exact leave-one-out (KernelRidgeCV)")
+    p.add_argument("--out", required=True, metavar="MODEL", help="model file to write (*.kk)")
+    p.set_defaults(func=cmd_fit)
+
+    p = sub.add_parser("predict", parents=[common], help="predict with a saved model",
+                       description="Predict with a saved model. Columns are matched by name "
+                                   "when the model knows them; a column that is not a feature "
+                                   "(or --target) is taken as the target and the RMSE shown.")
+    p.add_argument("model", metavar="MODEL", help="model file written by kernelkit fit")
+    p.add_argument("data", metavar="DATA", help="CSV or TSV file with a header row")
+    p.add_argument("--target", metavar="COL", help="target column to drop and score against")
+    p.add_argument("--out", metavar="FILE", help="write predictions here (default: stdout)")
+    p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser("plan", parents=[common], help="which strategy the planner picks, and why",
+                       description="Predicted time and memory of every way to learn with a "
+                                   "kernel (four SGD strategies and the exact solvers) for a "
+                                   "problem size, and the planner's choice.")
+    p.add_argument("--n", required=True, metavar="N", help="number of samples, e.g. 1e6")
+    p.add_argument("--d", required=True, metavar="D", help="number of input features")
+    p.add_argument("--loss", default="squared",
+                   choices=("squared", "logistic", "hinge", "squared_hinge", "huber"))
+    p.add_argument("--D", metavar="D", help="feature dimension of an explicit/random map")
+    p.add_argument("--iterations", metavar="T", help="SGD steps (default 10 n)")
+    p.add_argument("--memory", metavar="SIZE", help="memory budget, e.g. 8GB")
+    p.add_argument("--kernel", metavar="EXPR", help="kernel expression (shown only)")
+    p.set_defaults(func=cmd_plan)
+
+    p = sub.add_parser("calibrate", parents=[common], help="measure this machine's rates",
+                       description="Measure GEMM, Cholesky, kernel and elementwise rates "
+                                   "(about a second) and cache them for the planner.")
+    p.set_defaults(func=cmd_calibrate)
+
+    p = sub.add_parser("info", parents=[common], help="describe a saved model",
+                       description="Describe a saved model file.")
+    p.add_argument("model", metavar="MODEL")
+    p.set_defaults(func=cmd_info)
+    return parser
+
+
+def _expected_errors():
+    from ..exceptions import MemoryBudgetError
+
+    # KernelSpecError and ModelFormatError are ValueErrors.
+    return (OSError, ValueError, TypeError, MemoryBudgetError, MemoryError)
+
+
+def main(argv=None):
+    """Run the ``kernelkit`` command; returns the exit code.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments without the program name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success, 1 for an error while running, 2 for a bad command line.
+    """
+    out, err = sys.stdout, sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or argparse's usage error (code 2)
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        try:
+            return args.func(args, out, err)
+        except BrokenPipeError:
+            # stdout closed early (e.g. piped into head): stop quietly, as cat does.
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+            except (OSError, ValueError):
+                pass
+            return 1
+        except UsageError as exc:
+            if args.debug:
+                raise
+            err.write(f"{PROG}: error: {exc}\n")
+            return 2
+        except _expected_errors() as exc:
+            if args.debug:
+                raise
+            err.write(f"{PROG}: error: {_message(exc)}\n")
+            return 1
+        except KeyboardInterrupt:
+            err.write(f"{PROG}: interrupted\n")
+            return 130
+
+
+def _message(exc):
+    if isinstance(exc, FileNotFoundError) and exc.filename is not None:
+        return f"no such file: '{exc.filename}'"
+    if isinstance(exc, OSError) and exc.strerror and exc.filename is not None:
+        return f"{exc.filename}: {exc.strerror}"
+    text = str(exc)
+    return text if text else type(exc).__name__
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    # Warnings (e.g. NumericalWarning for jitter) as one readable line, no source path.
+    sys.stderr.write(f"{PROG}: warning: {category.__name__}: {message}\n")
