@@ -28,7 +28,8 @@ from threadpoolctl import ThreadpoolController
 from kernelkit.exceptions import NumericalWarning
 
 __all__ = ["CholeskyResult", "robust_cholesky", "cho_solve", "solve_psd",
-           "PCGResult", "pcg", "eigh_psd", "loo_residuals"]
+           "PCGResult", "pcg", "eigh_psd", "loo_residuals", "one_blas_thread",
+           "THREADED_POTRF_MAX_N"]
 
 # Largest order for which LAPACK dpotrf may run with all BLAS threads. Measured
 # on the 2-core dev box (OpenBLAS 0.3.30/0.3.31): threaded dpotrf is ~2x faster
@@ -38,9 +39,10 @@ __all__ = ["CholeskyResult", "robust_cholesky", "cho_solve", "solve_psd",
 # block size at 8000: the first product of each trailing update is P^T P, which
 # numpy sends to dsyrk, and threaded dsyrk crashes too (numpy `G @ G.T` with G
 # of shape (20000, 200) segfaults; 19000 does not).
-_THREADED_POTRF_MAX_N = 12000
+THREADED_POTRF_MAX_N = 12000
+_THREADED_POTRF_MAX_N = THREADED_POTRF_MAX_N  # old name, until solvers/falkon.py moves
 _MAX_BLOCK = 8000
-# Default block of the blocked path (n > _THREADED_POTRF_MAX_N): 4096 ran at 70
+# Default block of the blocked path (n > THREADED_POTRF_MAX_N): 4096 ran at 70
 # GFLOP/s at n = 16000 (2048: 66, 8000: 73) with temporaries of ~3 x 4096 x n
 # floats (3.9 GB at n = 40000, next to the 12.8 GB matrix).
 _DEFAULT_BLOCK = 4096
@@ -50,7 +52,11 @@ _MAX_RELATIVE_JITTER = 1e-2
 _controller = None  # ThreadpoolController, created on first use (importing starts nothing)
 
 
-def _one_blas_thread():
+def one_blas_thread():
+    """A context in which BLAS runs on one thread (threadpoolctl; no pool of our own).
+
+    For BLAS calls that crash multi-threaded in the wheels' OpenBLAS, and for
+    many small products where threads cost more than they bring."""
     global _controller
     if _controller is None:
         _controller = ThreadpoolController()
@@ -58,7 +64,7 @@ def _one_blas_thread():
 
 
 def _potrf_threads(order):
-    return contextlib.nullcontext() if order <= _THREADED_POTRF_MAX_N else _one_blas_thread()
+    return contextlib.nullcontext() if order <= THREADED_POTRF_MAX_N else one_blas_thread()
 
 
 @dataclass(frozen=True)
@@ -211,7 +217,7 @@ def robust_cholesky(A, *, overwrite_a=False, block_size=None, max_tries=6, jitte
         If ``A + jitter * I`` is not positive definite for any jitter tried.
     """
     if block_size is None:
-        block_size = (_THREADED_POTRF_MAX_N if np.shape(A)[0] <= _THREADED_POTRF_MAX_N
+        block_size = (THREADED_POTRF_MAX_N if np.shape(A)[0] <= THREADED_POTRF_MAX_N
                       else _DEFAULT_BLOCK)
     if block_size < 1 or max_tries < 0:
         raise ValueError(f"block_size must be >= 1 and max_tries >= 0, "

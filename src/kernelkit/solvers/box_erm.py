@@ -63,7 +63,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..linalg import _one_blas_thread
+from ..linalg import one_blas_thread
 from .losses import get_loss
 
 __all__ = ["BoxERMResult", "box_erm", "erm_objective", "lipschitz_estimate"]
@@ -218,7 +218,7 @@ def box_erm(Z, y, bound, loss="squared", *, fit_intercept=False, max_iter=1000, 
     np.clip(beta, -bound, bound, out=beta)
     b = np.zeros(k) if intercept0 is None or not fit_intercept \
         else np.array(intercept0, dtype=np.float64).reshape(k)
-    threads = _one_blas_thread() if k < _THREADED_MIN_COLUMNS else contextlib.nullcontext()
+    threads = one_blas_thread() if k < _THREADED_MIN_COLUMNS else contextlib.nullcontext()
     with threads:
         beta, b, n_iter, converged, L, history = _solve(Z, Y, bound, loss, fit_intercept,
                                                         max_iter, tol, smoothing, beta, b)
