@@ -9,10 +9,14 @@ array's dtype and shape with the metadata.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import math
 import os
 import re
+import stat
+import struct
 import tempfile
 import zipfile
 from pathlib import Path
@@ -29,6 +33,18 @@ ARRAY_DTYPES = ("float64", "float32", "int64")
 _MAX_METADATA_BYTES = 16 * 1024**2
 # Training strings (X_fit_, support_vectors_ of string kernels): fixed-width unicode.
 _STRING_DTYPE = re.compile(r"<U[1-9][0-9]{0,6}")
+#: Deepest nesting of lists and dicts in metadata.json (nested kernel sums and
+#: user metadata are far shallower); deeper files are refused before any
+#: recursive code walks them.
+MAX_JSON_DEPTH = 64
+# An .npy member is its header (at most 64 KiB + the 10-byte preamble in format
+# 1.0; padded to 64 bytes) followed by exactly the array's bytes.
+_MAX_NPY_HEADER = 65536 + 16
+# Everything that zipfile, struct or the codecs raise on a malformed archive
+# (unsupported compression -> NotImplementedError, encryption -> RuntimeError).
+_ARCHIVE_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError,
+                   RuntimeError, EOFError, OSError, ValueError, struct.error, OverflowError,
+                   UnicodeDecodeError, IndexError, KeyError)
 
 
 def dtype_name(arr):
@@ -79,8 +95,19 @@ def scalar_to_json(value):
 
 
 def atomic_write(path, meta, arrays):
+    """Write the archive to a temporary file beside ``path``, fsync, then rename.
+
+    Errors name the user's path, never the temporary file.
+    """
     directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    if path.is_dir():
+        raise IsADirectoryError(21, f"{path} is a directory; give a file name such as "
+                                    f"{path / 'model.kk'}", str(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise type(exc)(exc.errno, f"cannot write the model file {path}: "
+                                   f"{exc.strerror or exc}", str(path)) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED) as zf:
@@ -92,11 +119,14 @@ def atomic_write(path, meta, arrays):
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):
+            raise type(exc)(exc.errno, f"cannot write the model file {path}: "
+                                       f"{exc.strerror or exc}", str(path)) from None
         raise
     try:  # make the rename itself durable
         dfd = os.open(directory, os.O_RDONLY)
@@ -108,7 +138,100 @@ def atomic_write(path, meta, arrays):
         pass
 
 
+def check_json_depth(obj, where, limit=MAX_JSON_DEPTH):
+    """Raise ValueError if lists/dicts in ``obj`` nest deeper than ``limit`` (iterative)."""
+    stack = [(obj, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children = value.values()
+        elif isinstance(value, (list, tuple)):
+            children = value
+        else:
+            continue
+        if depth > limit:
+            raise ValueError(f"{where} nests deeper than {limit} levels")
+        stack.extend((child, depth + 1) for child in children)
+
+
 # ---- reading ------------------------------------------------------------------------
+@contextlib.contextmanager
+def open_model_file(path):
+    """Open ``path`` as a model archive: a regular file, a zip of distinct, stored,
+    unencrypted members. Yields ``(zipfile, file_size)``; every archive error is
+    a ModelFormatError naming the file.
+
+    The file is opened without blocking (a named pipe would otherwise wait for a
+    writer forever) and checked with ``fstat`` on the open descriptor, so a
+    device such as ``/dev/zero`` or a pipe is refused before anything is read.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise FileNotFoundError(2, f"no model file at {path}", str(path)) from None
+    except IsADirectoryError:
+        fail(path, "is a directory, not a model file")
+    except OSError as exc:
+        fail(path, f"cannot be opened ({exc.strerror or exc})")
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            fail(path, "is a directory, not a model file")
+        if not stat.S_ISREG(st.st_mode):
+            fail(path, "is not a regular file (a device, pipe or socket); model files are "
+                       "regular files written by kernelkit.save")
+        fh = os.fdopen(fd, "rb")
+        fd = None
+    finally:
+        if fd is not None:
+            os.close(fd)
+    with fh:
+        try:
+            with zipfile.ZipFile(fh) as zf:
+                infos = zf.infolist()
+                names = [i.filename for i in infos]
+                if len(set(names)) != len(names):
+                    dup = sorted({n for n in names if names.count(n) > 1})
+                    fail(path, f"member names appear more than once {dup}: a file written "
+                               "by kernelkit has each member once")
+                for info in infos:
+                    if info.flag_bits & 0x1:
+                        fail(path, f"member {info.filename} is encrypted")
+                    if info.compress_type != zipfile.ZIP_STORED:
+                        fail(path, f"member {info.filename} is compressed (method "
+                                   f"{info.compress_type}); kernelkit writes stored members only")
+                    if info.file_size > st.st_size or info.compress_size > st.st_size:
+                        fail(path, f"member {info.filename} claims {info.file_size} bytes in a "
+                                   f"file of {st.st_size}")
+                yield zf, st.st_size
+        except ModelFormatError:
+            raise
+        except _ARCHIVE_ERRORS as exc:
+            fail(path, f"not a kernelkit model file, or truncated or corrupt ({exc})")
+
+
+def _finite_float(text):
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text} overflows to infinity")
+    return value
+
+
+def _no_constants(name):
+    raise ValueError(f"{name} is not allowed (strict JSON has no NaN or Infinity)")
+
+
+def strict_json(raw, where):
+    """Parse UTF-8 JSON bytes strictly: no NaN/Infinity, finite numbers, bounded depth."""
+    try:
+        obj = json.loads(raw.decode("utf-8"), parse_constant=_no_constants,
+                         parse_float=_finite_float)
+        check_json_depth(obj, where)
+    except RecursionError:
+        raise ValueError(f"{where} nests too deeply") from None
+    return obj
+
+
 def param_from_json(path, obj):
     if not isinstance(obj, dict) or len(obj) != 1:
         fail(path, f"malformed parameter {obj!r}")
@@ -117,22 +240,33 @@ def param_from_json(path, obj):
         if tag == "kernel":
             return kernel_from_dict(value)
         if tag == "array":
-            return np.asarray(value, dtype=np.float64)
-        if tag == "list":
+            if not isinstance(value, list):
+                raise ValueError("array must be a list of numbers")
+            arr = np.asarray(value, dtype=np.float64)
+            if not np.isfinite(arr).all():
+                raise ValueError("array holds non-finite numbers")
+            return arr
+        if tag == "list" and isinstance(value, list):
             return [param_from_json(path, v) for v in value]
-        if tag == "dict":
+        if tag == "dict" and isinstance(value, dict):
             return {k: param_from_json(path, v) for k, v in value.items()}
-        if tag == "strings":
-            return np.asarray([str(v) for v in value], dtype=object)
-        if tag == "numbers":
-            arr = np.asarray(value)
-            if arr.ndim != 1 or arr.dtype.kind not in "iuf":
+        if tag == "strings" and isinstance(value, list):
+            if not all(isinstance(v, str) for v in value):
+                raise ValueError("strings must be a list of str")
+            return np.asarray(value, dtype=object)
+        if tag == "numbers" and isinstance(value, list):
+            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
                 raise ValueError("numbers must be a flat list of numbers")
+            arr = np.asarray(value)
+            if arr.ndim != 1 or arr.dtype.kind not in "iuf" or not np.isfinite(arr).all():
+                raise ValueError("numbers must be a flat list of finite numbers")
             return arr
         if tag == "value":
-            if value is None or isinstance(value, (bool, int, float, str)):
+            if value is None or isinstance(value, (bool, int, str)):
                 return value
-    except (ValueError, TypeError) as exc:
+            if isinstance(value, float) and math.isfinite(value):
+                return value
+    except (ValueError, TypeError, AttributeError, OverflowError, RecursionError) as exc:
         fail(path, f"invalid parameter: {exc}")
     fail(path, f"malformed parameter {obj!r}")
 
@@ -146,14 +280,14 @@ def read_metadata_member(path, zf):
     if raw is None:
         fail(path, "metadata.json is implausibly large")
     try:
-        meta = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        fail(path, f"metadata.json is not valid JSON ({exc})")
+        meta = strict_json(raw, "metadata.json")
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        fail(path, f"metadata.json is not valid strict JSON ({exc})")
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         fail(path, "not a kernelkit model file (format name missing or different)")
     version = meta.get("format_version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        fail(path, f"invalid format_version {version!r}")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        fail(path, f"invalid format_version {version!r} (model formats start at 1)")
     if version > FORMAT_VERSION:
         fail(path, f"written in model format {version} by kernelkit "
                     f"{meta.get('kernelkit_version')}, newer than this kernelkit reads "
@@ -165,23 +299,56 @@ def read_metadata_member(path, zf):
     return meta
 
 
-def read_array(path, zf, attr, spec):
+def declared_nbytes(path, attr, spec):
+    """Bytes of the array that the metadata describes, checked before anything is read."""
     dtype = spec.get("dtype") if isinstance(spec, dict) else None
+    shape = spec.get("shape") if isinstance(spec, dict) else None
     if not isinstance(dtype, str) or not (dtype in ARRAY_DTYPES or
                                           _STRING_DTYPE.fullmatch(dtype)) or \
-            not isinstance(spec.get("shape"), list):
+            not isinstance(shape, list) or len(shape) > 8 or not all(
+                isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in shape):
         fail(path, f"array {attr}: malformed description {spec!r}")
+    return math.prod(shape) * np.dtype(dtype).itemsize
+
+
+def read_array(path, zf, attr, spec):
+    """One ``.npy`` member, its size and header compared with the metadata before
+    its data is read (so a member cannot make the reader allocate more than the
+    metadata declares, and the metadata cannot declare more than the file holds)."""
+    nbytes = declared_nbytes(path, attr, spec)
+    dtype, shape = np.dtype(spec["dtype"]), tuple(spec["shape"])
+    member = f"{attr}.npy"
     try:
-        with zf.open(f"{attr}.npy") as fh:
-            data = io.BytesIO(fh.read())  # zipfile checks the CRC here
-        arr = np.lib.format.read_array(data, allow_pickle=False)
+        info = zf.getinfo(member)
     except KeyError:
         fail(path, f"array {attr} is missing from the file")
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
+    if not nbytes < info.file_size <= nbytes + _MAX_NPY_HEADER:
+        fail(path, f"array {attr}: member of {info.file_size} bytes cannot hold the "
+                   f"{spec['dtype']} array of shape {shape} that the metadata declares")
+    try:
+        with zf.open(member) as fh:
+            version = np.lib.format.read_magic(fh)
+            if version == (1, 0):
+                header = np.lib.format.read_array_header_1_0(fh, max_header_size=_MAX_NPY_HEADER)
+            elif version == (2, 0):
+                header = np.lib.format.read_array_header_2_0(fh, max_header_size=_MAX_NPY_HEADER)
+            else:
+                raise ValueError(f"npy format version {version} is not one kernelkit writes")
+            got_shape, fortran, got_dtype = header
+            if got_dtype.hasobject:
+                raise ValueError("object arrays are never read")
+            if tuple(got_shape) != shape or got_dtype != dtype:
+                fail(path, f"array {attr} has dtype {got_dtype} and shape {tuple(got_shape)}, "
+                           f"but the metadata says {spec['dtype']} {shape}")
+            data = fh.read(nbytes + 1)  # zipfile checks the CRC at the end of the member
+            if len(data) != nbytes:
+                raise ValueError(f"{len(data)} data bytes where the header declares {nbytes}")
+        arr = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+        arr = np.array(arr, order="C")  # writeable, owns its memory
+    except ModelFormatError:
+        raise
+    except _ARCHIVE_ERRORS as exc:
         fail(path, f"array {attr} is corrupt ({exc})")
-    if dtype_name(arr) != spec["dtype"] or list(arr.shape) != spec["shape"]:
-        fail(path, f"array {attr} has dtype {arr.dtype} and shape {arr.shape}, but the "
-                    f"metadata says {spec['dtype']} {tuple(spec['shape'])}")
     if arr.dtype.kind != "U" and not np.isfinite(arr).all():
         fail(path, f"array {attr} contains NaN or infinity")
     return arr

@@ -5,7 +5,6 @@ back, through the allow-list (``_allowlist``) and the format (``_format``); see
 from __future__ import annotations
 
 import json
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +12,9 @@ import numpy as np
 from ..kernels import Kernel
 from ._allowlist import check_common_state, is_fitted, registry as allow_list
 from ._format import (ARRAY_DTYPES, FORMAT_NAME, FORMAT_VERSION, METADATA, atomic_write,
-                      dtype_name, fail, param_from_json, param_to_json, read_array,
-                      read_metadata_member, scalar_to_json)
+                      check_json_depth, declared_nbytes, dtype_name, fail, open_model_file,
+                      param_from_json, param_to_json, read_array, read_metadata_member,
+                      scalar_to_json)
 
 __all__ = ["save", "load", "read_metadata"]
 
@@ -58,10 +58,11 @@ def save(model, path, *, metadata=None):
         if not isinstance(metadata, dict):
             raise ValueError(f"metadata must be a dict, got {type(metadata).__name__}")
         try:
+            check_json_depth(metadata, "metadata")
             meta["user"] = json.loads(json.dumps(metadata, allow_nan=False))
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"metadata must be plain JSON (str, numbers, lists, dicts): "
-                             f"{exc}") from None
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ValueError(f"metadata must be plain JSON (str, finite numbers, lists, dicts "
+                             f"nested at most 63 deep): {exc}") from None
     kernel_ = getattr(model, "kernel_", None)
     meta["attributes"]["kernel_"] = (scalar_to_json(kernel_) if isinstance(kernel_, Kernel)
                                      else {"value": kernel_})
@@ -100,15 +101,8 @@ def read_metadata(path):
     FileNotFoundError, ModelFormatError
     """
     path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"no model file at {path}")
-    try:
-        with zipfile.ZipFile(path) as zf:
-            return read_metadata_member(path, zf)
-    except zipfile.BadZipFile as exc:
-        fail(path, f"not a kernelkit model file, or truncated ({exc})")
-    except (OSError, EOFError) as exc:
-        fail(path, f"cannot be read ({exc})")
+    with open_model_file(path) as (zf, _):
+        return read_metadata_member(path, zf)
 
 
 def load(path):
@@ -133,27 +127,24 @@ def load(path):
         unknown estimator or kernel, or was written in a newer format.
     """
     path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"no model file at {path}")
-    try:
-        with zipfile.ZipFile(path) as zf:
-            names = set(zf.namelist())
-            meta = read_metadata_member(path, zf)
-            est_name = meta["estimator"]
-            registry = allow_list()
-            if est_name not in registry:
-                fail(path, f"unknown estimator {est_name!r}; this kernelkit reads "
-                            f"{', '.join(registry)}")
-            cls, array_names, scalar_names, check_state = registry[est_name]
-            expected = {METADATA} | {f"{a}.npy" for a in meta["arrays"]}
-            unknown_arrays = set(meta["arrays"]) - set(array_names)
-            if unknown_arrays or names != expected:
-                fail(path, f"unexpected contents {sorted(names ^ expected) or sorted(unknown_arrays)}")
-            arrays = {a: read_array(path, zf, a, s) for a, s in meta["arrays"].items()}
-    except zipfile.BadZipFile as exc:
-        fail(path, f"not a kernelkit model file, or truncated ({exc})")
-    except (OSError, EOFError) as exc:
-        fail(path, f"cannot be read ({exc})")
+    with open_model_file(path) as (zf, file_size):
+        names = set(zf.namelist())
+        meta = read_metadata_member(path, zf)
+        est_name = meta["estimator"]
+        registry = allow_list()
+        if est_name not in registry:
+            fail(path, f"unknown estimator {est_name!r}; this kernelkit reads "
+                       f"{', '.join(registry)}")
+        cls, array_names, scalar_names, check_state = registry[est_name]
+        expected = {METADATA} | {f"{a}.npy" for a in meta["arrays"]}
+        unknown_arrays = set(meta["arrays"]) - set(array_names)
+        if unknown_arrays or names != expected:
+            fail(path, f"unexpected contents {sorted(names ^ expected) or sorted(unknown_arrays)}")
+        declared = sum(declared_nbytes(path, a, s) for a, s in meta["arrays"].items())
+        if declared > file_size:
+            fail(path, f"the metadata declares {declared} bytes of arrays in a file of "
+                       f"{file_size} bytes")
+        arrays = {a: read_array(path, zf, a, s) for a, s in meta["arrays"].items()}
     params = {k: param_from_json(path, v) for k, v in meta["params"].items()}
     valid = set(cls().get_params(deep=False))
     if set(params) - valid:
