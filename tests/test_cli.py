@@ -233,3 +233,46 @@ def test_debug_shows_traceback(tmp_path):
     with pytest.raises(FileNotFoundError):
         main(["fit", str(tmp_path / "nope.csv"), "--target", "y", "--out",
               str(tmp_path / "m.kk"), "--debug"])
+
+
+@pytest.mark.parametrize("name", ["KernelSVC", "KernelKMeans", "KernelKNeighborsClassifier",
+                                  "KernelOutlierDetector", "RandomKitchenSinks",
+                                  "KernelLogisticRegression", "KitchenSinksRegressor"])
+def test_info_describes_every_kind_of_model_file(name, tmp_path, capsys):
+    import kernelkit.features
+    import kernelkit.models
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    cls = getattr(kernelkit.models, name, None) or getattr(kernelkit.features, name)
+    kwargs = {"n_clusters": 2} if name == "KernelKMeans" else {}
+    if "random_state" in cls().get_params():
+        kwargs["random_state"] = 0
+    model = cls(**kwargs)
+    model.fit(X, y if name != "KitchenSinksRegressor" else X[:, 0])
+    path = tmp_path / "m.kk"
+    kernelkit.save(model, path)
+    assert main(["info", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "estimator:" in text and name in text and "n_features:" in text
+    assert main(["info", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["estimator"] == name and doc["n_features"] == 3
+    assert doc["can_predict"] == hasattr(model, "predict")
+    if not hasattr(model, "predict"):
+        data = tmp_path / "d.csv"
+        data.write_text("a,b,c\n" + "\n".join(",".join(map(str, r)) for r in X[:3]) + "\n")
+        assert main(["predict", str(path), str(data)]) == 1
+        assert "does not predict" in capsys.readouterr().err
+
+
+def test_info_on_a_named_pipe_says_so_without_blocking(tmp_path, capsys):
+    import os
+
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no named pipes on this platform")
+    fifo = tmp_path / "pipe.kk"
+    os.mkfifo(fifo)
+    assert main(["info", str(fifo)]) == 1
+    assert "not a regular file" in capsys.readouterr().err

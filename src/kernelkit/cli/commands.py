@@ -77,6 +77,8 @@ def _model_metadata(path):
 
 
 def _n_train(model):
+    if getattr(model, "support_vectors_", None) is not None:
+        return None  # an SVM keeps its support vectors only
     if getattr(model, "n_samples_fit_", None) is not None:
         return int(model.n_samples_fit_)
     X_fit = getattr(model, "X_fit_", None)
@@ -87,23 +89,32 @@ def _n_train(model):
 
 
 def _model_summary(model):
-    """What ``info`` and ``fit`` say about a fitted model."""
+    """What ``info`` and ``fit`` say about a fitted model (any allow-listed estimator)."""
     name = type(model).__name__
     cv = name == "KernelRidgeCV"
-    alpha = model.alpha_ if cv else model.alpha
-    alpha = np.asarray(alpha, dtype=np.float64)
+    params = model.get_params(deep=False)
+    alpha = model.alpha_ if cv else params.get("alpha")
+    if alpha is not None:
+        alpha = np.asarray(alpha, dtype=np.float64)
+        alpha = float(alpha) if alpha.ndim == 0 else alpha.tolist()
     names = getattr(model, "feature_names_in_", None)
+    kernel = getattr(model, "kernel_", None)
+    n_features = getattr(model, "n_features_in_", None)
     return {
         "estimator": name,
-        "kernel": repr(model.kernel_),
-        "solver": "dual" if cv else model.solver_,
-        "n_features": int(model.n_features_in_),
+        "kernel": None if kernel is None else repr(kernel),
+        "solver": "dual" if cv else getattr(model, "solver_", params.get("solver")),
+        "n_features": None if n_features is None else int(n_features),
         "feature_names": None if names is None else [str(n) for n in names],
         # A primal model stores weights only; the number of training points is not kept.
         "n_train": _n_train(model),
-        "alpha": float(alpha) if alpha.ndim == 0 else alpha.tolist(),
-        "jitter": None if cv else float(getattr(model, "jitter_", 0.0)),
+        "alpha": alpha,
+        "C": params.get("C"),
+        "jitter": None if cv or not hasattr(model, "jitter_") else float(model.jitter_),
         "loo_mse": float(model.best_score_) if cv else None,
+        "can_predict": hasattr(model, "predict"),
+        "n_support_vectors": (None if getattr(model, "support_vectors_", None) is None
+                              else int(len(model.support_vectors_))),
     }
 
 
@@ -249,6 +260,10 @@ def cmd_predict(args, out, err):
     from ..persistence import load
 
     model = load(args.model)
+    if not hasattr(model, "predict"):
+        raise ValueError(f"{args.model} holds a {type(model).__name__}, which transforms data "
+                         "but does not predict; kernelkit predict needs a model file of an "
+                         "estimator with predict (e.g. one written by kernelkit fit)")
     X, _, names = read_table(args.data, target=None)
     target = args.target
     if target is None:  # the column the model was fitted against, when present
@@ -299,13 +314,19 @@ def cmd_info(args, out, err):
     fields = [("file", f"{info['path']} ({info['file_size']} bytes)"),
               ("format", f"{info['format']} version {info['format_version']}, written by "
                          f"kernelkit {info['kernelkit_version']}"),
-              ("estimator", info["estimator"]), ("kernel", info["kernel"]),
-              ("solver", info["solver"]), ("alpha", info["alpha"])]
+              ("estimator", info["estimator"]), ("kernel", _show(info["kernel"])),
+              ("solver", _show(info["solver"]))]
+    if info["alpha"] is not None:
+        fields.append(("alpha", info["alpha"]))
+    if info["C"] is not None:
+        fields.append(("C", info["C"]))
     if info["loo_mse"] is not None:
         fields.append(("LOO RMSE", f"{math.sqrt(info['loo_mse']):.6g}"))
     fields += [("jitter", _show(info["jitter"])),
-               ("n_features", info["n_features"]),
+               ("n_features", _show(info["n_features"])),
                ("n training", _show(info["n_train"]))]
+    if info["n_support_vectors"] is not None:
+        fields.append(("support vectors", info["n_support_vectors"]))
     if info.get("target"):
         fields.append(("target", info["target"]))
     if info["feature_names"] is not None:
