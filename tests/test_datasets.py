@@ -385,3 +385,16 @@ def test_libsvm_errors(tmp_path):
     path.write_text("1 3:abc\n")
     with pytest.raises(ValueError, match="bad.svm"):
         load_libsvm(path)
+
+
+def test_read_table_refuses_pipes_and_directories(tmp_path):
+    import os
+
+    with pytest.raises(IsADirectoryError, match="is a directory"):
+        read_table(tmp_path)
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        read_table(tmp_path / "absent.csv")
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "pipe.csv")
+        with pytest.raises(ValueError, match="not a regular file"):
+            read_table(tmp_path / "pipe.csv")

@@ -16,8 +16,13 @@ _NUMERIC_HINT = "kernelkit fit expects numeric feature columns; encode categoric
 def read_bytes(path):
     """All bytes of ``path``, gunzipped if it starts with the gzip magic."""
     path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(2, f"no such file: '{path}'", str(path))
+    if path.is_dir():
+        raise IsADirectoryError(21, f"{path} is a directory, not a data file", str(path))
     if not path.is_file():
-        raise FileNotFoundError(f"no such file: '{path}'" + (" (it is a directory)" if path.is_dir() else ""))
+        raise ValueError(f"{path} is not a regular file (a pipe, device or socket); "
+                         "save the data to a file first")
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":
         try:
