@@ -140,7 +140,7 @@ def spectral_second_moment(density, n_features):
         return math.inf
     if isinstance(density, spectral.Dirac):
         return 0.0
-    if isinstance(density, spectral.Scaled):
+    if isinstance(density, spectral.ScaledDensity):
         return spectral_second_moment(density.inner, d)
     if isinstance(density, spectral.Convolution):
         return (spectral_second_moment(density.first, d)

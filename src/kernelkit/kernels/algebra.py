@@ -166,7 +166,7 @@ class Scaled(_Unary):
         return self.scale * self.k._diag(X)
 
     def spectral_density(self):
-        return spectral.Scaled(self.k.spectral_density(), float(self.scale))
+        return spectral.ScaledDensity(self.k.spectral_density(), float(self.scale))
 
 
 class Power(_Unary):
