@@ -14,11 +14,11 @@ from :mod:`kernelkit.diagnostics` itself.
 
 References
 ----------
-.. [1] Rahimi, A. and Recht, B. "Random features for large-scale kernel
-   machines". Advances in Neural Information Processing Systems 20 (2007).
-.. [2] Bartlett, P. L. and Mendelson, S. "Rademacher and Gaussian
-   complexities: risk bounds and structural results". Journal of Machine
-   Learning Research 3 (2002), 463-482.
+Rahimi, A. and Recht, B. (2007). Random features for large-scale kernel
+machines. Advances in Neural Information Processing Systems 20.
+Bartlett, P. L. and Mendelson, S. (2002). Rademacher and Gaussian
+complexities: risk bounds and structural results. Journal of Machine
+Learning Research 3, 463-482.
 """
 
 from .approximation import (ApproximationCurve, ApproximationError, approximation_curve,

@@ -32,6 +32,12 @@ Two modes: ``pegasos_gram`` on a stored Gram matrix (compiled loop) and
 row of i restricted to the samples with beta_j > 0, through ``kernel._block``).
 ``pegasos_ref`` (in :mod:`._reference`) is the numpy twin of the compiled loop.
 Pure numerics.
+
+References
+----------
+Shalev-Shwartz, S., Singer, Y., Srebro, N. and Cotter, A. (2011). Pegasos:
+primal estimated sub-gradient solver for SVM. Mathematical Programming
+127(1), 3-30.
 """
 
 from __future__ import annotations

@@ -31,6 +31,14 @@ have or a gradient reconstruction, keeping its whole state in small arrays.
 ``smo_ref`` (in :mod:`._reference`) is the plain-numpy twin (same algorithm,
 same tie-breaking), for tests. Pure numerics: no validation of user input, no
 printing.
+
+References
+----------
+Fan, R.-E., Chen, P.-H. and Lin, C.-J. (2005). Working set selection using
+second order information for training support vector machines. Journal of
+Machine Learning Research 6, 1889-1918.
+Chang, C.-C. and Lin, C.-J. (2011). LIBSVM: a library for support vector
+machines. ACM Transactions on Intelligent Systems and Technology 2(3), 27.
 """
 
 from __future__ import annotations
