@@ -42,7 +42,7 @@ import numpy as np
 from _common import alternate, parse_args, print_table, timed, write_json
 
 from kernelkit import gram
-from kernelkit._compiled_strings import subsequence_brute, subsequence_pair_ref
+from kernelkit._compiled._reference import subsequence_brute, subsequence_pair_ref
 from kernelkit.datasets import load_dna_splice, load_sms_spam
 from kernelkit.kernels import Spectrum, Subsequence
 

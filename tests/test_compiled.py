@@ -9,6 +9,7 @@ from sklearn.metrics.pairwise import (laplacian_kernel, polynomial_kernel, rbf_k
                                       sigmoid_kernel)
 
 from kernelkit import _compiled as C
+from kernelkit._compiled import _reference as R
 
 RTOL = {np.float64: 1e-12, np.float32: 1e-6}
 DTYPES = [np.float64, np.float32]
@@ -47,7 +48,7 @@ FROM_BLOCK = ALL[:7]  # functions whose first argument may be overwritten
 
 def _compare(name, args, out, dtype):
     got = getattr(C, name)(*args, out)
-    want = getattr(C, name + "_ref")(*args, np.empty(out.shape, dtype))
+    want = getattr(R, name + "_ref")(*args, np.empty(out.shape, dtype))
     assert got is out
     assert got.dtype == dtype
     np.testing.assert_allclose(got, want, rtol=RTOL[dtype], atol=0, equal_nan=True)
@@ -73,7 +74,7 @@ def test_matches_ref_out_of_place(name, dtype, shape):
 def test_matches_ref_in_place(name, dtype):
     X, Y = _data(41, 19, 6, dtype)
     args = _inner_args(name, X, Y)
-    want = getattr(C, name + "_ref")(*args, np.empty((41, 19), dtype))
+    want = getattr(R, name + "_ref")(*args, np.empty((41, 19), dtype))
     G = args[0]
     got = getattr(C, name)(*args, G)
     assert got is G
@@ -100,8 +101,8 @@ def test_shifted_diagonal_exact(name, diag_value, offset, n_cols, in_place, dtyp
     G, xx, yy, *rest = _inner_args(name, Xb, Yb)
     rest[-1] = offset
     args = (G, xx, yy, *rest)
-    no_diag = getattr(C, name + "_ref")(*args[:-1], -1, np.empty(G.shape, dtype))
-    want = getattr(C, name + "_ref")(*args, np.empty(G.shape, dtype))
+    no_diag = getattr(R, name + "_ref")(*args[:-1], -1, np.empty(G.shape, dtype))
+    want = getattr(R, name + "_ref")(*args, np.empty(G.shape, dtype))
     got = getattr(C, name)(*args, G if in_place else np.empty(G.shape, dtype))
     np.testing.assert_array_equal(got, want) if dtype is np.float32 else \
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
@@ -138,10 +139,10 @@ def test_negative_round_off_distance_is_clamped(dtype):
     if dtype is np.float32:
         G = np.nextafter(G, np.float32(np.inf))
     assert np.all(xx[:, None] + yy[None, :] - 2.0 * G.astype(np.float64) < 0)
-    for fn in (C.rbf_from_inner, C.rbf_from_inner_ref):
+    for fn in (C.rbf_from_inner, R.rbf_from_inner_ref):
         k = fn(G, xx, yy, 3.0, -1, np.empty(G.shape, dtype))
         assert np.all(k == 1.0)
-    for fn in (C.sqdist_from_inner, C.sqdist_from_inner_ref):
+    for fn in (C.sqdist_from_inner, R.sqdist_from_inner_ref):
         d = fn(G, xx, yy, -1, np.empty(G.shape, dtype))
         assert np.all(d == 0.0) and not np.any(np.signbit(d))
 
@@ -150,7 +151,7 @@ def test_nan_propagates():
     X, Y = _data(5, 6, 2, np.float64)
     G, xx, yy, gamma, off = _inner_args("rbf_from_inner", X, Y)
     G[2, 3] = np.nan
-    for fn in (C.rbf_from_inner, C.rbf_from_inner_ref):
+    for fn in (C.rbf_from_inner, R.rbf_from_inner_ref):
         k = fn(G, xx, yy, gamma, off, np.empty(G.shape))
         assert np.isnan(k[2, 3]) and np.isnan(k).sum() == 1
 
@@ -171,7 +172,7 @@ def test_integer_degree_rejects_fraction():
 
 def test_float_power_of_negative_base_is_nan_like_numpy():
     G = np.array([[-2.0, -1.0, 0.0, 1.0, 2.0]])
-    for fn in (C.powf_from_inner, C.powf_from_inner_ref):
+    for fn in (C.powf_from_inner, R.powf_from_inner_ref):
         frac = fn(G, 1.0, 0.0, 0.5, np.empty(G.shape))
         assert np.isnan(frac[0, :2]).all()
         np.testing.assert_allclose(frac[0, 2:], [0.0, 1.0, math.sqrt(2)], rtol=1e-15)
@@ -202,8 +203,15 @@ def test_argument_checks():
 def test_import_compiles_nothing():
     import subprocess
     import sys
-    code = ("import kernelkit._compiled as C; "
-            "fs = [getattr(C, '_' + n) for n in C.__all__ if not n.endswith('_ref')]; "
+    # every numba dispatcher of every module of the package (importing kernelkit
+    # first: it must not compile any of them either)
+    code = ("import kernelkit, pkgutil, importlib, numba.core.registry as r; "
+            "import kernelkit._compiled as C; "
+            "ms = [importlib.import_module('kernelkit._compiled.' + m.name) "
+            "for m in pkgutil.iter_modules(C.__path__)]; "
+            "fs = [f for m in ms for f in vars(m).values() "
+            "if isinstance(f, r.CPUDispatcher)]; "
+            "assert len(fs) >= 15, len(fs); "
             "assert all(not f.signatures for f in fs), [f for f in fs if f.signatures]")
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -225,21 +233,21 @@ def test_refs_of_distance_kernels_brute_force():
     ca = np.array([[math.prod(1 / (1 + 0.8 ** 2 * (X[i, k] - Y[j, k]) ** 2)
                               for k in range(2)) for j in range(3)] for i in range(4)])
     out = np.empty((4, 3))
-    np.testing.assert_allclose(C.sqdist_from_inner_ref(G, xx, yy, -1, out), sq, rtol=1e-12)
+    np.testing.assert_allclose(R.sqdist_from_inner_ref(G, xx, yy, -1, out), sq, rtol=1e-12)
     want = np.vectorize(lambda s: math.exp(-0.4 * s))(sq)
-    np.testing.assert_allclose(C.rbf_from_inner_ref(G, xx, yy, 0.4, -1, out), want, rtol=1e-12)
-    np.testing.assert_allclose(C.rbf_from_inner_ref(G, xx, yy, 0.4, -1, out),
+    np.testing.assert_allclose(R.rbf_from_inner_ref(G, xx, yy, 0.4, -1, out), want, rtol=1e-12)
+    np.testing.assert_allclose(R.rbf_from_inner_ref(G, xx, yy, 0.4, -1, out),
                                rbf_kernel(X, Y, gamma=0.4), rtol=1e-12)
     want = np.vectorize(lambda s: math.exp(-0.4 * s))(l1)
-    np.testing.assert_allclose(C.l1_exp_ref(X, Y, 0.4, out), want, rtol=1e-12)
-    np.testing.assert_allclose(C.l1_exp_ref(X, Y, 0.4, out),
+    np.testing.assert_allclose(R.l1_exp_ref(X, Y, 0.4, out), want, rtol=1e-12)
+    np.testing.assert_allclose(R.l1_exp_ref(X, Y, 0.4, out),
                                laplacian_kernel(X, Y, gamma=0.4), rtol=1e-12)
-    np.testing.assert_allclose(C.cauchy_ref(X, Y, 0.8, out), ca, rtol=1e-12)
+    np.testing.assert_allclose(R.cauchy_ref(X, Y, 0.8, out), ca, rtol=1e-12)
     # exact diagonal of the twin: rows 1:4 of Z's Gram matrix
     Z = np.vstack([X, X[:1]])
     Gz = Z[1:4] @ Z.T
     zz = (Z * Z).sum(1)
-    k = C.rbf_from_inner_ref(Gz, zz[1:4], zz, 0.4, 1, np.empty((3, 5)))
+    k = R.rbf_from_inner_ref(Gz, zz[1:4], zz, 0.4, 1, np.empty((3, 5)))
     assert k[0, 1] == k[1, 2] == k[2, 3] == 1.0
 
 
@@ -249,25 +257,25 @@ def test_refs_of_inner_product_kernels_brute_force():
                   for i in range(4)])
     out = np.empty((4, 3))
     b = 0.6 * G + 0.5
-    np.testing.assert_allclose(C.poly_from_inner_ref(G, 0.6, 0.5, 3, out),
+    np.testing.assert_allclose(R.poly_from_inner_ref(G, 0.6, 0.5, 3, out),
                                np.vectorize(lambda t: t ** 3)(b), rtol=1e-12)
-    np.testing.assert_allclose(C.poly_from_inner_ref(G, 0.6, 0.5, 3, out),
+    np.testing.assert_allclose(R.poly_from_inner_ref(G, 0.6, 0.5, 3, out),
                                polynomial_kernel(X, Y, degree=3, gamma=0.6, coef0=0.5),
                                rtol=1e-12)
-    np.testing.assert_allclose(C.poly_from_inner_ref(G, 0.6, 0.5, -2, out),
+    np.testing.assert_allclose(R.poly_from_inner_ref(G, 0.6, 0.5, -2, out),
                                np.vectorize(lambda t: t ** -2)(b), rtol=1e-12)
     want = np.vectorize(lambda t: math.pow(t, 1.5) if t >= 0 else math.nan)(b)
-    np.testing.assert_allclose(C.powf_from_inner_ref(G, 0.6, 0.5, 1.5, out), want,
+    np.testing.assert_allclose(R.powf_from_inner_ref(G, 0.6, 0.5, 1.5, out), want,
                                rtol=1e-12, equal_nan=True)
-    np.testing.assert_allclose(C.tanh_from_inner_ref(G, 0.6, 0.5, out),
+    np.testing.assert_allclose(R.tanh_from_inner_ref(G, 0.6, 0.5, out),
                                np.vectorize(math.tanh)(b), rtol=1e-12)
-    np.testing.assert_allclose(C.tanh_from_inner_ref(G, 0.6, 0.5, out),
+    np.testing.assert_allclose(R.tanh_from_inner_ref(G, 0.6, 0.5, out),
                                sigmoid_kernel(X, Y, gamma=0.6, coef0=0.5), rtol=1e-12)
-    np.testing.assert_allclose(C.exp_scaled_ref(G, -0.7, out),
+    np.testing.assert_allclose(R.exp_scaled_ref(G, -0.7, out),
                                np.vectorize(lambda t: math.exp(-0.7 * t))(G), rtol=1e-12)
     fr, fc = np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.5, -1.0, 2.0])
     want = np.array([[fr[i] * G[i, j] * fc[j] for j in range(3)] for i in range(4)])
-    np.testing.assert_allclose(C.scale_add_rows_cols_ref(G, fr, fc, out), want, rtol=1e-15)
+    np.testing.assert_allclose(R.scale_add_rows_cols_ref(G, fr, fc, out), want, rtol=1e-15)
 
 
 def test_refs_accept_float32_and_round_once():
@@ -275,7 +283,7 @@ def test_refs_accept_float32_and_round_once():
     G = X @ Y.T
     out = np.empty((4, 3), np.float32)
     want = np.exp(-0.3 * G.astype(np.float64)).astype(np.float32)
-    np.testing.assert_array_equal(C.exp_scaled_ref(G, -0.3, out), want)
+    np.testing.assert_array_equal(R.exp_scaled_ref(G, -0.3, out), want)
 
 
 def test_exp_within_one_ulp_of_numpy_over_the_whole_range():
@@ -297,7 +305,8 @@ def test_exp_within_one_ulp_of_numpy_over_the_whole_range():
 @pytest.mark.parametrize("n", [1, 5, 63, 64, 65, 200])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_mirror_lower_matches_twin_and_brute_force(n, dtype):
-    from kernelkit._compiled import mirror_lower, mirror_lower_ref
+    from kernelkit._compiled import mirror_lower
+    from kernelkit._compiled._reference import mirror_lower_ref
 
     rng = np.random.default_rng(n)
     A = rng.normal(size=(n, n)).astype(dtype)
@@ -313,7 +322,8 @@ def test_mirror_lower_matches_twin_and_brute_force(n, dtype):
 
 
 def test_row_strided_block_views_are_accepted_and_filled_in_place():
-    from kernelkit._compiled import rbf_from_inner, rbf_from_inner_ref
+    from kernelkit._compiled import rbf_from_inner
+    from kernelkit._compiled._reference import rbf_from_inner_ref
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 4))
@@ -330,7 +340,8 @@ def test_row_strided_block_views_are_accepted_and_filled_in_place():
 
 
 def test_member_sums_equals_its_numpy_twin():
-    from kernelkit._compiled import member_sums, member_sums_ref
+    from kernelkit._compiled import member_sums
+    from kernelkit._compiled._reference import member_sums_ref
 
     rng = np.random.default_rng(0)
     for K in (rng.normal(size=(37, 53)), rng.normal(size=(5, 8)).astype(np.float32)):
@@ -346,7 +357,8 @@ def test_member_sums_equals_its_numpy_twin():
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_smallest_k_equals_its_numpy_twin_with_ties_and_inf(dtype):
-    from kernelkit._compiled import smallest_k, smallest_k_ref
+    from kernelkit._compiled import smallest_k
+    from kernelkit._compiled._reference import smallest_k_ref
 
     rng = np.random.default_rng(7)
     for n, m in ((1, 1), (5, 3), (40, 200)):
@@ -362,3 +374,21 @@ def test_smallest_k_equals_its_numpy_twin_with_ties_and_inf(dtype):
             np.testing.assert_array_equal(got, np.array(brute).reshape(n, k))
     with pytest.raises(ValueError, match="k must be"):
         smallest_k(np.zeros((2, 3)), 4)
+
+
+def test_smallest_k_stable_is_the_old_smallest_k_ref():
+    from kernelkit import _compiled
+
+    assert _compiled.smallest_k_ref is _compiled.smallest_k_stable  # former name kept
+    D = np.array([[3.0, 1.0, 1.0, 0.0, np.inf]])
+    np.testing.assert_array_equal(_compiled.smallest_k_stable(D, 3), [[3, 1, 2]])
+
+
+def test_production_code_does_not_import_the_twins():
+    import subprocess
+    import sys
+    code = ("import sys, kernelkit, kernelkit.models, kernelkit.solvers, kernelkit.features, "
+            "kernelkit.diagnostics, kernelkit.kernels; "
+            "bad = [m for m in sys.modules if m.endswith('._reference')]; "
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -108,3 +108,15 @@ def test_effective_dimension_against_direct_solve():
     assert effective_dimension(np.eye(4), 0.25) == pytest.approx(2.0)
     with pytest.raises(ValueError, match="lam"):
         effective_dimension(K, 0.0)
+
+
+def test_every_public_name_is_exported_by_the_package():
+    import importlib
+
+    import kernelkit.diagnostics as diagnostics
+
+    for module in ("gram_matrix", "approximation", "bounds"):
+        mod = importlib.import_module(f"kernelkit.diagnostics.{module}")
+        for name in mod.__all__:
+            assert name in diagnostics.__all__ and getattr(diagnostics, name) is getattr(mod, name)
+    assert sorted(diagnostics.__all__) == sorted(set(diagnostics.__all__))

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from kernelkit import gram, parse_kernel
-from kernelkit._compiled_strings import (encode, subsequence_block, subsequence_block_ref,
-                                         subsequence_brute, subsequence_pair,
-                                         subsequence_pair_ref, subsequence_polynomial,
-                                         subsequence_self)
+from kernelkit._compiled import (encode, subsequence_block, subsequence_pair,
+                                 subsequence_self)
+from kernelkit._compiled._reference import (subsequence_block_ref, subsequence_brute,
+                                            subsequence_pair_ref, subsequence_polynomial)
 from kernelkit.features import ExplicitFeatures, RandomFourierFeatures
 from kernelkit.kernels import (RBF, Constant, Exp, Linear, Spectrum, Subsequence, Sum,
                                WeightedDegree, kernel_from_dict)

@@ -5,8 +5,8 @@ import pytest
 
 from kernelkit.datasets import load_banana
 from kernelkit.kernels import RBF
-from kernelkit.solvers.pegasos import (draw_indices, pegasos_gram, pegasos_kernel,
-                                       pegasos_ref)
+from kernelkit.solvers._reference import pegasos_ref
+from kernelkit.solvers.pegasos import draw_indices, pegasos_gram, pegasos_kernel
 from kernelkit.solvers.smo import smo_gram
 
 

@@ -8,9 +8,9 @@ from kernelkit.gram import gram
 from kernelkit.kernels import RBF, Polynomial
 from kernelkit.solvers.losses import get_loss
 from kernelkit.solvers.ridge import dual_ridge
+from kernelkit.solvers._reference import sgd_u_steps_ref, sgd_w_steps_ref
 from kernelkit.solvers.sgd import (STRATEGIES, _new_state, default_eta0, sgd, sgd_order,
-                                   sgd_step_sizes, sgd_u_steps, sgd_u_steps_ref, sgd_w_steps,
-                                   sgd_w_steps_ref)
+                                   sgd_step_sizes, sgd_u_steps, sgd_w_steps)
 
 LOSSES = ["squared", "logistic", "hinge", "squared_hinge", "huber"]
 

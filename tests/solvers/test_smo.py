@@ -6,7 +6,8 @@ from sklearn.svm import SVC
 
 from kernelkit.datasets import load_banana
 from kernelkit.kernels import RBF, Sigmoid
-from kernelkit.solvers.smo import smo_gram, smo_kernel, smo_ref
+from kernelkit.solvers._reference import smo_ref
+from kernelkit.solvers.smo import smo_gram, smo_kernel
 
 
 @pytest.fixture(scope="module")

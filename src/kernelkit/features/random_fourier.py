@@ -53,7 +53,7 @@ _CHOICES = {"variant": ("cos_bias", "paired", "orthogonal"), "dtype": ("float64"
 def _gaussian_of(density):
     """(gamma, scale) when ``density`` is a (scaled) Gaussian, else None."""
     factor = 1.0
-    while isinstance(density, spectral.Scaled):
+    while isinstance(density, spectral.ScaledDensity):
         factor *= density.factor
         density = density.inner
     if isinstance(density, spectral.Gaussian):

@@ -75,7 +75,22 @@ class _Binary(Kernel):
 
 
 class Sum(_Binary):
-    """k1(x, y) + k2(x, y). Random features: a mixture of the two spectral densities."""
+    """k1(x, y) + k2(x, y). Random features: a mixture of the two spectral densities.
+
+    Examples
+    --------
+    ``+`` builds it; the Gram matrix is the sum of the two (RBF: exp(-1) off the
+    diagonal; Linear: x'y).
+
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RBF, Linear
+    >>> k = RBF(gamma=0.5) + Linear()
+    >>> k
+    RBF(gamma=0.5) + Linear()
+    >>> np.round(k(np.array([[0.0, 0.0], [1.0, 1.0]])), 4)
+    array([[1.    , 0.3679],
+           [0.3679, 3.    ]])
+    """
 
     _symbol = "+"
 
@@ -92,7 +107,22 @@ class Sum(_Binary):
 
 
 class Product(_Binary):
-    """k1(x, y) * k2(x, y) (the Schur product theorem keeps it PSD)."""
+    """k1(x, y) * k2(x, y) (the Schur product theorem keeps it PSD).
+
+    Examples
+    --------
+    ``*`` builds it; the Gram matrix is the elementwise product of the two
+    (RBF: exp(-1) off the diagonal; Polynomial: (x'y + 1)^2).
+
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RBF, Polynomial
+    >>> k = RBF(gamma=0.5) * Polynomial(degree=2)
+    >>> k
+    RBF(gamma=0.5) * Polynomial(degree=2)
+    >>> np.round(k(np.array([[0.0, 0.0], [1.0, 1.0]])), 4)
+    array([[1.    , 0.3679],
+           [0.3679, 9.    ]])
+    """
 
     _symbol = "*"
 
@@ -138,6 +168,19 @@ class Scaled(_Unary):
     k : Kernel
     scale : float
         Non-negative factor (a negative one would break positive semi-definiteness).
+
+    Examples
+    --------
+    A number times a kernel builds it:
+
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RBF, Scaled
+    >>> k = 2 * RBF(gamma=0.5)
+    >>> k, isinstance(k, Scaled)
+    (2.0 * RBF(gamma=0.5), True)
+    >>> np.round(k(np.array([[0.0, 0.0], [1.0, 1.0]])), 4)
+    array([[2.    , 0.7358],
+           [0.7358, 2.    ]])
     """
 
     def __init__(self, k, scale):
@@ -166,7 +209,7 @@ class Scaled(_Unary):
         return self.scale * self.k._diag(X)
 
     def spectral_density(self):
-        return spectral.Scaled(self.k.spectral_density(), float(self.scale))
+        return spectral.ScaledDensity(self.k.spectral_density(), float(self.scale))
 
 
 class Power(_Unary):
@@ -181,6 +224,18 @@ class Power(_Unary):
     k : Kernel
     exponent : int or float
         Positive exponent.
+
+    Examples
+    --------
+    ``**`` builds it:
+
+    >>> import numpy as np
+    >>> from kernelkit.kernels import Linear
+    >>> k = Linear() ** 2
+    >>> k
+    (Linear()) ** 2
+    >>> k(np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]]))  # (1*3 + 2*4)^2
+    array([[121.]])
     """
 
     def __init__(self, k, exponent):
@@ -236,6 +291,14 @@ class Exp(_Unary):
     Parameters
     ----------
     k : Kernel
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import Exp, Linear
+    >>> np.round(Exp(Linear())(np.array([[0.0, 0.0], [1.0, 1.0]])), 4)  # exp(x'y)
+    array([[1.    , 1.    ],
+           [1.    , 7.3891]])
     """
 
     def __init__(self, k):
@@ -278,6 +341,18 @@ class Warped(_Unary):
     f : callable
         Maps an (n, d) array (or a list of n objects) to n real numbers.
         Kernels with a Python callable cannot be written to model files.
+
+    Examples
+    --------
+    Warping exp(x'y) by f(x) = exp(-||x||^2 / 2) gives the Gaussian kernel
+    exp(-||x - y||^2 / 2):
+
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RBF, Exp, Linear, Warped
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0]])
+    >>> k = Warped(Exp(Linear()), lambda Z: np.exp(-0.5 * (Z ** 2).sum(axis=1)))
+    >>> bool(np.allclose(k(X), RBF(gamma=0.5)(X)))
+    True
     """
 
     def __init__(self, k, f):
@@ -325,6 +400,18 @@ class Composed(Kernel):
         Maps a batch of inputs (an (n, d) array, or a list of n objects) to a
         batch that ``k`` accepts. Kernels with a Python callable cannot be
         written to model files.
+
+    Examples
+    --------
+    An RBF kernel on the inputs scaled by 2 (squared distance 8 between the two
+    points: exp(-0.5 * 8) = exp(-4)):
+
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RBF, Composed
+    >>> k = Composed(RBF(gamma=0.5), lambda Z: 2 * Z)
+    >>> np.round(k(np.array([[0.0, 0.0], [1.0, 1.0]])), 4)
+    array([[1.    , 0.0183],
+           [0.0183, 1.    ]])
     """
 
     input_kind = "any"
@@ -367,6 +454,16 @@ class Bilinear(Kernel):
     ----------
     A : array-like of shape (n_features, n_features)
         Checked symmetric and PSD (smallest eigenvalue >= -1e-10 * largest).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import Bilinear
+    >>> k = Bilinear(np.diag([1.0, 2.0]))
+    >>> k
+    Bilinear(A=[[1.0, 0.0], [0.0, 2.0]])
+    >>> k(np.array([[1.0, 1.0]]), np.array([[3.0, 4.0]]))  # 1*3 + 2*1*4
+    array([[11.]])
     """
 
     def __init__(self, A):

@@ -27,7 +27,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 __all__ = ["SpectralDensity", "Gaussian", "CauchyDensity", "LaplaceDensity", "Dirac",
-           "Mixture", "Convolution"]
+           "ScaledDensity", "Mixture", "Convolution"]
 
 
 class SpectralDensity:
@@ -101,8 +101,12 @@ class Dirac(SpectralDensity):
 
 
 @dataclass(frozen=True)
-class Scaled(SpectralDensity):
-    """The density of ``c * k``: that of k, with scale multiplied by c."""
+class ScaledDensity(SpectralDensity):
+    """The density of ``c * k``: that of k, with scale multiplied by c.
+
+    (Not the kernel :class:`kernelkit.kernels.Scaled`, whose spectral density
+    this is.)
+    """
 
     inner: SpectralDensity
     factor: float
@@ -113,6 +117,10 @@ class Scaled(SpectralDensity):
 
     def _sample(self, d, D, rng):
         return self.inner._sample(d, D, rng)
+
+
+#: Former name of :class:`ScaledDensity` (it shared its name with the kernel ``Scaled``).
+Scaled = ScaledDensity
 
 
 @dataclass(frozen=True)

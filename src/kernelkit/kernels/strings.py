@@ -99,12 +99,12 @@ class Subsequence(_StringKernel):
         return int(self.p), float(self.decay), bool(self.all_lengths)
 
     def _self_values(self, X):
-        from .._compiled_strings import encode, subsequence_self
+        from .._compiled import encode, subsequence_self
 
         return subsequence_self(*encode(X), *self._args())
 
     def _block_into(self, X, Y, diag_offset, out):
-        from .._compiled_strings import encode, subsequence_block
+        from .._compiled import encode, subsequence_block
 
         if len(X) == 0 or len(Y) == 0:
             return
@@ -191,7 +191,7 @@ def kmer_counts(X, k, Y=None, *, positional=False):
     """
     import scipy.sparse as sp
 
-    from .._compiled_strings import encode
+    from .._compiled import encode
 
     parts = [X] if Y is None else [X, Y]
     codes, offsets = encode([s for part in parts for s in part])

@@ -87,6 +87,14 @@ class Polynomial(Kernel):
         Scale of the inner product, > 0.
     coef0 : float, default=1.0
         Offset; ``coef0 >= 0`` keeps the kernel positive semi-definite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import Polynomial
+    >>> k = Polynomial(degree=2, gamma=1.0, coef0=1.0)
+    >>> k(np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]]))  # (1*3 + 2*4 + 1)^2
+    array([[144.]])
     """
 
     def __init__(self, degree=3, gamma=1.0, coef0=1.0):
@@ -131,6 +139,19 @@ class RBF(Kernel):
     product), in float64, on inputs shifted by the mean of Y, clamped at 0; the
     diagonal of a symmetric Gram matrix is exactly 1. Its spectral density is
     normal with covariance 2 gamma I.
+
+    Examples
+    --------
+    Two points at squared distance 2: exp(-0.5 * 2) = exp(-1) off the diagonal.
+
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RBF
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0]])
+    >>> np.round(RBF(gamma=0.5)(X), 4)
+    array([[1.    , 0.3679],
+           [0.3679, 1.    ]])
+    >>> RBF(length_scale=1.0)
+    RBF(length_scale=1.0)
     """
 
     def __init__(self, gamma=None, length_scale=None):
@@ -219,6 +240,17 @@ class Laplacian(_Stationary):
     ----------
     gamma : float, default=1.0
         Inverse width, > 0.
+
+    Examples
+    --------
+    Two points at L1 distance 2: exp(-0.5 * 2) = exp(-1) off the diagonal.
+
+    >>> import numpy as np
+    >>> from kernelkit.kernels import Laplacian
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0]])
+    >>> np.round(Laplacian(gamma=0.5)(X), 4)
+    array([[1.    , 0.3679],
+           [0.3679, 1.    ]])
     """
 
     _loop = "l1_exp"
@@ -237,6 +269,16 @@ class Cauchy(_Stationary):
     ----------
     gamma : float, default=1.0
         Inverse width, > 0.
+
+    Examples
+    --------
+    Two points differing by 1 in each of two coordinates: (1 / (1 + 1))^2 = 0.25.
+
+    >>> import numpy as np
+    >>> from kernelkit.kernels import Cauchy
+    >>> Cauchy(gamma=1.0)(np.array([[0.0, 0.0], [1.0, 1.0]]))
+    array([[1.  , 0.25],
+           [0.25, 1.  ]])
     """
 
     _loop = "cauchy"
@@ -259,6 +301,17 @@ class Sigmoid(Kernel):
         Scale of the inner product, > 0.
     coef0 : float, default=0.0
         Offset.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import Sigmoid
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0]])
+    >>> np.round(Sigmoid(gamma=0.5, coef0=0.0)(X), 4)  # tanh(0.5 * x'y)
+    array([[0.    , 0.    ],
+           [0.    , 0.7616]])
+    >>> Sigmoid().is_psd
+    False
     """
 
     def __init__(self, gamma=1.0, coef0=0.0):
@@ -285,7 +338,17 @@ class Sigmoid(Kernel):
 
 
 class KroneckerDelta(Kernel):
-    """The Kronecker delta kernel: k(x, y) = 1 if x == y (every feature equal), else 0."""
+    """The Kronecker delta kernel: k(x, y) = 1 if x == y (every feature equal), else 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import KroneckerDelta
+    >>> KroneckerDelta()(np.array([[0.0], [1.0], [0.0]]))
+    array([[1., 0., 1.],
+           [0., 1., 0.],
+           [1., 0., 1.]])
+    """
 
     def __init__(self):
         pass
@@ -308,6 +371,16 @@ class Constant(Kernel):
     ----------
     value : float, default=1.0
         The constant, >= 0 so that the kernel is positive semi-definite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import Constant, Linear
+    >>> Constant(2.0)(np.array([[0.0, 0.0], [1.0, 1.0]]))
+    array([[2., 2.],
+           [2., 2.]])
+    >>> Linear() + 2.0
+    Linear() + Constant(value=2.0)
     """
 
     input_kind = "any"

@@ -217,6 +217,16 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
     cluster stays defined. Sample weights enter the means, the inertia and
     the k-means++ draws.
 
+    References
+    ----------
+    Dhillon, I. S., Guan, Y. and Kulis, B. (2004). Kernel k-means, spectral
+    clustering and normalized cuts. Proceedings of the 10th ACM SIGKDD
+    International Conference on Knowledge Discovery and Data Mining (KDD),
+    551-556.
+    Arthur, D. and Vassilvitskii, S. (2007). k-means++: the advantages of
+    careful seeding. Proceedings of the 18th ACM-SIAM Symposium on Discrete
+    Algorithms (SODA), 1027-1035.
+
     Examples
     --------
     >>> import numpy as np

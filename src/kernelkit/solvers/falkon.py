@@ -24,6 +24,12 @@ results summed in float64. With float32, K_MM and the preconditioner's two
 Cholesky factorisations and triangular product run in float32 too (about
 half the time of float64, the M^3 part of a large fit); the factors are
 cast to float64 for the iterations' triangular solves. Pure numerics: no estimator, no printing.
+
+References
+----------
+Rudi, A., Carratino, L. and Rosasco, L. (2017). FALKON: an optimal large
+scale kernel method. Advances in Neural Information Processing Systems 30
+(NeurIPS 2017).
 """
 
 from __future__ import annotations

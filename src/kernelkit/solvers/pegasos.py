@@ -30,7 +30,14 @@ Each step then costs one kernel-row product, not O(n) for the average.
 Two modes: ``pegasos_gram`` on a stored Gram matrix (compiled loop) and
 ``pegasos_kernel`` computing the kernel values a step needs on the fly (the
 row of i restricted to the samples with beta_j > 0, through ``kernel._block``).
-``pegasos_ref`` is the numpy twin of the compiled loop. Pure numerics.
+``pegasos_ref`` (in :mod:`._reference`) is the numpy twin of the compiled loop.
+Pure numerics.
+
+References
+----------
+Shalev-Shwartz, S., Singer, Y., Srebro, N. and Cotter, A. (2011). Pegasos:
+primal estimated sub-gradient solver for SVM. Mathematical Programming
+127(1), 3-30.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-__all__ = ["PegasosResult", "pegasos_gram", "pegasos_kernel", "pegasos_ref", "draw_indices"]
+__all__ = ["PegasosResult", "pegasos_gram", "pegasos_kernel", "draw_indices"]
 
 
 @dataclass(frozen=True)
@@ -101,7 +108,7 @@ def _pegasos_loop(K, y, s, lam, idx, beta, acc, h):
     return H
 
 
-def _prep(y, C, sample_weight, T):
+def _labels_weights_and_lambda(y, C, sample_weight, T):
     y = np.ascontiguousarray(y, dtype=np.float64)
     n = y.shape[0]
     s = np.ones(n) if sample_weight is None else np.ascontiguousarray(sample_weight, np.float64)
@@ -131,31 +138,12 @@ def pegasos_gram(K, y, C, n_iter, *, sample_weight=None, random_state=None):
     PegasosResult
     """
     K = np.ascontiguousarray(K, dtype=np.float64)
-    y, s, lam, T = _prep(y, C, sample_weight, n_iter)
+    y, s, lam, T = _labels_weights_and_lambda(y, C, sample_weight, n_iter)
     idx = draw_indices(len(y), T, random_state)
     n = len(y)
     beta, acc, h = np.zeros(n), np.zeros(n), np.zeros(n)
     H_T = _pegasos_loop(K, y, s, lam, idx, beta, acc, h)
     return _finish(beta, acc, h, H_T, lam, T)
-
-
-def pegasos_ref(K, y, C, n_iter, *, sample_weight=None, random_state=None):
-    """Plain-numpy twin of :func:`pegasos_gram` (same draws, same arithmetic)."""
-    K = np.asarray(K, dtype=np.float64)
-    y, s, lam, T = _prep(y, C, sample_weight, n_iter)
-    idx = draw_indices(len(y), T, random_state)
-    n = len(y)
-    beta, acc, h = np.zeros(n), np.zeros(n), np.zeros(n)
-    H = 0.0
-    for t in range(1, T + 1):
-        i = idx[t - 1]
-        z = K[i] @ (beta * y)
-        if y[i] * z / (lam * t) < 1.0:
-            acc[i] += beta[i] * (H - h[i])
-            h[i] = H
-            beta[i] += s[i]
-        H += 1.0 / t
-    return _finish(beta, acc, h, H, lam, T)
 
 
 def pegasos_kernel(kernel, X, y, C, n_iter, *, sample_weight=None, random_state=None):
@@ -169,7 +157,7 @@ def pegasos_kernel(kernel, X, y, C, n_iter, *, sample_weight=None, random_state=
     and ``X`` (its validated inputs) in place of ``K``.
     """
     Xp, _ = kernel._prepare(X, X)
-    y, s, lam, T = _prep(y, C, sample_weight, n_iter)
+    y, s, lam, T = _labels_weights_and_lambda(y, C, sample_weight, n_iter)
     idx = draw_indices(len(y), T, random_state)
     n = len(y)
     beta, acc, h = np.zeros(n), np.zeros(n), np.zeros(n)

@@ -34,7 +34,8 @@ Implementation notes
   (Bottou's; with eta0 <= 1/(curvature * max ||psi||^2) every step is stable);
   ``schedule="pegasos"``: eta_t = 1 / (lam (t + 1)) (Shalev-Shwartz et al.).
 - The loops of the cached strategies are compiled (numba, lazily, on first
-  call); each has a plain-numpy twin ``*_ref`` used by the tests.
+  call); each has a plain-numpy twin ``*_ref`` (in :mod:`._reference`) used by
+  the tests.
 
 Pure numerics: no validation, no printing.
 """
@@ -50,7 +51,7 @@ from ..kernels.base import rows_per_block
 from .losses import get_loss
 
 __all__ = ["SGDResult", "sgd", "sgd_order", "sgd_step_sizes", "default_eta0", "LOSS_CODES",
-           "sgd_w_steps", "sgd_w_steps_ref", "sgd_u_steps", "sgd_u_steps_ref"]
+           "sgd_w_steps", "sgd_u_steps"]
 
 STRATEGIES = ("features_on_the_fly", "features_cached", "kernel_on_the_fly", "gram_cached")
 
@@ -144,6 +145,9 @@ def _dloss(code, z, y, eps):
 
 # The state vector shared by the compiled loops and their twins:
 # [scale, a_scale (gamma), B, n_averaged]; w = scale v, wbar = gamma a + B v.
+_SCALE, _AVG_A_SCALE, _AVG_B, _N_AVERAGED = range(4)
+
+
 def _new_state():
     return np.array([1.0, 1.0, 0.0, 0.0])
 
@@ -153,34 +157,34 @@ def _avg_update(state, a, v, t, avg_start):
     # After the step: wbar <- (1 - mu) wbar + mu w with mu = 1/k.
     if t < avg_start:
         return
-    state[3] += 1.0
-    k = state[3]
+    state[_N_AVERAGED] += 1.0
+    k = state[_N_AVERAGED]
     if k == 1.0:
-        state[2] = state[0]  # a == 0 so far: wbar = scale v = w
+        state[_AVG_B] = state[_SCALE]  # a == 0 so far: wbar = scale v = w
         return
     mu = 1.0 / k
-    state[1] *= 1.0 - mu
-    state[2] = (1.0 - mu) * state[2] + mu * state[0]
-    if state[1] < _TINY:
-        a *= state[1]
-        state[1] = 1.0
+    state[_AVG_A_SCALE] *= 1.0 - mu
+    state[_AVG_B] = (1.0 - mu) * state[_AVG_B] + mu * state[_SCALE]
+    if state[_AVG_A_SCALE] < _TINY:
+        a *= state[_AVG_A_SCALE]
+        state[_AVG_A_SCALE] = 1.0
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _shrink(state, v, a, eta, lam):
-    s = state[0] * (1.0 - eta * lam)
+    s = state[_SCALE] * (1.0 - eta * lam)
     if abs(s) < _RENORM:
         # Renormalise (O(dim), rare: the "optimal" schedule's scale decays only
         # like 1/(1 + eta0 lam t)). First fold B v into the average's vector part,
         # so that gamma a + B v never cancels catastrophically (v ~ w / scale grows
         # as the scale decays); a step with eta lam = 1 (Pegasos' first) zeroes w.
-        c = state[2] / state[1]
+        c = state[_AVG_B] / state[_AVG_A_SCALE]
         for j in range(v.shape[0]):
             a[j] += c * v[j]
             v[j] *= s
-        state[2] = 0.0
+        state[_AVG_B] = 0.0
         s = 1.0
-    state[0] = s
+    state[_SCALE] = s
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -191,13 +195,13 @@ def _sgd_w_steps(Z, rows, y, etas, lam, code, eps, v, a, state, t0, avg_start):
         f = 0.0
         for j in range(D):
             f += Z[r, j] * v[j]
-        f *= state[0]
+        f *= state[_SCALE]
         g = _dloss(code, f, y[s], eps)
         eta = etas[s]
         _shrink(state, v, a, eta, lam)
         if g != 0.0:
-            c = -eta * g / state[0]
-            ca = c * state[2] / state[1]
+            c = -eta * g / state[_SCALE]
+            ca = c * state[_AVG_B] / state[_AVG_A_SCALE]
             for j in range(D):
                 v[j] += c * Z[r, j]
                 a[j] -= ca * Z[r, j]
@@ -212,19 +216,19 @@ def _sgd_u_steps(K, rows, idx, y, etas, lam, code, eps, v, a, state, t0, avg_sta
         f = 0.0
         for j in range(n):
             f += K[r, j] * v[j]
-        f *= state[0]
+        f *= state[_SCALE]
         g = _dloss(code, f, y[s], eps)
         eta = etas[s]
         _shrink(state, v, a, eta, lam)
         if g != 0.0:
-            c = -eta * g / state[0]
+            c = -eta * g / state[_SCALE]
             i = idx[s]
             v[i] += c
-            a[i] -= c * state[2] / state[1]
+            a[i] -= c * state[_AVG_B] / state[_AVG_A_SCALE]
         _avg_update(state, a, v, t0 + s, avg_start)
 
 
-def _prep(Z, rows, y, etas):
+def _contiguous_step_inputs(Z, rows, y, etas):
     return (np.ascontiguousarray(Z, dtype=np.float64), np.ascontiguousarray(rows, np.int64),
             np.ascontiguousarray(y, np.float64), np.ascontiguousarray(etas, np.float64))
 
@@ -236,7 +240,7 @@ def sgd_w_steps(Z, rows, y, etas, lam, loss, v, a, state, t0=0, avg_start=-1):
     updated in place; ``avg_start < 0`` means no averaging.
     """
     loss = get_loss(loss)
-    Z, rows, y, etas = _prep(Z, rows, y, etas)
+    Z, rows, y, etas = _contiguous_step_inputs(Z, rows, y, etas)
     _sgd_w_steps(Z, rows, y, etas, float(lam), LOSS_CODES[loss.name], float(loss.epsilon),
                  v, a, state, int(t0), _avg(avg_start))
 
@@ -245,7 +249,7 @@ def sgd_u_steps(K, rows, idx, y, etas, lam, loss, v, a, state, t0=0, avg_start=-
     """Run SGD steps on u = state[0] v: step s uses kernel row K[rows[s]] and
     updates coordinate idx[s] (the sample's index) with label y[s]."""
     loss = get_loss(loss)
-    K, rows, y, etas = _prep(K, rows, y, etas)
+    K, rows, y, etas = _contiguous_step_inputs(K, rows, y, etas)
     _sgd_u_steps(K, rows, np.ascontiguousarray(idx, np.int64), y, etas, float(lam),
                  LOSS_CODES[loss.name], float(loss.epsilon), v, a, state, int(t0),
                  _avg(avg_start))
@@ -256,40 +260,10 @@ def _avg(avg_start):
 
 
 # --------------------------------------------------------------------------
-# twins: the textbook updates, eager (no lazy scale), for the tests
-
-def sgd_w_steps_ref(Z, rows, y, etas, lam, loss, w, wbar, k=0, t0=0, avg_start=-1):
-    """Eager SGD on w with uniform averaging; returns (w, wbar, n_averaged)."""
-    loss = get_loss(loss)
-    w, wbar = w.copy(), wbar.copy()
-    for s, r in enumerate(rows):
-        g = float(loss.derivative(Z[r] @ w, y[s]))
-        w = (1.0 - etas[s] * lam) * w - etas[s] * g * Z[r]
-        if 0 <= avg_start <= t0 + s:
-            k += 1
-            wbar = wbar + (w - wbar) / k
-    return w, wbar, k
-
-
-def sgd_u_steps_ref(K, rows, idx, y, etas, lam, loss, u, ubar, k=0, t0=0, avg_start=-1):
-    """Eager SGD on u with uniform averaging; returns (u, ubar, n_averaged)."""
-    loss = get_loss(loss)
-    u, ubar = u.copy(), ubar.copy()
-    for s, r in enumerate(rows):
-        g = float(loss.derivative(K[r] @ u, y[s]))
-        u = (1.0 - etas[s] * lam) * u
-        u[idx[s]] -= etas[s] * g
-        if 0 <= avg_start <= t0 + s:
-            k += 1
-            ubar = ubar + (u - ubar) / k
-    return u, ubar, k
-
-
-# --------------------------------------------------------------------------
 # the driver
 
 def _finish(v, a, state, averaged):
-    return state[1] * a + state[2] * v if averaged else state[0] * v
+    return state[_AVG_A_SCALE] * a + state[_AVG_B] * v if averaged else state[_SCALE] * v
 
 
 def _chunk_rows(n_cols):

@@ -28,8 +28,17 @@ Two sources of kernel rows share one compiled loop:
 
 The loop is resumable: it returns to Python when it needs a row it does not
 have or a gradient reconstruction, keeping its whole state in small arrays.
-``smo_ref`` is the plain-numpy twin (same algorithm, same tie-breaking), for
-tests. Pure numerics: no validation of user input, no printing.
+``smo_ref`` (in :mod:`._reference`) is the plain-numpy twin (same algorithm,
+same tie-breaking), for tests. Pure numerics: no validation of user input, no
+printing.
+
+References
+----------
+Fan, R.-E., Chen, P.-H. and Lin, C.-J. (2005). Working set selection using
+second order information for training support vector machines. Journal of
+Machine Learning Research 6, 1889-1918.
+Chang, C.-C. and Lin, C.-J. (2011). LIBSVM: a library for support vector
+machines. ACM Transactions on Intelligent Systems and Technology 2(3), 27.
 """
 
 from __future__ import annotations
@@ -42,7 +51,7 @@ from numba import njit
 from .. import config
 from ..kernels.base import pairwise_blocked
 
-__all__ = ["SMOResult", "smo_gram", "smo_kernel", "smo_ref", "default_max_iter",
+__all__ = ["SMOResult", "smo_gram", "smo_kernel", "default_max_iter",
            "pair_grams", "pair_grams_bytes"]
 
 TAU = 1e-12  # libsvm's replacement for a non-positive curvature a_ij
@@ -53,6 +62,9 @@ _DONE, _NEED_ROW, _NEED_RECON, _MAX_ITER = 0, 1, 2, 3
 _P_TOP, _P_SHRINK_RESUME, _P_NEED_I, _P_NEED_J, _P_FINAL_RECON = 0, 1, 2, 3, 4
 # slots of the integer state
 _PHASE, _ITER, _COUNTER, _UNSHRINK, _I, _J, _NEED, _NACT, _CLOCK, _RECHECK = range(10)
+# slots of the float state: the shrinking thresholds (libsvm's Gmax1, Gmax2), the
+# violation max -yG of the selected i, and the gap m(a) - M(a) of the last selection
+_GMAX1, _GMAX2, _GMAX_I, _GAP = range(4)
 
 
 @dataclass(frozen=True)
@@ -140,8 +152,8 @@ def _smo_loop(rows, slot_of, last_use, y, Cb, QD, alpha, G, active, istate, fsta
                                     gmax2 = -G[k]
                                 if not low and G[k] >= gmax1:
                                     gmax1 = G[k]
-                        fstate[0] = gmax1
-                        fstate[1] = gmax2
+                        fstate[_GMAX1] = gmax1
+                        fstate[_GMAX2] = gmax2
                         do_remove = True
                         if istate[_UNSHRINK] == 0 and gmax1 + gmax2 <= tol * 10.0:
                             istate[_UNSHRINK] = 1
@@ -152,8 +164,8 @@ def _smo_loop(rows, slot_of, last_use, y, Cb, QD, alpha, G, active, istate, fsta
                 do_remove = True
                 istate[_PHASE] = _P_TOP
             if do_remove:
-                gmax1 = fstate[0]
-                gmax2 = fstate[1]
+                gmax1 = fstate[_GMAX1]
+                gmax2 = fstate[_GMAX2]
                 m = 0
                 for t in range(nact):
                     k = active[t]
@@ -184,13 +196,13 @@ def _smo_loop(rows, slot_of, last_use, y, Cb, QD, alpha, G, active, istate, fsta
                     if alpha[k] > 0.0 and G[k] >= gmax:
                         gmax = G[k]
                         gi = k
-            fstate[2] = gmax
+            fstate[_GMAX_I] = gmax
             istate[_I] = gi
             phase = _P_NEED_I
             istate[_PHASE] = _P_NEED_I
         if phase == _P_NEED_I:
             gi = istate[_I]
-            gmax = fstate[2]
+            gmax = fstate[_GMAX_I]
             gj = -1
             gmax2 = -np.inf
             if gi >= 0:
@@ -228,7 +240,7 @@ def _smo_loop(rows, slot_of, last_use, y, Cb, QD, alpha, G, active, istate, fsta
                                 if od <= obj_min:
                                     gj = k
                                     obj_min = od
-            fstate[3] = gmax + gmax2
+            fstate[_GAP] = gmax + gmax2
             if gmax + gmax2 < tol or gj == -1:
                 if istate[_RECHECK] == 1 or nact == n:
                     return _DONE
@@ -456,7 +468,7 @@ class _KernelRows:
         return out
 
 
-def _prep(y, C):
+def _labels_and_bounds(y, C):
     y = np.ascontiguousarray(y, dtype=np.float64)
     Cb = np.ascontiguousarray(np.broadcast_to(np.asarray(C, dtype=np.float64), y.shape))
     return y, Cb
@@ -484,7 +496,7 @@ def smo_gram(K, y, C, *, tol=1e-3, max_iter=None, shrinking=True):
     SMOResult
     """
     K = np.ascontiguousarray(K, dtype=np.float64)
-    y, Cb = _prep(y, C)
+    y, Cb = _labels_and_bounds(y, C)
     return _drive(_GramRows(K), y, Cb, np.ascontiguousarray(np.diag(K)), tol, max_iter,
                   shrinking)
 
@@ -512,7 +524,7 @@ def smo_kernel(kernel, X, y, C, *, tol=1e-3, max_iter=None, shrinking=True, cach
     SMOResult
     """
     Xp, _ = kernel._prepare(X, X)
-    y, Cb = _prep(y, C)
+    y, Cb = _labels_and_bounds(y, C)
     n = y.shape[0]
     if cache_bytes is None:
         cache_bytes = config.get_config()["memory"] // 4
@@ -577,117 +589,3 @@ def pair_grams(kernel, X, starts):
                                             Xp[starts[b]:starts[b + 1]], -1)
                 _mirror_upper(K, 0, na)
             yield a, b, K
-
-
-# --------------------------------------------------------------------------
-# the plain-numpy twin (tests)
-
-def _last_arg(mask, values, best):
-    """Index of the last t with mask[t] and values[t] == best (libsvm's ">=" scan)."""
-    hits = np.flatnonzero(mask & (values == best))
-    return int(hits[-1]) if hits.size else -1
-
-
-def smo_ref(K, y, C, *, tol=1e-3, max_iter=None, shrinking=True):
-    """Plain-numpy twin of :func:`smo_gram`: the same algorithm, vectorised per step."""
-    K = np.asarray(K, dtype=np.float64)
-    y, Cb = _prep(y, C)
-    n = len(y)
-    QD = np.diag(K).copy()
-    alpha, G = np.zeros(n), -np.ones(n)
-    act = np.ones(n, dtype=bool)
-    max_iter = default_max_iter(n) if max_iter is None else int(max_iter)
-    counter, unshrink, it, converged = min(n, 1000) + 1, False, 0, False
-
-    def sets():
-        up, low = alpha >= Cb, alpha <= 0
-        iup = act & (((y > 0) & ~up) | ((y < 0) & ~low))
-        ilow = act & (((y > 0) & ~low) | ((y < 0) & ~up))
-        return iup, ilow
-
-    def reconstruct():
-        ina = np.flatnonzero(~act)
-        sv = np.flatnonzero(alpha > 0)
-        G[ina] = -1.0 + y[ina] * (K[np.ix_(ina, sv)] @ (alpha * y)[sv])
-        act[:] = True
-
-    def select():
-        iup, ilow = sets()
-        myG = -y * G
-        if not iup.any():
-            return -1, -1
-        gmax = myG[iup].max()
-        i = _last_arg(iup, myG, gmax)
-        gmax2 = (-myG[ilow]).max() if ilow.any() else -np.inf
-        gd = gmax - myG
-        cand = ilow & (gd > 0)
-        if gmax + gmax2 < tol or not cand.any():
-            return -1, -1
-        quad = QD[i] + QD - 2.0 * K[i]
-        quad = np.where(quad <= 0, TAU, quad)
-        od = np.where(cand, -(gd * gd) / quad, np.inf)
-        return i, _last_arg(cand, od, od.min())
-
-    while it < max_iter:
-        counter -= 1
-        if counter == 0:
-            counter = min(n, 1000)
-            if shrinking:
-                iup, ilow = sets()
-                myG = -y * G
-                g1 = myG[iup].max() if iup.any() else -np.inf
-                g2 = (-myG[ilow]).max() if ilow.any() else -np.inf
-                if not unshrink and g1 + g2 <= tol * 10:
-                    unshrink = True
-                    reconstruct()
-                up, low = alpha >= Cb, alpha <= 0
-                s_up = up & np.where(y > 0, -G > g1, -G > g2)
-                s_low = ~up & low & np.where(y > 0, G > g2, G > g1)
-                act &= ~(s_up | s_low)
-        i, j = select()
-        if i < 0:
-            if act.all():
-                converged = True
-                break
-            reconstruct()
-            i, j = select()
-            if i < 0:
-                converged = True
-                break
-            counter = 1
-        it += 1
-        ai, aj = alpha[i], alpha[j]
-        Ci, Cj = Cb[i], Cb[j]
-        quad = QD[i] + QD[j] - 2.0 * K[i, j]
-        quad = TAU if quad <= 0 else quad
-        if y[i] != y[j]:
-            delta = (-G[i] - G[j]) / quad
-            diff = ai - aj
-            ni, nj = ai + delta, aj + delta
-            if diff > 0 and nj < 0:
-                nj, ni = 0.0, diff
-            elif diff <= 0 and ni < 0:
-                ni, nj = 0.0, -diff
-            if diff > Ci - Cj and ni > Ci:
-                ni, nj = Ci, Ci - diff
-            elif diff <= Ci - Cj and nj > Cj:
-                nj, ni = Cj, Cj + diff
-        else:
-            delta = (G[i] - G[j]) / quad
-            s = ai + aj
-            ni, nj = ai - delta, aj + delta
-            if s > Ci and ni > Ci:
-                ni, nj = Ci, s - Ci
-            elif s <= Ci and nj < 0:
-                nj, ni = 0.0, s
-            if s > Cj and nj > Cj:
-                nj, ni = Cj, s - Cj
-            elif s <= Cj and ni < 0:
-                ni, nj = 0.0, s
-        alpha[i], alpha[j] = ni, nj
-        di, dj = (ni - ai) * y[i], (nj - aj) * y[j]
-        idx = np.flatnonzero(act)
-        G[idx] += y[idx] * (K[i, idx] * di + K[j, idx] * dj)
-    if not act.all():
-        reconstruct()
-    return _finish(alpha, G, y, Cb, it, converged, _violation(alpha, G, y, Cb))

@@ -1,4 +1,4 @@
-"""Compiled loops of the string kernels, each with a plain twin for the tests.
+"""Compiled loops of the string kernels (each has a plain twin for the tests).
 
 Strings reach numba as one int32 array of code points plus offsets
 (:func:`encode`): string i is ``codes[offsets[i]:offsets[i + 1]]``.
@@ -14,23 +14,19 @@ b of t, with K'_0 = 1:
     K_l(s, t)   = sum_{a, b: s_a = t_b} decay^2 K'_{l-1}(a-1, b-1)
 
 costs O(p |s| |t|) for all lengths l <= p at once, with two (|s|+1) x (|t|+1)
-layers. Twins: :func:`subsequence_pair_ref` (the same recursion in plain
-Python/numpy, the "pure-Python dynamic program" of the benchmark) and
-:func:`subsequence_brute` / :func:`subsequence_polynomial` (enumerate every
-index subsequence; exponentially slow, short strings only).
+layers. Twins, in :mod:`kernelkit._compiled._reference`:
+``subsequence_pair_ref`` (the same recursion in plain Python/numpy, the
+"pure-Python dynamic program" of the benchmark) and ``subsequence_brute`` /
+``subsequence_polynomial`` (enumerate every index subsequence; exponentially
+slow, short strings only).
 """
 
 from __future__ import annotations
 
-import itertools
-from collections import Counter
-
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["encode", "subsequence_block", "subsequence_self", "subsequence_pair",
-           "subsequence_pair_ref", "subsequence_block_ref", "subsequence_brute",
-           "subsequence_polynomial"]
+__all__ = ["encode", "subsequence_block", "subsequence_self", "subsequence_pair"]
 
 _jit = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -137,69 +133,3 @@ def subsequence_block(xc, xo, yc, yo, p, decay, all_lengths, diag_offset, out):
         for i in range(nx):
             for j in range(i + diag_offset + 1, min(ny, sym_end)):
                 out[i, j] = out[j - diag_offset, i + diag_offset]
-
-
-# --------------------------------------------------------------------------
-# twins (tests and the benchmark's pure-Python reference)
-
-def subsequence_pair_ref(s, t, p, decay, all_lengths=False):
-    """The same dynamic program in plain Python over lists (no numba).
-
-    Returns the kernel of the str ``s`` and ``t``.
-    """
-    n, m = len(s), len(t)
-    d2 = decay * decay
-    prev = [[1.0] * (m + 1) for _ in range(n + 1)]
-    total = 0.0
-    for length in range(1, p + 1):
-        k_l = d2 * sum(prev[a - 1][b - 1] for a in range(1, n + 1)
-                       for b in range(1, m + 1) if s[a - 1] == t[b - 1])
-        if all_lengths or length == p:
-            total += k_l
-        cur = [[0.0] * (m + 1) for _ in range(n + 1)]
-        for a in range(1, n + 1):
-            kpp = 0.0
-            for b in range(1, m + 1):
-                kpp = decay * kpp + (d2 * prev[a - 1][b - 1] if s[a - 1] == t[b - 1] else 0.0)
-                cur[a][b] = decay * cur[a - 1][b] + kpp
-        prev = cur
-    return total
-
-
-def subsequence_block_ref(X, Y, p, decay, all_lengths=False):
-    """Matrix of :func:`subsequence_pair_ref` over lists of str."""
-    return np.array([[subsequence_pair_ref(s, t, p, decay, all_lengths) for t in Y] for s in X],
-                    dtype=np.float64).reshape(len(X), len(Y))
-
-
-def _spans(s, length):
-    """Counter of (subsequence, span) over all index tuples of ``length`` in s."""
-    out = Counter()
-    for idx in itertools.combinations(range(len(s)), length):
-        out["".join(s[i] for i in idx), idx[-1] - idx[0] + 1] += 1
-    return out
-
-
-def subsequence_polynomial(s, t, p, all_lengths=False):
-    """The kernel as a polynomial in the decay g, by brute-force enumeration.
-
-    Returns
-    -------
-    Counter
-        exponent -> integer coefficient: k(s, t) = sum_e c_e g^e.
-    """
-    poly = Counter()
-    lengths = range(1, p + 1) if all_lengths else [p]
-    for length in lengths:
-        cs, ct = _spans(s, length), _spans(t, length)
-        for (u, span_s), c1 in cs.items():
-            for (v, span_t), c2 in ct.items():
-                if u == v:
-                    poly[span_s + span_t] += c1 * c2
-    return poly
-
-
-def subsequence_brute(s, t, p, decay, all_lengths=False):
-    """The kernel value by enumerating every pair of index subsequences."""
-    return float(sum(c * decay ** e for e, c in subsequence_polynomial(s, t, p, all_lengths)
-                     .items()))

@@ -129,7 +129,7 @@ def spectral_second_moment(density, n_features):
     mixture (sum of kernels) averages with the scale weights; a convolution
     (product of kernels) adds (independent zero-mean draws); scaling keeps it.
     """
-    from .kernels import spectral
+    from ..kernels import spectral
 
     d = int(n_features)
     if isinstance(density, spectral.Gaussian):
@@ -140,7 +140,7 @@ def spectral_second_moment(density, n_features):
         return math.inf
     if isinstance(density, spectral.Dirac):
         return 0.0
-    if isinstance(density, spectral.Scaled):
+    if isinstance(density, spectral.ScaledDensity):
         return spectral_second_moment(density.inner, d)
     if isinstance(density, spectral.Convolution):
         return (spectral_second_moment(density.first, d)

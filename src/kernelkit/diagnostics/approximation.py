@@ -2,7 +2,7 @@
 
 :func:`approximation_error` compares psi(x)'psi(z) with k(x, z) on pairs of a
 sample; :func:`approximation_curve` does it for a range of feature counts D,
-next to the Hoeffding and Rahimi-Recht bounds of ``_feature_bounds``.
+next to the Hoeffding and Rahimi-Recht bounds of :mod:`.bounds`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._feature_bounds import hoeffding_epsilon, rahimi_recht_epsilon, spectral_second_moment
-from ._validation import check_same_n_features, check_scalar, check_vectors
-from .kernels import resolve_kernel
+from .._validation import check_same_n_features, check_scalar, check_vectors
+from ..kernels import resolve_kernel
+from .bounds import hoeffding_epsilon, rahimi_recht_epsilon, spectral_second_moment
 
 __all__ = ["ApproximationError", "ApproximationCurve", "approximation_error",
            "approximation_curve", "data_diameter"]
@@ -228,7 +228,7 @@ class ApproximationCurve:
 
 
 def _make_features(method, kernel, D, seed):
-    from .features import Nystroem, RandomFourierFeatures
+    from ..features import Nystroem, RandomFourierFeatures
 
     if method == "rff":
         return RandomFourierFeatures(kernel, D, variant="cos_bias", random_state=seed)

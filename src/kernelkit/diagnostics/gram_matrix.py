@@ -1,13 +1,9 @@
-"""Diagnostics of kernels, Gram matrices and feature maps.
+"""Diagnostics of a kernel's Gram matrix on one sample.
 
-PSD checks, complexity and effective dimension, spectra, and how well a
-feature map (random Fourier features, Nystroem) reproduces its kernel, with
-the Hoeffding and Rahimi-Recht bounds (those live in ``_approximation`` and
-``_feature_bounds`` and are re-exported here).
-
-These functions look at one sample of data; they answer "is this kernel PSD on
-my points?" or "how many directions does ridge regression really fit?", not
-questions about the kernel on every input.
+PSD check, Rademacher complexity bound, effective dimension and spectrum.
+These functions look at one sample of data; they answer "is this kernel PSD
+on my points?" or "how many directions does ridge regression really fit?",
+not questions about the kernel on every input.
 """
 
 from __future__ import annotations
@@ -16,15 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._approximation import (ApproximationCurve, ApproximationError, approximation_curve,
-                             approximation_error, data_diameter)
-from ._feature_bounds import (hoeffding_bound, hoeffding_epsilon, rahimi_recht_bound,
-                              rahimi_recht_epsilon, spectral_second_moment)
-
-__all__ = ["PSDReport", "psd_check", "rademacher_bound", "effective_dimension",
-           "ApproximationError", "ApproximationCurve", "approximation_error",
-           "approximation_curve", "data_diameter", "hoeffding_bound", "hoeffding_epsilon",
-           "rahimi_recht_bound", "rahimi_recht_epsilon", "spectral_second_moment", "spectrum"]
+__all__ = ["PSDReport", "psd_check", "rademacher_bound", "effective_dimension", "spectrum"]
 
 
 @dataclass(frozen=True)
@@ -117,7 +105,7 @@ def psd_check(kernel, X, *, tol=1e-8):
                              "kernel matrix; symmetrise it with (K + K.T) / 2 if that is "
                              "round-off")
     else:
-        from .kernels import resolve_kernel
+        from ..kernels import resolve_kernel
 
         K = resolve_kernel(kernel)(X)
     w = _eigenvalues((K + K.T) / 2)
@@ -247,7 +235,7 @@ def spectrum(K_or_kernel, X=None, k=None):
         if not np.isfinite(Z).all():
             raise ValueError("the features of X contain NaN or infinity")
     else:
-        from .kernels import resolve_kernel
+        from ..kernels import resolve_kernel
 
         K = _square_matrix(resolve_kernel(K_or_kernel)(X))
         n, Z = len(K), None

@@ -1,0 +1,50 @@
+"""Compiled (numba) loops, by family.
+
+- :mod:`.elementwise`: passes over a block of inner products (squared
+  distances, RBF, exp, polynomial, sigmoid, row/column scaling);
+- :mod:`.differences`: kernels of coordinate differences (Laplacian, Cauchy);
+- :mod:`.layout`: mirroring a triangle of a symmetric matrix;
+- :mod:`.selection`: member sums (kernel k-means) and the k smallest entries
+  of each row (nearest neighbours);
+- :mod:`.strings`: the subsequence kernel's dynamic program.
+
+Every compiled function ``f`` has a plain-numpy twin ``f_ref`` with the same
+signature in :mod:`._reference`, used by the tests only (STYLE.md habit 8).
+Shared jit options, the vectorising ``exp`` and the argument checks live in
+:mod:`._common`.
+
+Conventions shared by the Gram passes
+-------------------------------------
+- ``G`` / ``A`` / ``X`` / ``Y`` are 2-D C-contiguous float64 or float32 arrays.
+- ``out`` is a 2-D C-contiguous float64 or float32 array of the block's
+  shape. It may be the very same array as ``G`` / ``A`` (in place); any
+  other memory overlap is refused.
+- Per-element arithmetic is float64 whatever the storage dtype; float32
+  storage only rounds the final value.
+- Scalars are converted to ``float`` / ``int`` before the call so each
+  (input dtype, output dtype) pair compiles exactly once.
+- ``diag_offset >= 0`` says the block is rows
+  ``[diag_offset, diag_offset + n)`` of a symmetric Gram matrix: entries
+  ``(i, i + diag_offset)`` inside the block get squared distance exactly 0.
+  ``diag_offset < 0`` (or ``None``) means no diagonal.
+
+Compilation is lazy (first call) and cached on disk; importing this package
+compiles nothing.
+"""
+
+from .differences import cauchy, l1_exp
+from .elementwise import (exp_scaled, poly_from_inner, powf_from_inner, rbf_from_inner,
+                          scale_add_rows_cols, sqdist_from_inner, tanh_from_inner)
+from .layout import mirror_lower
+from .selection import member_sums, smallest_k, smallest_k_stable
+from .strings import encode, subsequence_block, subsequence_pair, subsequence_self
+
+#: Former name of :func:`smallest_k_stable` (kept for existing imports).
+smallest_k_ref = smallest_k_stable
+
+__all__ = [
+    "rbf_from_inner", "sqdist_from_inner", "exp_scaled", "l1_exp", "cauchy",
+    "poly_from_inner", "powf_from_inner", "tanh_from_inner", "scale_add_rows_cols",
+    "mirror_lower", "member_sums", "smallest_k", "smallest_k_stable", "smallest_k_ref",
+    "encode", "subsequence_block", "subsequence_self", "subsequence_pair",
+]
