@@ -334,11 +334,13 @@ class Options:
 
     Values are compared with ``==`` after an ``isinstance`` check, so ``1``
     is not the option ``True`` and ``"SMO"`` is not ``"smo"``. A set is listed
-    sorted in messages; a tuple or list keeps its order.
+    sorted in messages; a tuple or list keeps its order. ``note`` is appended
+    to the error message, as for :class:`Interval`.
     """
 
-    def __init__(self, type, options):
+    def __init__(self, type, options, *, note=None):
         self.type = type
+        self.note = note
         opts = sorted(options) if isinstance(options, (set, frozenset)) else list(options)
         if not opts:
             raise ValueError("Options needs at least one allowed value")
@@ -506,7 +508,7 @@ def validate_params(params, constraints, owner):
         allowed = allowed if isinstance(allowed, (list, tuple)) else [allowed]
         if any(_satisfies(_check_constraint(c), value) for c in allowed):
             continue
-        notes = [c.note for c in allowed if isinstance(c, Interval) and c.note]
+        notes = [c.note for c in allowed if getattr(c, "note", None)]
         raise InvalidParameterError(
             f"{owner}: {name} must be {describe_constraints(allowed)}, got {_format_got(value)}"
             + (f" ({'; '.join(notes)})" if notes else ""))
