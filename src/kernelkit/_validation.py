@@ -6,9 +6,11 @@ integers and booleans become float64 (exact for the values kernels see),
 float32 stays float32, anything else is an error.
 
 Hyperparameters: every public estimator, transformer and kernel declares
-``_parameter_constraints`` (:class:`Interval`, :class:`Options`, types and
+``_param_constraints`` (:class:`Interval`, :class:`Options`, types and
 named specs; a list means "any of") and :func:`validate_params` checks them,
 raising :class:`~kernelkit.exceptions.InvalidParameterError` with one wording.
+The attribute is not scikit-learn's ``_parameter_constraints``: its estimator
+checks read that name and expect scikit-learn's private constraint classes.
 """
 
 from __future__ import annotations
@@ -303,7 +305,9 @@ class Interval:
         self.kind, self.low, self.high, self.closed, self.note = kind, low, high, closed, note
 
     def is_satisfied_by(self, value):
-        if not _is_number(value) or not isinstance(value, self.kind) or np.isnan(value):
+        if not _is_number(value) or not isinstance(value, self.kind):
+            return False
+        if value != value:  # NaN (np.isnan fails on ints beyond int64)
             return False
         low_ok = (value > -np.inf if self.low is None else
                   value >= self.low if self.closed in ("both", "left") else value > self.low)

@@ -143,13 +143,13 @@ class ExplicitFeatures(TransformerMixin, BaseEstimator):
     (2, 6)
     """
 
-    _parameter_constraints = {"kernel": ["kernel"]}
+    _param_constraints = {"kernel": ["kernel"]}
 
     def __init__(self, kernel="poly(degree=2)"):
         self.kernel = kernel
 
     def _check_params(self):
-        validate_params(self, self._parameter_constraints, type(self).__name__)
+        validate_params(self, self._param_constraints, type(self).__name__)
 
     def fit(self, X, y=None):
         """Check that the kernel has a finite basis for X's number of features."""

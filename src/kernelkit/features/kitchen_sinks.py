@@ -124,7 +124,7 @@ class RandomKitchenSinks(TransformerMixin, BaseEstimator):
     (5, 8)
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         "n_components": [Interval(Integral, 1, None)],
         "basis": [Options(str, BASES), "callable"],
         "sampler": [Options(str, SAMPLERS), "callable", None],
@@ -147,7 +147,7 @@ class RandomKitchenSinks(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self):
-        validate_params(self, self._parameter_constraints, type(self).__name__)
+        validate_params(self, self._param_constraints, type(self).__name__)
 
     def fit(self, X, y=None):
         """Draw w_1..w_q (and offsets) for X's number of features.

@@ -234,7 +234,7 @@ class Nystroem(TransformerMixin, BaseEstimator):
     True
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         "kernel": ["kernel"],
         "n_components": [Interval(Integral, 1, None)],
         "centers": [Options(str, _CENTER_METHODS), "array-like"],
@@ -258,7 +258,7 @@ class Nystroem(TransformerMixin, BaseEstimator):
         return X if isinstance(X, np.ndarray) else list(X)
 
     def _check_params(self):
-        validate_params(self, self._parameter_constraints, type(self).__name__)
+        validate_params(self, self._param_constraints, type(self).__name__)
 
     def fit(self, X, y=None):
         """Choose the centers and factor their kernel matrix.

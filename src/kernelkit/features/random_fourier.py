@@ -135,7 +135,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     (5, 64)
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         "kernel": ["kernel"],
         "n_components": [Interval(Integral, 1, None)],
         "variant": [Options(str, _CHOICES["variant"])],
@@ -152,7 +152,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self):
-        validate_params(self, self._parameter_constraints, type(self).__name__)
+        validate_params(self, self._param_constraints, type(self).__name__)
         if self.variant != "cos_bias" and self.n_components % 2:
             raise InvalidParameterError(
                 f"{type(self).__name__}: variant={self.variant!r} makes a cos and a sin feature "

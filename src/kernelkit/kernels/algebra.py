@@ -34,7 +34,7 @@ class _Binary(Kernel):
     """A node with two child kernels ``k1`` and ``k2``."""
 
     _symbol = "?"
-    _parameter_constraints = {"k1": [Kernel], "k2": [Kernel]}
+    _param_constraints = {"k1": [Kernel], "k2": [Kernel]}
 
     def __init__(self, k1, k2):
         self.k1 = k1
@@ -137,7 +137,7 @@ class Scaled(_Unary):
         Non-negative factor (a negative one would break positive semi-definiteness).
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         "k": [Kernel],
         "scale": [Interval(Real, 0, None, note="a kernel can only be scaled by c >= 0: a "
                                                "negative scale breaks positive "
@@ -179,7 +179,7 @@ class Power(_Unary):
         Positive exponent.
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         "k": [Kernel],
         "exponent": [Interval(Real, 0, None, closed="neither")],
     }
@@ -235,7 +235,7 @@ class Exp(_Unary):
     k : Kernel
     """
 
-    _parameter_constraints = {"k": [Kernel]}
+    _param_constraints = {"k": [Kernel]}
 
     def __init__(self, k):
         self.k = k
@@ -276,7 +276,7 @@ class Warped(_Unary):
         Kernels with a Python callable cannot be written to model files.
     """
 
-    _parameter_constraints = {"k": [Kernel], "f": ["callable"]}
+    _param_constraints = {"k": [Kernel], "f": ["callable"]}
 
     def __init__(self, k, f):
         self.k = k
@@ -322,7 +322,7 @@ class Composed(Kernel):
 
     input_kind = "any"
 
-    _parameter_constraints = {"k": [Kernel], "phi": ["callable"]}
+    _param_constraints = {"k": [Kernel], "phi": ["callable"]}
 
     def __init__(self, k, phi):
         self.k = k
@@ -359,7 +359,7 @@ class Bilinear(Kernel):
         Checked symmetric and PSD (smallest eigenvalue >= -1e-10 * largest).
     """
 
-    _parameter_constraints = {"A": ["array-like"]}
+    _param_constraints = {"A": ["array-like"]}
 
     def __init__(self, A):
         self.A = A

@@ -74,7 +74,7 @@ class Kernel:
 
     input_kind = "vector"
     # Declared constraints of the constructor's parameters (see _validation.validate_params).
-    _parameter_constraints: dict = {}
+    _param_constraints: dict = {}
 
     # ---- parameters (scikit-learn conventions) --------------------------------
     @classmethod
@@ -118,12 +118,12 @@ class Kernel:
         return self
 
     def _check_params(self):
-        """Validate hyperparameters against ``_parameter_constraints``.
+        """Validate hyperparameters against ``_param_constraints``.
 
         Raises :class:`~kernelkit.exceptions.InvalidParameterError`; a subclass
         with a rule that cannot be declared calls this first, then checks it.
         """
-        validate_params(self, type(self)._parameter_constraints, type(self).__name__)
+        validate_params(self, type(self)._param_constraints, type(self).__name__)
 
     def __eq__(self, other):
         if type(self) is not type(other):

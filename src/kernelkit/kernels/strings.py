@@ -83,7 +83,7 @@ class Subsequence(_StringKernel):
     (2002). Text classification using string kernels. JMLR 2, 419-444.
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         "p": [Interval(Integral, 1, None)],
         "decay": [Interval(Real, 0, 1, closed="right")],
         "all_lengths": ["boolean"],
@@ -281,7 +281,7 @@ class Spectrum(_CountKernel):
     string kernel for SVM protein classification. Pacific Symposium on Biocomputing.
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         "k": [Interval(Integral, 1, None)],
         "normalize": ["boolean"],
     }
@@ -324,7 +324,7 @@ class WeightedDegree(_CountKernel):
     Caenorhabditis elegans. Kernel Methods in Computational Biology, MIT Press.
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         "degree": [Interval(Integral, 1, None)],
         "normalize": ["boolean"],
     }

@@ -92,7 +92,7 @@ class Polynomial(Kernel):
         Offset; ``coef0 >= 0`` keeps the kernel positive semi-definite.
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         "degree": [Interval(Integral, 1, None)],
         "gamma": [_POSITIVE],
         "coef0": [Interval(Real, None, None)],
@@ -142,7 +142,7 @@ class RBF(Kernel):
         self.length_scale = length_scale
         self._check_params()
 
-    _parameter_constraints = {
+    _param_constraints = {
         "gamma": [_POSITIVE, None],
         "length_scale": [_POSITIVE, None],
     }
@@ -194,7 +194,7 @@ class _Stationary(Kernel):
 
     _loop = None
     _density = None
-    _parameter_constraints = {"gamma": [_POSITIVE]}
+    _param_constraints = {"gamma": [_POSITIVE]}
 
     def __init__(self, gamma=1.0):
         self.gamma = gamma
@@ -267,7 +267,7 @@ class Sigmoid(Kernel):
         Offset.
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         "gamma": [_POSITIVE],
         "coef0": [Interval(Real, None, None)],
     }
@@ -318,7 +318,7 @@ class Constant(Kernel):
     """
 
     input_kind = "any"
-    _parameter_constraints = {
+    _param_constraints = {
         "value": [Interval(Real, 0, None,
                            note="a constant kernel must be >= 0 to be positive semi-definite")],
     }

@@ -231,7 +231,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
     True
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         "n_clusters": [Interval(Integral, 1, None)],
         "kernel": ["kernel"],
         "init": [Options(str, _INITS), "array-like"],
@@ -257,7 +257,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self):
-        validate_params(self, self._parameter_constraints, type(self).__name__)
+        validate_params(self, self._param_constraints, type(self).__name__)
         return reject_precomputed(resolve_estimator_kernel(self.kernel), "KernelKMeans")
 
     def fit(self, X, y=None, sample_weight=None):

@@ -74,7 +74,7 @@ _MACHINE_CONSTRAINTS = {
 def check_kernel_machine_params(est):
     """Data-independent checks shared by the kernel machines; returns the kernel."""
     owner = type(est).__name__
-    validate_params(est, est._parameter_constraints, owner)
+    validate_params(est, est._param_constraints, owner)
     if est.solver in ("newton", "lbfgs") and est.loss == "hinge":
         raise InvalidParameterError(
             f"{owner}: solver={est.solver!r} needs a loss with curvature; the hinge loss "
@@ -298,7 +298,7 @@ class KernelMachine(_KernelMachineMixin, RegressorMixin, BaseEstimator):
     True
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         **_MACHINE_CONSTRAINTS,
         "loss": [Options(str, _REGRESSION, note="the margin losses 'logistic', 'hinge' and "
                                                 "'squared_hinge' are KernelMachineClassifier's")],
@@ -384,7 +384,7 @@ class KernelMachineClassifier(_KernelMachineMixin, _ScoreClassifier):
                          average=average, max_iter=max_iter, tol=tol,
                          random_state=random_state)
 
-    _parameter_constraints = {
+    _param_constraints = {
         **_MACHINE_CONSTRAINTS,
         "loss": [Options(str, _CLASSIFICATION, note="'squared' and 'huber' are losses of "
                                                     "KernelMachine")],

@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .. import config
-from ..exceptions import MemoryBudgetError
+from ..exceptions import InvalidParameterError, MemoryBudgetError
 from .._validation import Interval, Options, validate_params
 from ..features import ExplicitFeatures, explicit_feature_dim
 from ..features.nystroem import kmeanspp_centers, leverage_centers
@@ -179,7 +179,7 @@ class KernelRidge(_RidgePredictor):
     True
     """
 
-    _parameter_constraints = RIDGE_CONSTRAINTS
+    _param_constraints = RIDGE_CONSTRAINTS
 
     def __init__(self, kernel="rbf", alpha=1.0, *, solver="auto", n_centers="auto",
                  center_selection="uniform", tol=1e-7, max_iter=100, random_state=None,
@@ -196,8 +196,11 @@ class KernelRidge(_RidgePredictor):
 
     def _check_params(self):
         """Check the hyperparameters that do not depend on data; return the kernel."""
-        validate_params(self, self._parameter_constraints, type(self).__name__)
-        check_alpha(self.alpha, np.size(self.alpha))  # the values of an array alpha
+        validate_params(self, self._param_constraints, type(self).__name__)
+        try:  # the values of an array alpha
+            check_alpha(self.alpha, np.size(self.alpha))
+        except ValueError as exc:
+            raise InvalidParameterError(f"{type(self).__name__}: {exc}") from None
         return resolve_estimator_kernel(self.kernel)
 
     def _n_centers(self, n):

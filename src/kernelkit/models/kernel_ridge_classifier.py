@@ -58,7 +58,7 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
     array(['a', 'b'], dtype='<U1')
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         **RIDGE_CONSTRAINTS,
         "alpha": [Interval(Real, 0, None, note="one ridge penalty for all classes")],
     }
@@ -81,7 +81,7 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_params(self):
         """Check the hyperparameters; return the resolved kernel."""
-        validate_params(self, self._parameter_constraints, type(self).__name__)
+        validate_params(self, self._param_constraints, type(self).__name__)
         return resolve_estimator_kernel(self.kernel)
 
     def fit(self, X, y, sample_weight=None):

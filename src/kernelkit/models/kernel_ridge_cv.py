@@ -55,7 +55,7 @@ class KernelRidgeCV(_RidgePredictor):
     n_features_in_ : int
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         "kernel": ["kernel"],
         "alphas": [Interval(Real, 0, None, closed="neither"), "array-like"],
         "param_grid": [dict, None],
@@ -77,7 +77,7 @@ class KernelRidgeCV(_RidgePredictor):
 
     def _check_params(self):
         """Check the hyperparameters; return the base kernel and the alphas."""
-        validate_params(self, self._parameter_constraints, type(self).__name__)
+        validate_params(self, self._param_constraints, type(self).__name__)
         try:
             alphas = np.atleast_1d(np.asarray(self.alphas, dtype=np.float64)).ravel()
         except (TypeError, ValueError):

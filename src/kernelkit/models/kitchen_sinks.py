@@ -69,7 +69,7 @@ _ATTRS_DOC = """
 
 # The feature map's own constraints, then the ERM's.
 _KITCHEN_SINKS_CONSTRAINTS = {
-    **{name: c for name, c in RandomKitchenSinks._parameter_constraints.items()
+    **{name: c for name, c in RandomKitchenSinks._param_constraints.items()
        if name not in ("normalize", "dtype")},
     "C": [Interval(Real, 0, None, closed="neither",
                    note="the bound on |f|; the weights satisfy |beta_i| <= C / n_components")],
@@ -82,10 +82,10 @@ _KITCHEN_SINKS_CONSTRAINTS = {
 class _KitchenSinksBase(BaseEstimator):
     """Parameters and fitting shared by the two estimators (documented on each)."""
 
-    _parameter_constraints = _KITCHEN_SINKS_CONSTRAINTS
+    _param_constraints = _KITCHEN_SINKS_CONSTRAINTS
 
     def _check_params(self):
-        validate_params(self, self._parameter_constraints, type(self).__name__)
+        validate_params(self, self._param_constraints, type(self).__name__)
 
     def _feature_map(self):
         return RandomKitchenSinks(self.n_components, basis=self.basis, sampler=self.sampler,
@@ -217,7 +217,7 @@ class KitchenSinksClassifier(ClassifierMixin, _KitchenSinksBase):
     True
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         **_KITCHEN_SINKS_CONSTRAINTS,
         "loss": [Options(str, _CLASSIFIER_LOSSES)],
     }

@@ -75,7 +75,7 @@ class KernelLogisticRegression(_ScoreClassifier):
     (2, 2)
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         "kernel": ["kernel"],
         "C": [Interval(Real, 0, None, closed="neither", note="the inverse penalty")],
         "solver": [Options(str, _SOLVERS)],
@@ -96,7 +96,7 @@ class KernelLogisticRegression(_ScoreClassifier):
         self.random_state = random_state
 
     def _check_params(self):
-        validate_params(self, self._parameter_constraints, type(self).__name__)
+        validate_params(self, self._param_constraints, type(self).__name__)
         kernel = resolve_estimator_kernel(self.kernel)
         if kernel == "precomputed":
             raise InvalidParameterError("KernelLogisticRegression does not take "

@@ -35,7 +35,7 @@ def neighbor_weights(dist, weights):
 class _KernelNeighbors(BaseEstimator):
     """Storage of the training set and the kneighbors query shared by both estimators."""
 
-    _parameter_constraints = {
+    _param_constraints = {
         "n_neighbors": _N_NEIGHBORS,
         "weights": [Options(str, _WEIGHTS)],
         "kernel": ["kernel"],
@@ -47,7 +47,7 @@ class _KernelNeighbors(BaseEstimator):
         self.kernel = kernel
 
     def _check_params(self):
-        validate_params(self, self._parameter_constraints, type(self).__name__)
+        validate_params(self, self._param_constraints, type(self).__name__)
         return reject_precomputed(resolve_estimator_kernel(self.kernel), type(self).__name__)
 
     def _fit(self, X, y, y_numeric):

@@ -76,7 +76,7 @@ class KernelOutlierDetector(OutlierMixin, BaseEstimator):
     -1
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         "kernel": ["kernel"],
         "method": [Options(str, _METHODS)],
         "n_neighbors": [Interval(Integral, 1, None)],
@@ -90,7 +90,7 @@ class KernelOutlierDetector(OutlierMixin, BaseEstimator):
         self.contamination = contamination
 
     def _check_params(self):
-        validate_params(self, self._parameter_constraints, type(self).__name__)
+        validate_params(self, self._param_constraints, type(self).__name__)
         return reject_precomputed(resolve_estimator_kernel(self.kernel), "KernelOutlierDetector")
 
     def fit(self, X, y=None):

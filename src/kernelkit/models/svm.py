@@ -135,7 +135,7 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
     True
     """
 
-    _parameter_constraints = {
+    _param_constraints = {
         "kernel": ["kernel"],
         "C": [Interval(Real, 0, None, closed="neither")],
         "solver": [Options(str, _SOLVERS)],
@@ -166,7 +166,7 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
 
     def _check_params(self):
         """Check the hyperparameters that do not depend on data; return the kernel."""
-        validate_params(self, self._parameter_constraints, type(self).__name__)
+        validate_params(self, self._param_constraints, type(self).__name__)
         return resolve_estimator_kernel(self.kernel)
 
     # ---- fit ------------------------------------------------------------------------
