@@ -258,6 +258,8 @@ _NOTHING = object()
 # ---- declared hyperparameter constraints ------------------------------------------------
 # scikit-learn's declarative validator (sklearn.utils._param_validation) is private API,
 # so kernelkit keeps its own: a few constraint kinds, one check, one error class.
+# It lives beside the input checks (ARCHITECTURE.md: one place that checks inputs and
+# declared parameters), which takes this module a little past 500 lines.
 
 def _is_number(value):
     """Real numbers, numpy scalars included; booleans are never numbers."""
