@@ -8,7 +8,8 @@ Importing kernelkit computes, compiles and starts nothing.
 """
 
 from .config import config_context, get_config, set_config
-from .exceptions import KernelSpecError, MemoryBudgetError, ModelFormatError, NumericalWarning
+from .exceptions import (InvalidParameterError, KernelSpecError, MemoryBudgetError,
+                         ModelFormatError, NumericalWarning)
 from .diagnostics import psd_check
 from .features import Nystroem, RandomFourierFeatures, RandomKitchenSinks
 from .gram import GramOperator, gram
@@ -23,7 +24,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "__version__", "config_context", "get_config", "set_config", "NumericalWarning",
-    "ModelFormatError", "KernelSpecError", "MemoryBudgetError", "gram", "GramOperator",
+    "ModelFormatError", "KernelSpecError", "MemoryBudgetError", "InvalidParameterError", "gram", "GramOperator",
     "parse_kernel", "save", "load", "psd_check",
     # estimators and transformers (also in kernelkit.models / kernelkit.features)
     "KernelRidge", "KernelRidgeCV", "KernelRidgeClassifier", "KernelSVC",

@@ -5,7 +5,8 @@ exception (``ValueError``, ``TypeError``, ``MemoryError``) so that generic
 handlers keep working, and its message says what is wrong and how to fix it.
 """
 
-__all__ = ["NumericalWarning", "ModelFormatError", "KernelSpecError", "MemoryBudgetError"]
+__all__ = ["NumericalWarning", "ModelFormatError", "KernelSpecError", "MemoryBudgetError",
+           "InvalidParameterError"]
 
 
 class NumericalWarning(UserWarning):
@@ -26,3 +27,13 @@ class KernelSpecError(ValueError):
 
 class MemoryBudgetError(MemoryError):
     """A computation cannot be done within the configured memory budget."""
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A hyperparameter breaks its declared constraint (wrong type, out of range, ...).
+
+    Both a ``ValueError`` and a ``TypeError``, so that handlers written for
+    either keep working whichever kind of mistake was made. Raised by
+    :func:`kernelkit._validation.validate_params` with one wording everywhere,
+    e.g. ``"KernelSVC: max_iter must be an integer >= 1 or None, got 1.5 (float)"``.
+    """

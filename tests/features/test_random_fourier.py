@@ -162,7 +162,7 @@ def test_errors(X):
                                          "expecting 5 features as input"):
         rff.transform(X[:, :3])
     for n in (0, -3):
-        with pytest.raises(ValueError, match="n_components must be >= 1"):
+        with pytest.raises(ValueError, match="n_components must be an integer >= 1"):
             RandomFourierFeatures(RBF(), n).fit(X)
     with pytest.raises(TypeError, match="n_components"):
         RandomFourierFeatures(RBF(), 10.5).fit(X)

@@ -195,7 +195,7 @@ def test_bad_parameters_and_inputs():
         Subsequence(decay=0)
     with pytest.raises(ValueError, match="decay"):
         Subsequence(decay=1.5)
-    with pytest.raises(ValueError, match="p must be >= 1"):
+    with pytest.raises(ValueError, match="p must be an integer >= 1"):
         Subsequence(p=0)
     with pytest.raises(TypeError, match="k must be an integer"):
         Spectrum(k=2.5)

@@ -17,7 +17,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_vectors
+from .._validation import check_vectors, validate_params
 from ..kernels import Bilinear, Constant, Linear, Polynomial, Power, Product, Scaled, Sum
 from ..kernels import resolve_kernel
 
@@ -143,11 +143,17 @@ class ExplicitFeatures(TransformerMixin, BaseEstimator):
     (2, 6)
     """
 
+    _param_constraints = {"kernel": ["kernel"]}
+
     def __init__(self, kernel="poly(degree=2)"):
         self.kernel = kernel
 
+    def _check_params(self):
+        validate_params(self, self._param_constraints, type(self).__name__)
+
     def fit(self, X, y=None):
         """Check that the kernel has a finite basis for X's number of features."""
+        self._check_params()
         k = resolve_kernel(self.kernel)
         if k.input_kind == "string":
             raise ValueError(f"{k!r} is a kernel on strings and has no explicit polynomial "

@@ -47,13 +47,14 @@ budget) and an elementwise function: no compiled code.
 from __future__ import annotations
 
 import math
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_scalar, check_vectors
+from .._validation import Interval, Options, check_vectors, validate_params
 from ..kernels.base import rows_per_block
 
 __all__ = ["RandomKitchenSinks", "BASES", "SAMPLERS"]
@@ -123,6 +124,17 @@ class RandomKitchenSinks(TransformerMixin, BaseEstimator):
     (5, 8)
     """
 
+    _param_constraints = {
+        "n_components": [Interval(Integral, 1, None)],
+        "basis": [Options(str, BASES), "callable"],
+        "sampler": [Options(str, SAMPLERS), "callable", None],
+        "gamma": [Interval(Real, 0, None, closed="neither"), Options(str, ("scale",))],
+        "bandwidth": [Interval(Real, 0, None, closed="neither"), None],
+        "normalize": ["boolean"],
+        "dtype": [Options(str, _DTYPES)],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, n_components=100, *, basis="cosine", sampler=None, gamma="scale",
                  bandwidth=None, normalize=False, dtype="float64", random_state=None):
         self.n_components = n_components
@@ -135,20 +147,7 @@ class RandomKitchenSinks(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self):
-        check_scalar(self.n_components, "n_components", low=1, integer=True)
-        if not callable(self.basis) and self.basis not in BASES:
-            raise ValueError(f"basis must be one of {list(BASES)} or a callable "
-                             f"basis(X, W) -> (n, q), got {self.basis!r}")
-        if not (self.sampler is None or callable(self.sampler) or self.sampler in SAMPLERS):
-            raise ValueError(f"sampler must be None, one of {list(SAMPLERS)} or a callable "
-                             f"sampler(rng, n_components, n_features) -> W, got {self.sampler!r}")
-        if not (isinstance(self.gamma, str) and self.gamma == "scale"):
-            check_scalar(self.gamma, "gamma", low=0, low_inclusive=False)
-        check_scalar(self.bandwidth, "bandwidth", low=0, low_inclusive=False, allow_none=True)
-        if self.normalize not in (True, False):
-            raise ValueError(f"normalize must be True or False, got {self.normalize!r}")
-        if self.dtype not in _DTYPES:
-            raise ValueError(f"dtype must be one of {list(_DTYPES)}, got {self.dtype!r}")
+        validate_params(self, self._param_constraints, type(self).__name__)
 
     def fit(self, X, y=None):
         """Draw w_1..w_q (and offsets) for X's number of features.

@@ -19,16 +19,18 @@ kernel on non-vector inputs (strings) works too.
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_same_n_features, check_scalar, check_vectors
+from .._validation import (Interval, Options, check_same_n_features, check_vectors,
+                           validate_params)
 from ..exceptions import NumericalWarning
 from ..gram import gram
-from ..kernels import Kernel, resolve_kernel
+from ..kernels import resolve_kernel
 from ..kernels.base import rows_per_block
 from ..linalg import eigh_psd
 
@@ -232,6 +234,14 @@ class Nystroem(TransformerMixin, BaseEstimator):
     True
     """
 
+    _param_constraints = {
+        "kernel": ["kernel"],
+        "n_components": [Interval(Integral, 1, None)],
+        "centers": [Options(str, _CENTER_METHODS), "array-like"],
+        "regularization": [Interval(Real, 0, None)],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, kernel="rbf", n_components=100, *, centers="uniform",
                  regularization=0.0, random_state=None):
         self.kernel = kernel
@@ -248,15 +258,7 @@ class Nystroem(TransformerMixin, BaseEstimator):
         return X if isinstance(X, np.ndarray) else list(X)
 
     def _check_params(self):
-        # Plain checks (scikit-learn's declarative validator is private API).
-        check_scalar(self.n_components, "n_components", low=1, integer=True)
-        check_scalar(self.regularization, "regularization", low=0)
-        if isinstance(self.centers, str) and self.centers not in _CENTER_METHODS:
-            raise ValueError(f"centers must be one of {_CENTER_METHODS} or an array of "
-                             f"centers, got {self.centers!r}")
-        if not isinstance(self.kernel, (Kernel, str)):
-            raise TypeError(f"kernel must be a kernelkit Kernel or an expression string, "
-                            f"got {type(self.kernel).__name__}")
+        validate_params(self, self._param_constraints, type(self).__name__)
 
     def fit(self, X, y=None):
         """Choose the centers and factor their kernel matrix.

@@ -30,6 +30,7 @@ with one BLAS thread and its cosines.
 from __future__ import annotations
 
 import math
+from numbers import Integral
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -38,7 +39,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_scalar, check_vectors
+from .._validation import Interval, Options, check_vectors, validate_params
+from ..exceptions import InvalidParameterError
 from ..kernels import resolve_kernel
 from ..kernels import spectral
 from ..kernels.base import rows_per_block
@@ -133,6 +135,14 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     (5, 64)
     """
 
+    _param_constraints = {
+        "kernel": ["kernel"],
+        "n_components": [Interval(Integral, 1, None)],
+        "variant": [Options(str, _CHOICES["variant"])],
+        "dtype": [Options(str, _CHOICES["dtype"])],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, kernel="rbf", n_components=100, *, variant="cos_bias", dtype="float64",
                  random_state=None):
         self.kernel = kernel
@@ -142,16 +152,12 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self):
-        check_scalar(self.n_components, "n_components", low=1, integer=True)
-        for name, allowed in _CHOICES.items():
-            value = getattr(self, name)
-            if value not in allowed:
-                raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+        validate_params(self, self._param_constraints, type(self).__name__)
         if self.variant != "cos_bias" and self.n_components % 2:
-            raise ValueError(f"variant={self.variant!r} makes a cos and a sin feature per "
-                             f"frequency, so n_components must be even, got "
-                             f"{self.n_components}; use {self.n_components + 1} or "
-                             "variant='cos_bias'")
+            raise InvalidParameterError(
+                f"{type(self).__name__}: variant={self.variant!r} makes a cos and a sin feature "
+                f"per frequency, so n_components must be even, got {self.n_components}; use "
+                f"{self.n_components + 1} or variant='cos_bias'")
 
     def fit(self, X, y=None):
         """Draw the frequencies (and offsets) for X's number of features.

@@ -9,11 +9,12 @@ grid search, and knows whether it is shift-invariant and guaranteed PSD.
 
 from __future__ import annotations
 
-import numbers
+from numbers import Real
 
 import numpy as np
 
-from .._validation import check_scalar, check_vectors, looks_like_strings
+from .._validation import Interval, check_vectors, looks_like_strings
+from ..exceptions import InvalidParameterError
 from .base import Kernel
 from . import spectral
 
@@ -23,20 +24,17 @@ __all__ = ["Sum", "Product", "Scaled", "Power", "Exp", "Warped", "Composed", "Bi
 def _combined_kind(k1, k2):
     kinds = {k1.input_kind, k2.input_kind} - {"any"}
     if len(kinds) > 1:
-        raise ValueError(f"cannot combine {k1!r} (on {k1.input_kind}s) with {k2!r} "
-                         f"(on {k2.input_kind}s): both kernels must take the same kind of input")
+        raise InvalidParameterError(f"cannot combine {k1!r} (on {k1.input_kind}s) with {k2!r} "
+                                    f"(on {k2.input_kind}s): both kernels must take the same "
+                                    "kind of input")
     return kinds.pop() if kinds else "any"
-
-
-def _check_kernel(k, name):
-    if not isinstance(k, Kernel):
-        raise TypeError(f"{name} must be a kernelkit Kernel, got {type(k).__name__}")
 
 
 class _Binary(Kernel):
     """A node with two child kernels ``k1`` and ``k2``."""
 
     _symbol = "?"
+    _param_constraints = {"k1": [Kernel], "k2": [Kernel]}
 
     def __init__(self, k1, k2):
         self.k1 = k1
@@ -44,8 +42,7 @@ class _Binary(Kernel):
         self._check_params()
 
     def _check_params(self):
-        _check_kernel(self.k1, "k1")
-        _check_kernel(self.k2, "k2")
+        super()._check_params()
         _combined_kind(self.k1, self.k2)
 
     @property
@@ -183,18 +180,17 @@ class Scaled(_Unary):
            [0.7358, 2.    ]])
     """
 
+    _param_constraints = {
+        "k": [Kernel],
+        "scale": [Interval(Real, 0, None, note="a kernel can only be scaled by c >= 0: a "
+                                               "negative scale breaks positive "
+                                               "semi-definiteness")],
+    }
+
     def __init__(self, k, scale):
         self.k = k
         self.scale = scale
         self._check_params()
-
-    def _check_params(self):
-        _check_kernel(self.k, "k")
-        if isinstance(self.scale, numbers.Real) and not isinstance(self.scale, bool) \
-                and self.scale < 0:
-            raise ValueError(f"a kernel can only be scaled by c >= 0 (a negative scale breaks "
-                             f"positive semi-definiteness), got {self.scale!r}")
-        check_scalar(self.scale, "scale", low=0)
 
     def __repr__(self):
         inner = f"({self.k!r})" if isinstance(self.k, (Sum, Product, Scaled)) else repr(self.k)
@@ -238,14 +234,15 @@ class Power(_Unary):
     array([[121.]])
     """
 
+    _param_constraints = {
+        "k": [Kernel],
+        "exponent": [Interval(Real, 0, None, closed="neither")],
+    }
+
     def __init__(self, k, exponent):
         self.k = k
         self.exponent = exponent
         self._check_params()
-
-    def _check_params(self):
-        _check_kernel(self.k, "k")
-        check_scalar(self.exponent, "exponent", low=0, low_inclusive=False)
 
     @property
     def _integer(self):
@@ -301,12 +298,11 @@ class Exp(_Unary):
            [1.    , 7.3891]])
     """
 
+    _param_constraints = {"k": [Kernel]}
+
     def __init__(self, k):
         self.k = k
         self._check_params()
-
-    def _check_params(self):
-        _check_kernel(self.k, "k")
 
     def spectral_density(self):
         raise ValueError(f"{self!r}: the spectral density of exp(k) is not available; "
@@ -355,15 +351,12 @@ class Warped(_Unary):
     True
     """
 
+    _param_constraints = {"k": [Kernel], "f": ["callable"]}
+
     def __init__(self, k, f):
         self.k = k
         self.f = f
         self._check_params()
-
-    def _check_params(self):
-        _check_kernel(self.k, "k")
-        if not callable(self.f):
-            raise TypeError(f"f must be callable, got {type(self.f).__name__}")
 
     @property
     def is_shift_invariant(self):
@@ -416,15 +409,12 @@ class Composed(Kernel):
 
     input_kind = "any"
 
+    _param_constraints = {"k": [Kernel], "phi": ["callable"]}
+
     def __init__(self, k, phi):
         self.k = k
         self.phi = phi
         self._check_params()
-
-    def _check_params(self):
-        _check_kernel(self.k, "k")
-        if not callable(self.phi):
-            raise TypeError(f"phi must be callable, got {type(self.phi).__name__}")
 
     @property
     def is_psd(self):
@@ -466,22 +456,30 @@ class Bilinear(Kernel):
     array([[11.]])
     """
 
+    _param_constraints = {"A": ["array-like"]}
+
     def __init__(self, A):
         self.A = A
         self._check_params()
 
     def _check_params(self):
-        A = np.asarray(self.A, dtype=np.float64)
+        super()._check_params()
+        try:
+            A = np.asarray(self.A, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise InvalidParameterError(f"Bilinear: A must be a numeric matrix ({exc})") from None
         if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
-            raise ValueError(f"A must be a square matrix, got shape {A.shape}")
+            raise InvalidParameterError(f"Bilinear: A must be a square matrix, got shape "
+                                        f"{A.shape}")
         if not np.isfinite(A).all():
-            raise ValueError("A contains NaN or infinity")
+            raise InvalidParameterError("Bilinear: A contains NaN or infinity")
         if not np.allclose(A, A.T, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(A).max())):
-            raise ValueError("A must be symmetric for x'Ay to be a kernel; use (A + A.T) / 2")
+            raise InvalidParameterError("Bilinear: A must be symmetric for x'Ay to be a kernel; "
+                                        "use (A + A.T) / 2")
         w = np.linalg.eigvalsh(A)
         if w[0] < -1e-10 * max(abs(w[-1]), 1e-300):
-            raise ValueError(f"A must be positive semi-definite for x'Ay to be a kernel; its "
-                             f"smallest eigenvalue is {w[0]:.3g}")
+            raise InvalidParameterError(f"Bilinear: A must be positive semi-definite for x'Ay to "
+                                        f"be a kernel; its smallest eigenvalue is {w[0]:.3g}")
         self.A = np.asarray(self.A, dtype=np.float64)  # same object when already float64
 
     def check_input(self, X, name="X"):

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import config
 from .._budget import rows_per_block
-from .._validation import check_same_n_features, check_vectors
+from .._validation import check_same_n_features, check_vectors, validate_params
 
 __all__ = ["Kernel", "pairwise_blocked", "rows_per_block"]
 
@@ -73,6 +73,8 @@ class Kernel:
     """
 
     input_kind = "vector"
+    # Declared constraints of the constructor's parameters (see _validation.validate_params).
+    _param_constraints: dict = {}
 
     # ---- parameters (scikit-learn conventions) --------------------------------
     @classmethod
@@ -116,7 +118,12 @@ class Kernel:
         return self
 
     def _check_params(self):
-        """Validate hyperparameters; subclasses raise ValueError with a clear message."""
+        """Validate hyperparameters against ``_param_constraints``.
+
+        Raises :class:`~kernelkit.exceptions.InvalidParameterError`; a subclass
+        with a rule that cannot be declared calls this first, then checks it.
+        """
+        validate_params(self, type(self)._param_constraints, type(self).__name__)
 
     def __eq__(self, other):
         if type(self) is not type(other):

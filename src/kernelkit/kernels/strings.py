@@ -10,9 +10,11 @@ with :class:`~kernelkit.features.Nystroem`.
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 
-from .._validation import check_scalar, check_strings
+from .._validation import Interval, check_strings
 from .base import Kernel
 
 __all__ = ["Subsequence", "Spectrum", "WeightedDegree", "kmer_counts"]
@@ -81,19 +83,19 @@ class Subsequence(_StringKernel):
     (2002). Text classification using string kernels. JMLR 2, 419-444.
     """
 
+    _param_constraints = {
+        "p": [Interval(Integral, 1, None)],
+        "decay": [Interval(Real, 0, 1, closed="right")],
+        "all_lengths": ["boolean"],
+        "normalize": ["boolean"],
+    }
+
     def __init__(self, p=2, decay=0.5, *, all_lengths=False, normalize=True):
         self.p = p
         self.decay = decay
         self.all_lengths = all_lengths
         self.normalize = normalize
         self._check_params()
-
-    def _check_params(self):
-        check_scalar(self.p, "p", low=1, integer=True)
-        check_scalar(self.decay, "decay", low=0, low_inclusive=False, high=1)
-        for name in ("all_lengths", "normalize"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
 
     def _args(self):
         return int(self.p), float(self.decay), bool(self.all_lengths)
@@ -279,15 +281,15 @@ class Spectrum(_CountKernel):
     string kernel for SVM protein classification. Pacific Symposium on Biocomputing.
     """
 
+    _param_constraints = {
+        "k": [Interval(Integral, 1, None)],
+        "normalize": ["boolean"],
+    }
+
     def __init__(self, k=3, *, normalize=True):
         self.k = k
         self.normalize = normalize
         self._check_params()
-
-    def _check_params(self):
-        check_scalar(self.k, "k", low=1, integer=True)
-        if not isinstance(self.normalize, (bool, np.bool_)):
-            raise TypeError(f"normalize must be True or False, got {self.normalize!r}")
 
     def _features(self, X, Y=None):
         return kmer_counts(X, int(self.k), Y)
@@ -322,15 +324,15 @@ class WeightedDegree(_CountKernel):
     Caenorhabditis elegans. Kernel Methods in Computational Biology, MIT Press.
     """
 
+    _param_constraints = {
+        "degree": [Interval(Integral, 1, None)],
+        "normalize": ["boolean"],
+    }
+
     def __init__(self, degree=3, *, normalize=True):
         self.degree = degree
         self.normalize = normalize
         self._check_params()
-
-    def _check_params(self):
-        check_scalar(self.degree, "degree", low=1, integer=True)
-        if not isinstance(self.normalize, (bool, np.bool_)):
-            raise TypeError(f"normalize must be True or False, got {self.normalize!r}")
 
     def _features(self, X, Y=None):
         import scipy.sparse as sp

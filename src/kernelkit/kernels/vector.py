@@ -8,16 +8,19 @@ a Laplace one. The formulas, not a table's labels, decide.
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import check_scalar
+from .._validation import Interval
+from ..exceptions import InvalidParameterError
 from .base import Kernel
 from . import spectral
 
 __all__ = ["Linear", "Polynomial", "RBF", "Laplacian", "Cauchy", "Sigmoid",
            "KroneckerDelta", "Constant"]
+
+_POSITIVE = Interval(Real, 0, None, closed="neither")
 
 
 def _sq_norms(X):
@@ -97,16 +100,17 @@ class Polynomial(Kernel):
     array([[144.]])
     """
 
+    _param_constraints = {
+        "degree": [Interval(Integral, 1, None)],
+        "gamma": [_POSITIVE],
+        "coef0": [Interval(Real, None, None)],
+    }
+
     def __init__(self, degree=3, gamma=1.0, coef0=1.0):
         self.degree = degree
         self.gamma = gamma
         self.coef0 = coef0
         self._check_params()
-
-    def _check_params(self):
-        check_scalar(self.degree, "degree", low=1, integer=True)
-        check_scalar(self.gamma, "gamma", low=0, low_inclusive=False)
-        check_scalar(self.coef0, "coef0")
 
     @property
     def is_psd(self):
@@ -159,13 +163,17 @@ class RBF(Kernel):
         self.length_scale = length_scale
         self._check_params()
 
+    _param_constraints = {
+        "gamma": [_POSITIVE, None],
+        "length_scale": [_POSITIVE, None],
+    }
+
     def _check_params(self):
+        super()._check_params()
         if self.gamma is not None and self.length_scale is not None:
-            raise ValueError("give gamma or length_scale, not both "
-                             f"(got gamma={self.gamma!r}, length_scale={self.length_scale!r})")
-        check_scalar(self.gamma, "gamma", low=0, low_inclusive=False, allow_none=True)
-        check_scalar(self.length_scale, "length_scale", low=0, low_inclusive=False,
-                     allow_none=True)
+            raise InvalidParameterError(
+                "RBF: give gamma or length_scale, not both "
+                f"(got gamma={self.gamma!r}, length_scale={self.length_scale!r})")
 
     @property
     def gamma_value(self) -> float:
@@ -207,13 +215,11 @@ class _Stationary(Kernel):
 
     _loop = None
     _density = None
+    _param_constraints = {"gamma": [_POSITIVE]}
 
     def __init__(self, gamma=1.0):
         self.gamma = gamma
         self._check_params()
-
-    def _check_params(self):
-        check_scalar(self.gamma, "gamma", low=0, low_inclusive=False)
 
     @property
     def is_shift_invariant(self):
@@ -314,14 +320,15 @@ class Sigmoid(Kernel):
     False
     """
 
+    _param_constraints = {
+        "gamma": [_POSITIVE],
+        "coef0": [Interval(Real, None, None)],
+    }
+
     def __init__(self, gamma=1.0, coef0=0.0):
         self.gamma = gamma
         self.coef0 = coef0
         self._check_params()
-
-    def _check_params(self):
-        check_scalar(self.gamma, "gamma", low=0, low_inclusive=False)
-        check_scalar(self.coef0, "coef0")
 
     @property
     def is_psd(self):
@@ -384,16 +391,14 @@ class Constant(Kernel):
     """
 
     input_kind = "any"
+    _param_constraints = {
+        "value": [Interval(Real, 0, None,
+                           note="a constant kernel must be >= 0 to be positive semi-definite")],
+    }
 
     def __init__(self, value=1.0):
         self.value = value
         self._check_params()
-
-    def _check_params(self):
-        if isinstance(self.value, numbers.Real) and self.value < 0:
-            raise ValueError(f"a constant kernel must be >= 0 to be positive semi-definite, "
-                             f"got {self.value!r}")
-        check_scalar(self.value, "value", low=0)
 
     def check_input(self, X, name="X"):
         from .._validation import looks_like_strings

@@ -14,6 +14,8 @@ initialisation) enter through G = K(X, C) and ||phi(c_l)||^2 = k(c_l, c_l).
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
@@ -21,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import config
 from .._compiled import member_sums
-from .._validation import check_same_n_features, check_scalar
+from .._validation import Interval, Options, check_same_n_features, validate_params
 from ..features import Nystroem
 from ..features.nystroem import nystroem_transform
 from ..gram import GramOperator, gram
@@ -239,6 +241,18 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
     True
     """
 
+    _param_constraints = {
+        "n_clusters": [Interval(Integral, 1, None)],
+        "kernel": ["kernel"],
+        "init": [Options(str, _INITS), "array-like"],
+        "n_init": [Interval(Integral, 1, None), Options(str, ("auto",))],
+        "max_iter": [Interval(Integral, 1, None)],
+        "tol": [Interval(Real, 0, None)],
+        "approximation": [Options(str, ("nystroem",)), None],
+        "n_components": [Interval(Integral, 1, None)],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, n_clusters=8, *, kernel="rbf", init="k-means++", n_init="auto",
                  max_iter=300, tol=1e-4, approximation=None, n_components=100,
                  random_state=None):
@@ -253,18 +267,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self):
-        check_scalar(self.n_clusters, "n_clusters", low=1, integer=True)
-        check_scalar(self.max_iter, "max_iter", low=1, integer=True)
-        check_scalar(self.tol, "tol", low=0)
-        check_scalar(self.n_components, "n_components", low=1, integer=True)
-        if not (isinstance(self.n_init, str) and self.n_init == "auto"):
-            check_scalar(self.n_init, "n_init", low=1, integer=True)
-        if isinstance(self.init, str) and self.init not in _INITS:
-            raise ValueError(f"init must be one of {_INITS} or an array of initial centers, "
-                             f"got {self.init!r}")
-        if self.approximation not in (None, "nystroem"):
-            raise ValueError(f"approximation must be None or 'nystroem', got "
-                             f"{self.approximation!r}")
+        validate_params(self, self._param_constraints, type(self).__name__)
         return reject_precomputed(resolve_estimator_kernel(self.kernel), "KernelKMeans")
 
     def fit(self, X, y=None, sample_weight=None):

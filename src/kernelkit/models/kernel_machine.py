@@ -20,7 +20,7 @@ with K only), ``"sgd"`` in one of the lectures' four strategies, chosen by
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
@@ -29,13 +29,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .. import config
-from .._validation import check_vectors
-from ..exceptions import MemoryBudgetError
+from .._validation import HasMethods, Interval, Options, check_vectors, validate_params
+from ..exceptions import InvalidParameterError, MemoryBudgetError
 from ..features import ExplicitFeatures, explicit_feature_dim
 from ..gram import GramOperator, gram
 from ..calibration import machine_rates
 from ..planning import STRATEGIES, plan
-from ..solvers.losses import LOSSES, get_loss
+from ..solvers.losses import get_loss
 from ..solvers.newton import lbfgs_dual, newton_dual
 from ..solvers.sgd import default_eta0, sgd
 from ._base import resolve_estimator_kernel, validate_fit_data, validate_predict_data
@@ -51,43 +51,39 @@ _CLASSIFICATION = ("logistic", "hinge", "squared_hinge")
 _NEWTON_MAX_N = 5000
 
 
-def check_kernel_machine_params(est, losses):
+# Declared constraints shared by the kernel machines and KernelLogisticRegression.
+ITERATION_CONSTRAINTS = {
+    "strategy": [Options(str, ("auto",) + tuple(STRATEGIES))],
+    "n_epochs": [Interval(Integral, 1, None)],
+    "max_iter": [Interval(Integral, 1, None)],
+    "tol": [Interval(Real, 0, None, closed="neither")],
+    "random_state": ["random_state"],
+}
+_MACHINE_CONSTRAINTS = {
+    "kernel": ["kernel"],
+    "alpha": [Interval(Real, 0, None, closed="neither", note="the penalty")],
+    "epsilon": [Interval(Real, 0, None, closed="neither", note="the Huber threshold")],
+    "solver": [Options(str, _SOLVERS)],
+    "features": [HasMethods(["fit", "transform"]), None],
+    "eta0": [Interval(Real, 0, None, closed="neither"), Options(str, ("auto",))],
+    "average": ["boolean", Interval(Integral, 0, None)],
+    **ITERATION_CONSTRAINTS,
+}
+
+
+def check_kernel_machine_params(est):
     """Data-independent checks shared by the kernel machines; returns the kernel."""
-    if est.loss not in losses:
-        other = "KernelMachineClassifier" if est.loss in _CLASSIFICATION else "KernelMachine"
-        hint = (f"; {est.loss!r} is a loss of {other}" if est.loss in LOSSES else "")
-        raise ValueError(f"loss must be one of {losses} for {type(est).__name__}, got "
-                         f"{est.loss!r}{hint}")
-    get_loss(est.loss, est.epsilon)
-    if est.solver not in _SOLVERS:
-        raise ValueError(f"solver must be one of {_SOLVERS}, got {est.solver!r}")
-    if est.strategy != "auto" and est.strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be 'auto' or one of {STRATEGIES}, got {est.strategy!r}")
-    if not (isinstance(est.alpha, numbers.Real) and not isinstance(est.alpha, bool)
-            and np.isfinite(est.alpha) and est.alpha > 0):
-        raise ValueError(f"alpha must be a number > 0 (the penalty), got {est.alpha!r}")
-    check_iteration_params(est)
+    owner = type(est).__name__
+    validate_params(est, est._param_constraints, owner)
     if est.solver in ("newton", "lbfgs") and est.loss == "hinge":
-        raise ValueError(f"solver={est.solver!r} needs a loss with curvature; the hinge loss "
-                         "has none: use solver='sgd' (or loss='squared_hinge')")
+        raise InvalidParameterError(
+            f"{owner}: solver={est.solver!r} needs a loss with curvature; the hinge loss "
+            "has none: use solver='sgd' (or loss='squared_hinge')")
     kernel = resolve_estimator_kernel(est.kernel)
     if kernel == "precomputed":
-        raise ValueError(f"{type(est).__name__} does not take kernel='precomputed'; pass a "
-                         "kernel object or expression")
+        raise InvalidParameterError(f"{owner} does not take kernel='precomputed'; pass a "
+                                    "kernel object or expression")
     return kernel
-
-
-def check_iteration_params(est):
-    """n_epochs, max_iter >= 1 (integers), tol > 0, eta0 'auto' or > 0."""
-    for name in ("n_epochs", "max_iter"):
-        value = getattr(est, name)
-        if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-    if not (isinstance(est.tol, numbers.Real) and est.tol > 0):
-        raise ValueError(f"tol must be a number > 0, got {est.tol!r}")
-    eta0 = getattr(est, "eta0", "auto")
-    if not (eta0 == "auto" or (isinstance(eta0, numbers.Real) and eta0 > 0)):
-        raise ValueError(f"eta0 must be 'auto' or a number > 0, got {eta0!r}")
 
 
 def fit_columns(est, kernel, X, Y, loss, alpha, *, solver, strategy, features, n_epochs,
@@ -302,8 +298,14 @@ class KernelMachine(_KernelMachineMixin, RegressorMixin, BaseEstimator):
     True
     """
 
+    _param_constraints = {
+        **_MACHINE_CONSTRAINTS,
+        "loss": [Options(str, _REGRESSION, note="the margin losses 'logistic', 'hinge' and "
+                                                "'squared_hinge' are KernelMachineClassifier's")],
+    }
+
     def _check_params(self):
-        return check_kernel_machine_params(self, _REGRESSION)
+        return check_kernel_machine_params(self)
 
     def fit(self, X, y):
         """Fit on X of shape (n_samples, n_features), y of shape (n_samples,) or
@@ -382,8 +384,14 @@ class KernelMachineClassifier(_KernelMachineMixin, _ScoreClassifier):
                          average=average, max_iter=max_iter, tol=tol,
                          random_state=random_state)
 
+    _param_constraints = {
+        **_MACHINE_CONSTRAINTS,
+        "loss": [Options(str, _CLASSIFICATION, note="'squared' and 'huber' are losses of "
+                                                    "KernelMachine")],
+    }
+
     def _check_params(self):
-        return check_kernel_machine_params(self, _CLASSIFICATION)
+        return check_kernel_machine_params(self)
 
     def fit(self, X, y):
         """Fit on X of shape (n_samples, n_features), labels y of shape (n_samples,)."""

@@ -3,7 +3,7 @@ Nystroem by Falkon's preconditioned conjugate gradient."""
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -11,8 +11,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .. import config
-from ..exceptions import MemoryBudgetError
-from .._validation import check_scalar
+from ..exceptions import InvalidParameterError, MemoryBudgetError
+from .._validation import Interval, Options, validate_params
 from ..features import ExplicitFeatures, explicit_feature_dim
 from ..features.nystroem import kmeanspp_centers, leverage_centers
 from ..gram import GramOperator, gram
@@ -28,6 +28,18 @@ __all__ = ["KernelRidge"]
 
 _SOLVERS = ("auto", "dual", "primal", "falkon")
 _CENTER_SELECTION = ("uniform", "kmeans++", "leverage")
+# Shared with KernelRidgeClassifier, which takes one alpha for all classes.
+RIDGE_CONSTRAINTS = {
+    "kernel": ["kernel"],
+    "alpha": [Interval(Real, 0, None, note="the ridge penalty"), "array-like"],
+    "solver": [Options(str, _SOLVERS)],
+    "n_centers": [Interval(Integral, 1, None), Options(str, ("auto",))],
+    "center_selection": [Options(str, _CENTER_SELECTION)],
+    "tol": [Interval(Real, 0, None, closed="neither")],
+    "max_iter": [Interval(Integral, 1, None)],
+    "random_state": ["random_state"],
+    "verbose": [Interval(Real, 0, None)],
+}
 
 
 def predict_dual(kernel, X, X_fit, dual_coef):
@@ -167,6 +179,8 @@ class KernelRidge(_RidgePredictor):
     True
     """
 
+    _param_constraints = RIDGE_CONSTRAINTS
+
     def __init__(self, kernel="rbf", alpha=1.0, *, solver="auto", n_centers="auto",
                  center_selection="uniform", tol=1e-7, max_iter=100, random_state=None,
                  verbose=0):
@@ -182,20 +196,11 @@ class KernelRidge(_RidgePredictor):
 
     def _check_params(self):
         """Check the hyperparameters that do not depend on data; return the kernel."""
-        if self.solver not in _SOLVERS:
-            raise ValueError(f"solver must be one of {_SOLVERS}, got {self.solver!r}")
-        check_alpha(self.alpha, np.size(self.alpha))
-        if not (self.n_centers == "auto" or isinstance(self.n_centers, numbers.Integral)):
-            raise ValueError(f"n_centers must be 'auto' or an integer >= 1, got "
-                             f"{self.n_centers!r}")
-        if self.n_centers != "auto":
-            check_scalar(self.n_centers, "n_centers", low=1, integer=True)
-        if self.center_selection not in _CENTER_SELECTION:
-            raise ValueError(f"center_selection must be one of {_CENTER_SELECTION}, got "
-                             f"{self.center_selection!r}")
-        check_scalar(self.tol, "tol", low=0, low_inclusive=False)
-        check_scalar(self.max_iter, "max_iter", low=1, integer=True)
-        check_scalar(self.verbose, "verbose", low=0)
+        validate_params(self, self._param_constraints, type(self).__name__)
+        try:  # the values of an array alpha
+            check_alpha(self.alpha, np.size(self.alpha))
+        except ValueError as exc:
+            raise InvalidParameterError(f"{type(self).__name__}: {exc}") from None
         return resolve_estimator_kernel(self.kernel)
 
     def _n_centers(self, n):

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ._base import validate_fit_data, validate_predict_data
+from .._validation import Interval, validate_params
+from ._base import resolve_estimator_kernel, validate_fit_data, validate_predict_data
 from .kernel_machine import predict_labels
-from .kernel_ridge import KernelRidge, ridge_decision
+from .kernel_ridge import RIDGE_CONSTRAINTS, KernelRidge, ridge_decision
 
 __all__ = ["KernelRidgeClassifier"]
 
@@ -55,6 +58,11 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
     array(['a', 'b'], dtype='<U1')
     """
 
+    _param_constraints = {
+        **RIDGE_CONSTRAINTS,
+        "alpha": [Interval(Real, 0, None, note="one ridge penalty for all classes")],
+    }
+
     def __init__(self, kernel="rbf", alpha=1.0, *, solver="auto", n_centers="auto",
                  center_selection="uniform", tol=1e-7, max_iter=100, random_state=None,
                  verbose=0):
@@ -73,9 +81,8 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_params(self):
         """Check the hyperparameters; return the resolved kernel."""
-        if np.ndim(self.alpha) != 0:
-            raise ValueError(f"alpha must be one number for all classes, got {self.alpha!r}")
-        return self._ridge()._check_params()
+        validate_params(self, self._param_constraints, type(self).__name__)
+        return resolve_estimator_kernel(self.kernel)
 
     def fit(self, X, y, sample_weight=None):
         """Fit one ridge regression per class (all at once).

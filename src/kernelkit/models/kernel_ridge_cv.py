@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import itertools
+from numbers import Real
 
 import numpy as np
 from sklearn.base import clone
 
 from .. import config
-from ..exceptions import MemoryBudgetError
+from .._validation import Interval, validate_params
+from ..exceptions import InvalidParameterError, MemoryBudgetError
 from ..gram import gram
 from ..linalg import eigh_psd, loo_residuals
 from ..solvers import dual_ridge_eigen
@@ -53,6 +55,12 @@ class KernelRidgeCV(_RidgePredictor):
     n_features_in_ : int
     """
 
+    _param_constraints = {
+        "kernel": ["kernel"],
+        "alphas": [Interval(Real, 0, None, closed="neither"), "array-like"],
+        "param_grid": [dict, None],
+    }
+
     def __init__(self, kernel="rbf", alphas=(0.1, 1.0, 10.0), *, param_grid=None):
         self.kernel = kernel
         self.alphas = alphas
@@ -69,16 +77,14 @@ class KernelRidgeCV(_RidgePredictor):
 
     def _check_params(self):
         """Check the hyperparameters; return the base kernel and the alphas."""
+        validate_params(self, self._param_constraints, type(self).__name__)
         try:
             alphas = np.atleast_1d(np.asarray(self.alphas, dtype=np.float64)).ravel()
         except (TypeError, ValueError):
             alphas = np.array([np.nan])
         if alphas.size == 0 or not np.isfinite(alphas).all() or (alphas <= 0).any():
-            raise ValueError(f"alphas must be a non-empty list of positive numbers, "
-                             f"got {self.alphas!r}")
-        if self.param_grid is not None and not isinstance(self.param_grid, dict):
-            raise ValueError(f"param_grid must be a dict such as {{'gamma': [0.1, 1.0]}}, "
-                             f"got {self.param_grid!r}")
+            raise InvalidParameterError(f"{type(self).__name__}: alphas must be a non-empty "
+                                        f"list of positive numbers, got {self.alphas!r}")
         return resolve_estimator_kernel(self.kernel), alphas
 
     def fit(self, X, y):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import log_expit
@@ -12,7 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_scalar, check_vectors
+from .._validation import Interval, Options, check_vectors, validate_params
 from ..features.kitchen_sinks import RandomKitchenSinks
 from ..solvers.box_erm import box_erm
 from .kernel_machine import predict_labels, validate_classifier_data
@@ -67,23 +67,25 @@ _ATTRS_DOC = """
     n_features_in_ : int"""
 
 
+# The feature map's own constraints, then the ERM's.
+_KITCHEN_SINKS_CONSTRAINTS = {
+    **{name: c for name, c in RandomKitchenSinks._param_constraints.items()
+       if name not in ("normalize", "dtype")},
+    "C": [Interval(Real, 0, None, closed="neither",
+                   note="the bound on |f|; the weights satisfy |beta_i| <= C / n_components")],
+    "fit_intercept": ["boolean"],
+    "max_iter": [Interval(Integral, 1, None)],
+    "tol": [Interval(Real, 0, None)],
+}
+
+
 class _KitchenSinksBase(BaseEstimator):
     """Parameters and fitting shared by the two estimators (documented on each)."""
 
-    _losses = ("squared",)
+    _param_constraints = _KITCHEN_SINKS_CONSTRAINTS
 
     def _check_params(self):
-        if (not isinstance(self.C, numbers.Real) or isinstance(self.C, bool)
-                or not np.isfinite(self.C) or self.C <= 0):
-            raise ValueError(f"C must be a number > 0 (the bound on |f|; the weights satisfy "
-                             f"|beta_i| <= C / n_components), got {self.C!r}")
-        if self.loss not in self._losses:
-            raise ValueError(f"loss must be one of {self._losses}, got {self.loss!r}")
-        if self.fit_intercept not in (True, False):
-            raise ValueError(f"fit_intercept must be True or False, got {self.fit_intercept!r}")
-        check_scalar(self.max_iter, "max_iter", low=1, integer=True)
-        check_scalar(self.tol, "tol", low=0)
-        self._feature_map()._check_params()
+        validate_params(self, self._param_constraints, type(self).__name__)
 
     def _feature_map(self):
         return RandomKitchenSinks(self.n_components, basis=self.basis, sampler=self.sampler,
@@ -215,7 +217,10 @@ class KitchenSinksClassifier(ClassifierMixin, _KitchenSinksBase):
     True
     """
 
-    _losses = _CLASSIFIER_LOSSES
+    _param_constraints = {
+        **_KITCHEN_SINKS_CONSTRAINTS,
+        "loss": [Options(str, _CLASSIFIER_LOSSES)],
+    }
 
     def __init__(self, n_components=100, *, basis="cosine", sampler=None, gamma="scale",
                  bandwidth=None, C=100.0, loss="logistic", fit_intercept=True, max_iter=1000,

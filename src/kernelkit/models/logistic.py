@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Real
 
 import numpy as np
 from scipy.special import log_expit, log_softmax
 
-from ..planning import STRATEGIES
+from .._validation import Interval, Options, validate_params
+from ..exceptions import InvalidParameterError
 from ..solvers.newton import lbfgs_multinomial
 from ._base import resolve_estimator_kernel
-from .kernel_machine import (_ScoreClassifier, check_iteration_params, fit_columns,
+from .kernel_machine import (ITERATION_CONSTRAINTS, _ScoreClassifier, fit_columns,
                              gram_or_operator, validate_classifier_data)
 
 __all__ = ["KernelLogisticRegression"]
@@ -74,6 +75,14 @@ class KernelLogisticRegression(_ScoreClassifier):
     (2, 2)
     """
 
+    _param_constraints = {
+        "kernel": ["kernel"],
+        "C": [Interval(Real, 0, None, closed="neither", note="the inverse penalty")],
+        "solver": [Options(str, _SOLVERS)],
+        "multi_class": [Options(str, _MULTI)],
+        **ITERATION_CONSTRAINTS,
+    }
+
     def __init__(self, kernel="rbf", C=1.0, *, solver="lbfgs", multi_class="multinomial",
                  strategy="auto", n_epochs=5, max_iter=1000, tol=1e-8, random_state=None):
         self.kernel = kernel
@@ -87,21 +96,11 @@ class KernelLogisticRegression(_ScoreClassifier):
         self.random_state = random_state
 
     def _check_params(self):
-        if (not isinstance(self.C, numbers.Real) or isinstance(self.C, bool)
-                or not np.isfinite(self.C) or self.C <= 0):
-            raise ValueError(f"C must be a number > 0 (the inverse penalty), got {self.C!r}")
-        if self.solver not in _SOLVERS:
-            raise ValueError(f"solver must be one of {_SOLVERS}, got {self.solver!r}")
-        if self.multi_class not in _MULTI:
-            raise ValueError(f"multi_class must be one of {_MULTI}, got {self.multi_class!r}")
-        if self.strategy != "auto" and self.strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be 'auto' or one of {STRATEGIES}, got "
-                             f"{self.strategy!r}")
-        check_iteration_params(self)
+        validate_params(self, self._param_constraints, type(self).__name__)
         kernel = resolve_estimator_kernel(self.kernel)
         if kernel == "precomputed":
-            raise ValueError("KernelLogisticRegression does not take kernel='precomputed'; "
-                             "pass a kernel object or expression")
+            raise InvalidParameterError("KernelLogisticRegression does not take "
+                                        "kernel='precomputed'; pass a kernel object or expression")
         return kernel
 
     def fit(self, X, y):

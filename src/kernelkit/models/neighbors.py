@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from .._validation import check_scalar
+from .._validation import Interval, Options, validate_params
 from ._base import resolve_estimator_kernel, validate_fit_data, validate_predict_data
 from ._feature_distance import kneighbors_blocked, reject_precomputed
 
 __all__ = ["KernelKNeighborsClassifier", "KernelKNeighborsRegressor"]
 
 _WEIGHTS = ("uniform", "distance")
+_N_NEIGHBORS = [Interval(Integral, 1, None)]
 
 
 def neighbor_weights(dist, weights):
@@ -32,15 +35,19 @@ def neighbor_weights(dist, weights):
 class _KernelNeighbors(BaseEstimator):
     """Storage of the training set and the kneighbors query shared by both estimators."""
 
+    _param_constraints = {
+        "n_neighbors": _N_NEIGHBORS,
+        "weights": [Options(str, _WEIGHTS)],
+        "kernel": ["kernel"],
+    }
+
     def __init__(self, n_neighbors=5, *, weights="uniform", kernel="linear"):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.kernel = kernel
 
     def _check_params(self):
-        check_scalar(self.n_neighbors, "n_neighbors", low=1, integer=True)
-        if self.weights not in _WEIGHTS:
-            raise ValueError(f"weights must be one of {_WEIGHTS}, got {self.weights!r}")
+        validate_params(self, self._param_constraints, type(self).__name__)
         return reject_precomputed(resolve_estimator_kernel(self.kernel), type(self).__name__)
 
     def _fit(self, X, y, y_numeric):
@@ -75,7 +82,8 @@ class _KernelNeighbors(BaseEstimator):
         """
         check_is_fitted(self, "X_fit_")
         k = self.n_neighbors if n_neighbors is None else n_neighbors
-        check_scalar(k, "n_neighbors", low=1, integer=True)
+        validate_params({"n_neighbors": k}, {"n_neighbors": _N_NEIGHBORS},
+                        f"{type(self).__name__}.kneighbors")
         exclude_self = X is None
         n_fit = self.n_samples_fit_ - int(exclude_self)
         if k > n_fit:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_scalar
+from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator
 from ._base import resolve_estimator_kernel, validate_fit_X, validate_predict_data
 from ._feature_distance import kneighbors_blocked, reject_precomputed
@@ -76,6 +76,13 @@ class KernelOutlierDetector(OutlierMixin, BaseEstimator):
     -1
     """
 
+    _param_constraints = {
+        "kernel": ["kernel"],
+        "method": [Options(str, _METHODS)],
+        "n_neighbors": [Interval(Integral, 1, None)],
+        "contamination": [Options(str, ("auto",)), Interval(Real, 0, 0.5, closed="right")],
+    }
+
     def __init__(self, kernel="rbf", *, method="knn", n_neighbors=5, contamination="auto"):
         self.kernel = kernel
         self.method = method
@@ -83,14 +90,7 @@ class KernelOutlierDetector(OutlierMixin, BaseEstimator):
         self.contamination = contamination
 
     def _check_params(self):
-        if self.method not in _METHODS:
-            raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
-        check_scalar(self.n_neighbors, "n_neighbors", low=1, integer=True)
-        c = self.contamination
-        if not (isinstance(c, str) and c == "auto"):
-            if isinstance(c, bool) or not isinstance(c, numbers.Real) or not 0 < c <= 0.5:
-                raise ValueError(f"contamination must be 'auto' or a float in (0, 0.5], "
-                                 f"got {c!r}")
+        validate_params(self, self._param_constraints, type(self).__name__)
         return reject_precomputed(resolve_estimator_kernel(self.kernel), "KernelOutlierDetector")
 
     def fit(self, X, y=None):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -13,6 +13,7 @@ from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .. import config
+from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
 from ..solvers.pegasos import pegasos_gram, pegasos_kernel
 from ..solvers.smo import pair_grams, pair_grams_bytes, smo_gram, smo_kernel
@@ -134,6 +135,20 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
     True
     """
 
+    _param_constraints = {
+        "kernel": ["kernel"],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "solver": [Options(str, _SOLVERS)],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None), None],
+        "class_weight": [Options(str, ("balanced",)), dict, None],
+        "decision_function_shape": [Options(str, ("ovr", "ovo"))],
+        "multiclass": [Options(str, ("ovo", "ovr"))],
+        "n_iter": [Interval(Integral, 1, None), None],
+        "cache": ["boolean", Options(str, ("auto",))],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, kernel="rbf", C=1.0, *, solver="smo", tol=1e-3, max_iter=None,
                  class_weight=None, decision_function_shape="ovr", multiclass="ovo",
                  n_iter=None, cache="auto", random_state=None):
@@ -151,31 +166,7 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
 
     def _check_params(self):
         """Check the hyperparameters that do not depend on data; return the kernel."""
-        def positive(value, name, integer=False):
-            kind = numbers.Integral if integer else numbers.Real
-            if isinstance(value, bool) or not isinstance(value, kind) or not value > 0 \
-                    or not np.isfinite(value):
-                raise ValueError(f"{name} must be a {'positive integer' if integer else 'number > 0'}"
-                                 f", got {value!r}")
-
-        positive(self.C, "C")
-        positive(self.tol, "tol")
-        if self.max_iter is not None:
-            positive(self.max_iter, "max_iter", integer=True)
-        if self.n_iter is not None:
-            positive(self.n_iter, "n_iter", integer=True)
-        for name, value, allowed in (("solver", self.solver, _SOLVERS),
-                                     ("multiclass", self.multiclass, ("ovo", "ovr")),
-                                     ("decision_function_shape", self.decision_function_shape,
-                                      ("ovr", "ovo"))):
-            if value not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-        if not (self.cache == "auto" or isinstance(self.cache, bool)):
-            raise ValueError(f"cache must be 'auto', True or False, got {self.cache!r}")
-        if not (self.class_weight is None or self.class_weight == "balanced"
-                or isinstance(self.class_weight, dict)):
-            raise ValueError(f"class_weight must be None, 'balanced' or a dict, got "
-                             f"{self.class_weight!r}")
+        validate_params(self, self._param_constraints, type(self).__name__)
         return resolve_estimator_kernel(self.kernel)
 
     # ---- fit ------------------------------------------------------------------------
