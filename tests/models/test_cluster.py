@@ -9,7 +9,7 @@ from sklearn.metrics import adjusted_rand_score
 import kernelkit
 from kernelkit.kernels import RBF, Polynomial
 from kernelkit.models import KernelKMeans
-from kernelkit.models.cluster import kernel_kmeanspp
+from kernelkit.features.centers import kmeanspp_centers
 
 
 @pytest.fixture
@@ -97,8 +97,8 @@ def test_kmeanspp_is_seeded_and_reproducible(blobs):
     kernel = RBF(gamma=0.1)
     diag = kernel.diag(blobs)
     sw = np.ones(len(blobs))
-    seeds = [kernel_kmeanspp(kernel, blobs, diag, 5, np.random.RandomState(s), sw)
-             for s in (7, 7, 8)]
+    seeds = [kmeanspp_centers(kernel, blobs, 5, np.random.RandomState(s), sample_weight=sw,
+                              n_local_trials=None, diag=diag) for s in (7, 7, 8)]
     np.testing.assert_array_equal(seeds[0], seeds[1])
     assert len(set(seeds[0])) == 5
     assert not np.array_equal(seeds[0], seeds[2])
@@ -109,7 +109,8 @@ def test_kmeanspp_never_draws_weightless_rows(blobs):
     sw = np.zeros(len(blobs))
     sw[::7] = 1.0
     for s in range(5):
-        idx = kernel_kmeanspp(kernel, blobs, kernel.diag(blobs), 5, np.random.RandomState(s), sw)
+        idx = kmeanspp_centers(kernel, blobs, 5, np.random.RandomState(s), sample_weight=sw,
+                               n_local_trials=None)
         assert (sw[idx] > 0).all()
 
 
