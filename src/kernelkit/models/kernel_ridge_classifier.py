@@ -9,7 +9,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ._base import validate_fit_data, validate_predict_data
-from .kernel_machine import predict_labels
+from ._base import predict_labels
 from .kernel_ridge import KernelRidge, ridge_decision
 
 __all__ = ["KernelRidgeClassifier"]
