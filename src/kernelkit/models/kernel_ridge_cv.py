@@ -7,8 +7,7 @@ import itertools
 import numpy as np
 from sklearn.base import clone
 
-from .. import config
-from ..exceptions import MemoryBudgetError
+from .._budget import require
 from ..gram import gram
 from ..linalg import eigh_psd, loo_residuals
 from ..solvers import dual_ridge_eigen
@@ -99,11 +98,7 @@ class KernelRidgeCV(_RidgePredictor):
         n = len(X)
         if n < 2:
             raise ValueError(f"leave-one-out needs at least 2 samples, got n_samples = {n}")
-        budget = config.get_config()["memory"]
-        if 16.0 * n * n > budget:
-            raise MemoryBudgetError(f"leave-one-out by eigendecomposition needs two {n} x {n} "
-                                    f"matrices ({16.0 * n * n / 1024**3:.1f} GB), over the "
-                                    f"memory budget ({budget / 1024**3:.1f} GB)")
+        require(16.0 * n * n, f"leave-one-out by eigendecomposition (two {n} x {n} matrices)")
         results = {"params": [], "alpha": [], "loo_mse": []}
         best = None
         for params, kernel in self._candidates(base):
