@@ -17,7 +17,7 @@ from ..features import Nystroem
 from ..features.nystroem import nystroem_transform
 from ..gram import GramOperator
 from ..planning import Choice, Plan, decide_store
-from ..solvers.kernel_kmeans import kernel_kmeans
+from ..solvers.kernel_kmeans import kernel_kmeans, nearest_means
 from ._base import (check_sample_weight, reject_precomputed, report_plan,
                     resolve_estimator_kernel, validate_fit_X, validate_predict_data)
 
@@ -229,12 +229,11 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         if getattr(self, "cluster_centers_", None) is not None:
             Z = nystroem_transform(self.kernel_, X, self.components_, self.normalization_)
             C = self.cluster_centers_
-            return np.argmin(-2.0 * Z @ C.T + np.einsum("ij,ij->i", C, C)[None, :], axis=1)
+            return nearest_means(Z @ C.T, np.einsum("ij,ij->i", C, C))
         A = np.zeros((len(self.X_fit_), self.n_clusters))
         A[np.arange(len(A)), self.center_membership_] = self.dual_coef_
-        # k(x, x) is the same for every cluster: argmin of ||m_c||^2 - 2 <phi(x), m_c>.
-        G = GramOperator(self.kernel_, X, self.X_fit_).matmat(A)
-        return np.argmin(self.center_norms_[None, :] - 2.0 * G, axis=1)
+        G = GramOperator(self.kernel_, X, self.X_fit_).matmat(A)  # <phi(x), m_c>
+        return nearest_means(G, self.center_norms_)
 
     def fit_predict(self, X, y=None, sample_weight=None):
         """Cluster X and return ``labels_``.

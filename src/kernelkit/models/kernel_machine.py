@@ -120,7 +120,7 @@ _PARAMS_DOC = """
         ``"auto"``: SGD for the hinge loss or n > 5000, else Newton.
     strategy : {"auto", "features_on_the_fly", "features_cached", "kernel_on_the_fly",
         "gram_cached"}, default="auto"
-        SGD strategy; ``"auto"`` asks :func:`kernelkit.planning.plan` (kept in ``plan_``).
+        SGD strategy; ``"auto"`` asks :func:`kernelkit.planning.plan_sgd` (kept in ``plan_``).
     features : transformer, optional
         Feature map psi for the feature strategies (any object with
         ``fit``/``transform``); default: :class:`~kernelkit.features.ExplicitFeatures`

@@ -27,7 +27,7 @@ from .._compiled import member_sums
 from ..features.centers import kmeanspp_centers, sq_dist_from_inner, take_rows
 from ..gram import GramOperator, gram
 
-__all__ = ["KernelKMeansResult", "kernel_kmeans", "lloyd_feature_space",
+__all__ = ["KernelKMeansResult", "kernel_kmeans", "lloyd_feature_space", "nearest_means",
            "stored_gram_products", "operator_products"]
 
 
@@ -72,6 +72,15 @@ def operator_products(op):
     def products(member, A):
         return op.matmat(A)
     return products
+
+
+def nearest_means(inner, center_norms):
+    """Index of the nearest mean of each point, from ``inner[i, c] = <phi(x_i), m_c>``.
+
+    ``argmin_c ||m_c||^2 - 2 <phi(x_i), m_c>``: k(x_i, x_i) is the same for every
+    cluster, so it is left out.
+    """
+    return np.argmin(center_norms[None, :] - 2.0 * inner, axis=1)
 
 
 def _weights_matrix(member, sw, n_clusters):
