@@ -105,7 +105,8 @@ class Nystroem(TransformerMixin, BaseEstimator):
         scores (from a uniform pilot of 2M samples), or the given centers.
     regularization : float, default=0.0
         Ridge lambda of the leverage scores (``centers="leverage"`` only);
-        0 means ``trace(K) / n_components`` (see :func:`~kernelkit.features.centers.leverage_centers`).
+        0 means ``trace(K) / n_components`` (see
+        :func:`~kernelkit.features.centers.leverage_centers`).
         The map itself is not regularized.
     random_state : int, RandomState instance or None, default=None
         Seed of the center sampling.
