@@ -9,7 +9,6 @@ from sklearn.metrics import adjusted_rand_score
 import kernelkit
 from kernelkit.kernels import RBF, Polynomial
 from kernelkit.models import KernelKMeans
-from kernelkit.models.cluster import kernel_kmeanspp
 
 
 @pytest.fixture
@@ -89,28 +88,12 @@ def test_inertia_and_predict_against_brute_force():
     np.testing.assert_array_equal(model.predict(Xq), Dq.argmin(axis=1))
 
 
-def test_kmeanspp_is_seeded_and_reproducible(blobs):
+def test_kmeans_is_seeded_and_reproducible(blobs):
+    # k-means++ itself is tested in tests/features/test_centers.py
     a = KernelKMeans(5, kernel=RBF(gamma=0.1), random_state=3).fit(blobs)
     b = KernelKMeans(5, kernel=RBF(gamma=0.1), random_state=3).fit(blobs)
     np.testing.assert_array_equal(a.labels_, b.labels_)
     assert a.inertia_ == b.inertia_
-    kernel = RBF(gamma=0.1)
-    diag = kernel.diag(blobs)
-    sw = np.ones(len(blobs))
-    seeds = [kernel_kmeanspp(kernel, blobs, diag, 5, np.random.RandomState(s), sw)
-             for s in (7, 7, 8)]
-    np.testing.assert_array_equal(seeds[0], seeds[1])
-    assert len(set(seeds[0])) == 5
-    assert not np.array_equal(seeds[0], seeds[2])
-
-
-def test_kmeanspp_never_draws_weightless_rows(blobs):
-    kernel = RBF(gamma=0.1)
-    sw = np.zeros(len(blobs))
-    sw[::7] = 1.0
-    for s in range(5):
-        idx = kernel_kmeanspp(kernel, blobs, kernel.diag(blobs), 5, np.random.RandomState(s), sw)
-        assert (sw[idx] > 0).all()
 
 
 def test_integer_weights_equal_repeated_rows(blobs):

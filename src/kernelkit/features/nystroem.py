@@ -3,14 +3,8 @@
 With ``K_CC = U diag(s) U'``, ``psi(x)'psi(y) = K(x, C) K_CC^+ K(C, y)``: the
 Nystroem approximation of k (Williams & Seeger 2001). It is exact on the
 span of the centers, so it is exact on the training set when every sample is
-a center. Which centers are chosen decides the quality for a given M:
-
-* ``"uniform"``: M samples without replacement (Williams & Seeger).
-* ``"kmeans++"``: kernel k-means++ seeding in feature space, D^2 sampling with
-  ``d(x, c)^2 = k(x, x) - 2 k(x, c) + k(c, c)`` (Arthur & Vassilvitskii 2007;
-  Oglic & Gaertner 2017 for its use with Nystroem).
-* ``"leverage"``: sampling proportional to approximate ridge leverage scores
-  (Alaoui & Mahoney 2015; Musco & Musco 2017), estimated from a uniform pilot.
+a center. Which centers are chosen decides the quality for a given M: uniform,
+kernel k-means++ or ridge-leverage sampling (:mod:`kernelkit.features.centers`).
 
 Only ``kernel.check_input``, ``len`` and row indexing are used on X, so a
 kernel on non-vector inputs (strings) works too.
@@ -33,25 +27,18 @@ from ..gram import gram
 from ..kernels import resolve_kernel
 from ..kernels.base import rows_per_block
 from ..linalg import eigh_psd
+from .centers import CENTER_METHODS, select_centers, take_rows
 
-__all__ = ["Nystroem", "nystroem_transform", "kmeanspp_centers", "leverage_centers", "leverage_scores",
-           "nystroem_normalization"]
+__all__ = ["Nystroem", "nystroem_transform", "nystroem_normalization"]
 
 # Eigenvalues of K_CC below this fraction of the largest are dropped: their
 # 1/sqrt(s) would amplify round-off of K(x, C) by more than 1e6.
 _RELATIVE_EIGEN_CUTOFF = 1e-12
-_CENTER_METHODS = ("uniform", "kmeans++", "leverage")
+_CENTER_METHODS = CENTER_METHODS
 
 
 def _is_vector_kernel(kernel):
     return kernel.input_kind in ("vector", "any")
-
-
-def _take(X, indices):
-    """Rows of X (an array, or a list of strings) at ``indices``."""
-    if isinstance(X, np.ndarray):
-        return X[indices]
-    return [X[i] for i in indices]
 
 
 def _blocks(n, n_cols):
@@ -75,80 +62,6 @@ def nystroem_transform(kernel, X, components, normalization):
     for r0, r1 in _blocks(len(X), len(components)):
         out[r0:r1] = gram(kernel, X[r0:r1], components) @ normalization
     return out
-
-
-def kmeanspp_centers(kernel, X, n_centers, rng):
-    """Indices of ``n_centers`` rows chosen by kernel k-means++ (D^2) seeding.
-
-    Each new center is drawn with probability proportional to the squared
-    feature-space distance ``k(x, x) - 2 k(x, c) + k(c, c)`` to the nearest
-    center chosen so far; the first one uniformly. Costs n kernel values per
-    center.
-    """
-    n = len(X)
-    diag = kernel.diag(X)
-    chosen = np.empty(n_centers, dtype=np.intp)
-    chosen[0] = rng.randint(n)
-    d2 = np.full(n, np.inf)
-    for j in range(n_centers):
-        if j > 0:
-            total = d2.sum()
-            if total > 0:
-                chosen[j] = rng.choice(n, p=d2 / total)
-            else:  # every remaining point coincides with a center: pick any unchosen one
-                free = np.setdiff1d(np.arange(n), chosen[:j])
-                chosen[j] = free[rng.randint(len(free))]
-        c = chosen[j]
-        k_xc = gram(kernel, X, _take(X, [c]))[:, 0]
-        # Clamped at 0: round-off can make the distance of a point to itself negative.
-        d2 = np.minimum(d2, np.maximum(diag - 2.0 * k_xc + diag[c], 0.0))
-        d2[chosen[:j + 1]] = 0.0
-    return chosen
-
-
-def leverage_scores(kernel, X, ridge, pilot):
-    """Nystroem estimate of the ridge leverage scores of K, from pilot centers.
-
-    ``l_i = (k(x_i, x_i) - K_iP (K_PP + ridge I)^-1 K_Pi) / ridge``, the
-    estimate of ``[K (K + ridge I)^-1]_ii`` of Alaoui & Mahoney (2015) and
-    Musco & Musco (2017), with P the pilot rows. Computed in row blocks.
-    """
-    XP = _take(X, pilot)
-    KPP = gram(kernel, XP)
-    w, Q = eigh_psd(KPP)
-    # (K_PP + ridge I)^-1 = Q diag(1 / (w + ridge)) Q', applied as B = Q diag(1/sqrt(.)).
-    B = Q / np.sqrt(w + ridge)
-    diag = kernel.diag(X)
-    scores = np.empty(len(X))
-    for r0, r1 in _blocks(len(X), len(pilot)):
-        G = gram(kernel, _take(X, range(r0, r1)), XP) @ B
-        scores[r0:r1] = (diag[r0:r1] - np.einsum("ij,ij->i", G, G)) / ridge
-    return np.maximum(scores, 0.0)
-
-
-def leverage_centers(kernel, X, n_centers, rng, regularization=0.0):
-    """Indices of ``n_centers`` rows sampled (without replacement) by ridge leverage.
-
-    The scores are estimated with :func:`leverage_scores` from a uniform pilot
-    of ``min(n, 2 * n_centers)`` rows. The ridge is ``regularization`` if it is
-    positive, else ``trace(K) / n_centers``: then the effective dimension
-    ``sum_i s_i / (s_i + ridge) <= trace(K) / ridge = n_centers``, so the scores
-    describe about as many directions as there are centers to draw. (A much
-    smaller ridge, such as ``1e-3 * trace(K) / n``, makes the estimate from a
-    pilot of 2M rows little more than the pilot's residual, which favours
-    outliers: on clustered data it did worse than uniform sampling.)
-    """
-    n = len(X)
-    ridge = float(regularization) if regularization > 0 else \
-        max(float(kernel.diag(X).sum()), np.finfo(float).tiny) / n_centers
-    pilot = np.sort(rng.choice(n, size=min(n, 2 * n_centers), replace=False))
-    scores = leverage_scores(kernel, X, ridge, pilot)
-    top = scores.max()
-    if not top > 0:
-        return rng.choice(n, size=n_centers, replace=False)
-    # A floor keeps every row drawable, so sampling M of n without replacement is possible.
-    p = np.maximum(scores, 1e-12 * top)
-    return rng.choice(n, size=n_centers, replace=False, p=p / p.sum())
 
 
 def nystroem_normalization(K_CC):
@@ -194,7 +107,8 @@ class Nystroem(TransformerMixin, BaseEstimator):
         scores (from a uniform pilot of 2M samples), or the given centers.
     regularization : float, default=0.0
         Ridge lambda of the leverage scores (``centers="leverage"`` only);
-        0 means ``trace(K) / n_components`` (see :func:`leverage_centers`).
+        0 means ``trace(K) / n_components`` (see
+        :func:`~kernelkit.features.centers.leverage_centers`).
         The map itself is not regularized.
     random_state : int, RandomState instance or None, default=None
         Seed of the center sampling.
@@ -283,13 +197,8 @@ class Nystroem(TransformerMixin, BaseEstimator):
                 warnings.warn(f"n_components={M} > n_samples={n}: all {n} samples are used "
                               f"as centers", UserWarning, stacklevel=2)
                 M = n
-            if self.centers == "uniform":
-                idx = np.sort(rng.choice(n, size=M, replace=False))
-            elif self.centers == "kmeans++":
-                idx = kmeanspp_centers(kernel, X, M, rng)
-            else:
-                idx = leverage_centers(kernel, X, M, rng, self.regularization)
-            C = _take(X, idx)
+            idx = select_centers(kernel, X, M, self.centers, rng, self.regularization)
+            C = take_rows(X, idx)
         else:
             idx = None
             C = kernel.check_input(self.centers, "centers")

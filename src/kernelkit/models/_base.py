@@ -1,4 +1,5 @@
-"""What every kernelkit estimator shares: kernel resolution and input checks.
+"""What every kernelkit estimator shares: kernel resolution, input checks, class
+labels, the machine rates the planner uses, and printing the plan.
 
 Inputs follow the kernel: numeric 2-D arrays for vector kernels (through
 scikit-learn's ``validate_data``, which sets ``n_features_in_``), a 1-D
@@ -11,14 +12,17 @@ text -- ``n_features_in_`` is not set; the strings are validated by
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.validation import check_consistent_length, validate_data
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_consistent_length, column_or_1d, validate_data
 
+from .. import calibration, config
 from .._validation import check_vectors
 from ..kernels import Kernel, resolve_kernel
 
 __all__ = ["resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
            "check_sample_weight", "check_alpha", "takes_strings", "input_dim",
-           "validate_fit_X"]
+           "validate_fit_X", "validate_classifier_data", "predict_labels",
+           "reject_precomputed", "report_plan"]
 
 
 def resolve_estimator_kernel(kernel):
@@ -119,3 +123,58 @@ def validate_fit_X(est, kernel, X):
         return X
     _precheck(kernel, X)
     return validate_data(est, X, dtype=[np.float64, np.float32])
+
+
+def validate_classifier_data(est, X, y, kernel=None):
+    """Validate (X, labels); set ``classes_``; return X and the -1/+1 targets (n, k).
+
+    ``kernel`` is the estimator's resolved kernel (strings take the string path);
+    None for estimators without one (random kitchen sinks), which take vectors.
+    """
+    if y is None:
+        raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
+    if kernel is not None and takes_strings(kernel):
+        X, y = validate_fit_data(est, kernel, X, y, y_numeric=False)
+        y = column_or_1d(y, warn=True)
+    else:
+        check_vectors(X, "X")
+        X, y = validate_data(est, X, y, dtype=[np.float64, np.float32])
+    check_classification_targets(y)
+    est.classes_, yi = np.unique(y, return_inverse=True)
+    if len(est.classes_) < 2:
+        raise ValueError(f"{type(est).__name__} needs samples of at least 2 classes in the "
+                         f"data, but the data contain only one class: {est.classes_[0]!r}")
+    if len(est.classes_) == 2:
+        return X, np.where(yi == 1, 1.0, -1.0)[:, None]
+    return X, np.where(yi[:, None] == np.arange(len(est.classes_))[None, :], 1.0, -1.0)
+
+
+def predict_labels(classes, scores):
+    """Labels from binary scores (n,) or one score per class (n, n_classes)."""
+    if scores.ndim == 1:
+        return classes[(scores > 0).astype(int)]
+    return classes[np.argmax(scores, axis=1)]
+
+
+def reject_precomputed(kernel, est_name):
+    """Distances need k(x, x) of every query, which a precomputed K(X, X_fit) lacks."""
+    if kernel == "precomputed":
+        raise ValueError(f"{est_name} does not accept kernel='precomputed': feature-space "
+                         "distances need k(x, x) of every query point, which K(X, X_fit) does "
+                         "not contain. Pass the kernel object or expression instead")
+    return kernel
+
+
+def _rates():
+    """This machine's rates for the planner: ``get_config()["rates"]`` when the
+    config has them, else the calibration cache (or the reference rates)."""
+    return config.get_config().get("rates") or calibration.machine_rates()
+
+
+def report_plan(est, verbose=0):
+    """Print ``est.plan_.explain()`` when ``verbose`` or kernelkit's verbosity is >= 1.
+
+    Called once at the end of planning in ``fit``; the numerics never print.
+    """
+    if max(int(verbose or 0), int(config.get_config()["verbosity"])) >= 1:
+        print(est.plan_.explain())

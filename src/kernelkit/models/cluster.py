@@ -1,15 +1,8 @@
 """Kernel k-means: Lloyd's iterations in the feature space of any kernel.
 
-A cluster mean in feature space is m_c = sum_j A[j, c] phi(x_j) with
-A[j, c] = w_j / W_c for the members j of cluster c (W_c their total weight),
-so with G = K A (n x k) and ||m_c||^2 = (A'G)[c, c]:
-
-    ||phi(x_i) - m_c||^2 = k(x_i, x_i) - 2 G[i, c] + ||m_c||^2.
-
-One product K A per iteration is all the kernel work; K is stored when it
-fits in half the memory budget, otherwise recomputed in row blocks
-(:class:`~kernelkit.gram.GramOperator`). Centers given as points c_l (the
-initialisation) enter through G = K(X, C) and ||phi(c_l)||^2 = k(c_l, c_l).
+The estimator validates, decides whether to store K (n x n, when it fits in
+half the memory budget; recorded in ``plan_``) and calls
+:func:`kernelkit.solvers.kernel_kmeans.kernel_kmeans`, where the numerics live.
 """
 
 from __future__ import annotations
@@ -21,133 +14,18 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .. import config
-from .._compiled import member_sums
 from .._validation import Interval, Options, check_same_n_features, validate_params
 from ..features import Nystroem
 from ..features.nystroem import nystroem_transform
-from ..gram import GramOperator, gram
-from ._base import (check_sample_weight, resolve_estimator_kernel, validate_fit_X,
-                    validate_predict_data)
-from ._feature_distance import reject_precomputed, take_rows
+from ..gram import GramOperator
+from ..planning import Choice, Plan, decide_store
+from ..solvers.kernel_kmeans import kernel_kmeans, nearest_means
+from ._base import (check_sample_weight, reject_precomputed, report_plan,
+                    resolve_estimator_kernel, validate_fit_X, validate_predict_data)
 
-__all__ = ["KernelKMeans", "kernel_kmeanspp", "lloyd_feature_space"]
+__all__ = ["KernelKMeans"]
 
 _INITS = ("k-means++", "random")
-
-
-def _sq_dist(diag, G, center_sq):
-    """||phi(x_i) - m_c||^2 from diag = k(x_i, x_i), G = <phi(x_i), m_c>, ||m_c||^2."""
-    D = diag[:, None] - 2.0 * G + center_sq[None, :]
-    return np.maximum(D, 0.0, out=D)
-
-
-def kernel_kmeanspp(kernel, X, diag, n_clusters, rng, sample_weight, n_local_trials=None):
-    """Row indices of initial centers by greedy kernel k-means++ (scikit-learn's variant).
-
-    Each new center is the best (lowest weighted potential sum_i w_i min d^2)
-    of ``2 + log(k)`` candidates drawn with probability proportional to
-    ``w_i d^2(x_i)``, the squared feature-space distance to the nearest center
-    chosen so far (Arthur & Vassilvitskii 2007). Costs ``n (2 + log k)``
-    kernel values per center.
-    """
-    n = len(X)
-    if n_local_trials is None:
-        n_local_trials = 2 + int(np.log(n_clusters))
-    chosen = np.empty(n_clusters, dtype=np.intp)
-    chosen[0] = rng.choice(n, p=sample_weight / sample_weight.sum())
-
-    def d2_to(idx):
-        K = gram(kernel, X, take_rows(X, idx))
-        return np.maximum(diag[:, None] - 2.0 * K + diag[idx][None, :], 0.0)
-
-    closest = d2_to(chosen[:1])[:, 0]
-    for c in range(1, n_clusters):
-        pot = sample_weight * closest
-        total = pot.sum()
-        if total > 0:
-            cand = np.searchsorted(np.cumsum(pot), rng.uniform(size=n_local_trials) * total)
-            cand = np.minimum(cand, n - 1)
-        else:  # every point coincides with a center: any unchosen row
-            free = np.setdiff1d(np.arange(n), chosen[:c])
-            cand = free[rng.randint(len(free), size=1)]
-        trial = np.minimum(closest[:, None], d2_to(cand))
-        best = int(np.argmin(sample_weight @ trial))
-        chosen[c] = cand[best]
-        closest = trial[:, best]
-    return chosen
-
-
-def _weights_matrix(member, sw, n_clusters):
-    """A[j, c] = w_j / W_c for the members of c (zero column for a weightless cluster)."""
-    W = np.bincount(member, weights=sw, minlength=n_clusters)
-    A = np.zeros((len(member), n_clusters))
-    scale = np.divide(sw, W[member], out=np.zeros_like(sw), where=W[member] > 0)
-    A[np.arange(len(member)), member] = scale
-    return A
-
-
-def _relocate_empty(labels, D, sw, n_clusters):
-    """Cluster membership for the means: each cluster without weight takes the point
-    farthest from its own center (as scikit-learn), so no center is left undefined."""
-    member = labels.copy()
-    W = np.bincount(labels, weights=sw, minlength=n_clusters)
-    empty = np.flatnonzero(W == 0)
-    if empty.size:
-        far = np.argsort(-D[np.arange(len(labels)), labels], kind="stable")[:empty.size]
-        member[far] = empty[:len(far)]
-    return member
-
-
-def lloyd_feature_space(products, diag, sw, G, center_sq, max_iter, tol):
-    """Lloyd's iterations from initial centers given by G = <phi(x_i), c_l>, ||c_l||^2.
-
-    Mirrors scikit-learn's ``lloyd``: assign, recompute the means, stop when
-    the labels no longer change (strict convergence) or the total squared
-    shift of the means is <= ``tol``; otherwise assign once more to the final
-    means.
-
-    Parameters
-    ----------
-    products : callable ``(member, A) -> K A`` of shape (n, k)
-        K times the one-hot weight matrix A (whose row j holds its only
-        nonzero in column ``member[j]``).
-    diag : ndarray of shape (n,)
-    sw : ndarray of shape (n,)
-    G : ndarray of shape (n, k)
-    center_sq : ndarray of shape (k,)
-    max_iter : int
-    tol : float
-
-    Returns
-    -------
-    labels, inertia, n_iter, member, A, center_sq
-        ``A`` (n, k) holds the final means m_c = Phi' A[:, c], ``member`` the
-        cluster each point contributes to (labels, after empty-cluster moves).
-    """
-    n, k = G.shape
-    labels_old = np.full(n, -1)
-    strict = False
-    for it in range(max_iter):
-        D = _sq_dist(diag, G, center_sq)
-        labels = np.argmin(D, axis=1)
-        member = _relocate_empty(labels, D, sw, k)
-        A = _weights_matrix(member, sw, k)
-        G_new = products(member, A)
-        csq_new = np.einsum("jc,jc->c", A, G_new)
-        shift = float(np.sum(csq_new - 2.0 * np.einsum("jc,jc->c", A, G) + center_sq))
-        G, center_sq = G_new, csq_new
-        if np.array_equal(labels, labels_old):
-            strict = True
-            break
-        if shift <= tol:
-            break
-        labels_old = labels
-    D = _sq_dist(diag, G, center_sq)
-    if not strict:
-        labels = np.argmin(D, axis=1)
-    inertia = float(sw @ D[np.arange(n), labels])
-    return labels, inertia, it + 1, member, A, center_sq
 
 
 class KernelKMeans(ClusterMixin, BaseEstimator):
@@ -155,7 +33,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
 
     Minimises sum_i w_i ||phi(x_i) - m_{c(i)}||^2 over assignments c by
     Lloyd's iterations, with the means m_c in feature space represented by
-    their members (see the module docstring). With the linear kernel this is
+    their members (see :mod:`kernelkit.solvers.kernel_kmeans`). With the linear kernel this is
     k-means (scikit-learn's ``KMeans(algorithm="lloyd")``); with RBF it finds
     clusters that are not convex in input space, such as concentric rings.
 
@@ -210,7 +88,15 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
     components_, normalization_ : ndarray
         The Nystroem map (approximation only).
     kernel_ : Kernel
+    plan_ : Plan
+        What was decided (exact or Nystroem; K stored or recomputed in row
+        blocks) and why; printed by ``fit`` at verbosity >= 1.
     n_features_in_ : int
+
+    References
+    ----------
+    Dhillon, I. S., Guan, Y. and Kulis, B. (2004). Kernel k-means, spectral
+    clustering and normalized cuts. KDD.
 
     Notes
     -----
@@ -307,43 +193,27 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         self.kernel_ = kernel
         if self.approximation == "nystroem":
             return self._fit_nystroem(X, sw, C, n_init, rng)
-        diag = kernel.diag(X)
-        if 8.0 * n * n <= config.get_config()["memory"] // 2:  # store K
-            K = gram(kernel, X)
-            rows = np.arange(n)
-
-            def products(member, A):
-                return member_sums(K, member, A[rows, member], np.empty((n, k)))
-            K_sw = K @ sw
-        else:  # recompute K in row blocks at every iteration
-            op = GramOperator(kernel, X)
-
-            def products(member, A):
-                return op.matmat(A)
-            K_sw = op.matvec(sw)
-        total_var = float(sw @ diag / sw.sum() - sw @ K_sw / sw.sum() ** 2)
-        tol = self.tol * max(total_var, 0.0)
-        best = None
-        for _ in range(n_init):
-            if C is None:
-                idx = (kernel_kmeanspp(kernel, X, diag, k, rng, sw) if self.init == "k-means++"
-                       else rng.choice(n, size=k, replace=False))
-                G, csq = gram(kernel, X, take_rows(X, idx)), diag[idx]
-            else:
-                G, csq = gram(kernel, X, C), kernel.diag(C)
-            run = lloyd_feature_space(products, diag, sw, G, csq, self.max_iter, tol)
-            if best is None or run[1] < best[1]:
-                best = run
-        labels, self.inertia_, self.n_iter_, member, A, self.center_norms_ = best
-        self.labels_ = labels
-        self.center_membership_ = member
-        self.dual_coef_ = A[np.arange(n), member]
+        store = decide_store(f"the {n} x {n} Gram matrix", 8.0 * n * n)
+        self.plan_ = Plan("exact", reason="approximation=None: Lloyd's iterations on kernel "
+                          "values", problem={"n": n, "k": k}, choices=(store,))
+        report_plan(self)
+        res = kernel_kmeans(kernel, X, sw, k, init=self.init if C is None else C, n_init=n_init,
+                            max_iter=self.max_iter, tol=self.tol, rng=rng,
+                            store_gram=store.value)
+        self.labels_, self.inertia_, self.n_iter_ = res.labels, res.inertia, res.n_iter
+        self.center_norms_ = res.center_norms
+        self.center_membership_ = res.member
+        self.dual_coef_ = res.weights
         self.X_fit_ = X
         return self
 
     def _fit_nystroem(self, X, sw, C, n_init, rng):
         from sklearn.cluster import KMeans
 
+        why = "approximation='nystroem': Euclidean Lloyd on Nystroem features"
+        self.plan_ = Plan("nystroem", reason=why, problem={"n": len(X), "k": self.n_clusters},
+                          choices=(Choice("approximation", "nystroem", "set by the user"),))
+        report_plan(self)
         nys = Nystroem(self.kernel_, n_components=min(self.n_components, len(X)),
                        random_state=rng).fit(X)
         self.components_, self.normalization_ = nys.components_, nys.normalization_
@@ -372,12 +242,11 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         if getattr(self, "cluster_centers_", None) is not None:
             Z = nystroem_transform(self.kernel_, X, self.components_, self.normalization_)
             C = self.cluster_centers_
-            return np.argmin(-2.0 * Z @ C.T + np.einsum("ij,ij->i", C, C)[None, :], axis=1)
+            return nearest_means(Z @ C.T, np.einsum("ij,ij->i", C, C))
         A = np.zeros((len(self.X_fit_), self.n_clusters))
         A[np.arange(len(A)), self.center_membership_] = self.dual_coef_
-        # k(x, x) is the same for every cluster: argmin of ||m_c||^2 - 2 <phi(x), m_c>.
-        G = GramOperator(self.kernel_, X, self.X_fit_).matmat(A)
-        return np.argmin(self.center_norms_[None, :] - 2.0 * G, axis=1)
+        G = GramOperator(self.kernel_, X, self.X_fit_).matmat(A)  # <phi(x), m_c>
+        return nearest_means(G, self.center_norms_)
 
     def fit_predict(self, X, y=None, sample_weight=None):
         """Cluster X and return ``labels_``.

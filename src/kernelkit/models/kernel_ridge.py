@@ -11,18 +11,18 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .. import config
-from ..exceptions import InvalidParameterError, MemoryBudgetError
+from ..exceptions import InvalidParameterError
 from .._validation import Interval, Options, validate_params
+from .._budget import budget as memory_budget, require
 from ..features import ExplicitFeatures, explicit_feature_dim
-from ..features.nystroem import kmeanspp_centers, leverage_centers
+from ..features.centers import select_centers
 from ..gram import GramOperator, gram
-from ..calibration import machine_rates
 from ..planning import falkon_centers, plan_ridge
 from ..solvers import dual_ridge, primal_ridge
 from ..solvers.falkon import falkon, kernel_matmat
 from ._base import (check_alpha, check_sample_weight, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
-from ._base import input_dim
+from ._base import _rates, input_dim, report_plan
 
 __all__ = ["KernelRidge"]
 
@@ -226,11 +226,11 @@ class KernelRidge(_RidgePredictor):
         n = X.shape[0]
         sw = check_sample_weight(sample_weight, n)
         alpha = check_alpha(self.alpha, 1 if y.ndim == 1 else y.shape[1])
-        budget = config.get_config()["memory"]
+        budget = memory_budget()
         D = None if kernel == "precomputed" else explicit_feature_dim(kernel, input_dim(X))
         M = None if kernel == "precomputed" else self._n_centers(n)
         self.plan_ = plan_ridge(n, input_dim(X), n_components=D, memory=budget,
-                                rates=machine_rates(), n_centers=M,
+                                rates=_rates(), n_centers=M,
                                 n_targets=1 if y.ndim == 1 else y.shape[1])
         solver = self.plan_.choice if self.solver == "auto" else self.solver
         if solver == "falkon" and kernel == "precomputed":
@@ -243,12 +243,10 @@ class KernelRidge(_RidgePredictor):
                              "solver='dual'")
         if solver in ("dual", "none"):
             solver = "dual"
-            if 8.0 * n * n > budget and kernel != "precomputed":
-                raise MemoryBudgetError(
-                    f"exact kernel ridge on n={n} samples needs the {n} x {n} Gram matrix "
-                    f"({8.0 * n * n / 1024**3:.1f} GB) but the memory budget is "
-                    f"{budget / 1024**3:.1f} GB; raise it with kernelkit.config_context("
-                    "memory=...) or the KERNELKIT_MEMORY variable, or subsample")
+            if kernel != "precomputed":
+                require(8.0 * n * n, f"exact kernel ridge on n={n} samples (the {n} x {n} "
+                        "Gram matrix)", hint="subsample", memory=budget)
+        report_plan(self, self.verbose)
         self.kernel_ = kernel
         self.solver_ = solver
         self.n_samples_fit_ = n
@@ -278,13 +276,7 @@ class KernelRidge(_RidgePredictor):
             raise ValueError("solver='falkon' takes one alpha for all targets (its "
                              "preconditioner depends on alpha); fit one model per alpha")
         rng = check_random_state(self.random_state)
-        n = X.shape[0]
-        if self.center_selection == "uniform":
-            idx = np.sort(rng.choice(n, size=M, replace=False))
-        elif self.center_selection == "kmeans++":
-            idx = kmeanspp_centers(kernel, X, M, rng)
-        else:
-            idx = leverage_centers(kernel, X, M, rng)
+        idx = select_centers(kernel, X, M, self.center_selection, rng)
         centers = X[idx]
         bar = _progress_bar(self.verbose, self.max_iter)
         try:

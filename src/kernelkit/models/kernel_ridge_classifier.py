@@ -11,8 +11,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._validation import Interval, validate_params
-from ._base import resolve_estimator_kernel, validate_fit_data, validate_predict_data
-from .kernel_machine import predict_labels
+from ._base import predict_labels, resolve_estimator_kernel, validate_fit_data, validate_predict_data
 from .kernel_ridge import RIDGE_CONSTRAINTS, KernelRidge, ridge_decision
 
 __all__ = ["KernelRidgeClassifier"]

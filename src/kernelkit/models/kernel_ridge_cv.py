@@ -8,9 +8,9 @@ from numbers import Real
 import numpy as np
 from sklearn.base import clone
 
-from .. import config
 from .._validation import Interval, validate_params
-from ..exceptions import InvalidParameterError, MemoryBudgetError
+from ..exceptions import InvalidParameterError
+from .._budget import require
 from ..gram import gram
 from ..linalg import eigh_psd, loo_residuals
 from ..solvers import dual_ridge_eigen
@@ -105,11 +105,7 @@ class KernelRidgeCV(_RidgePredictor):
         n = len(X)
         if n < 2:
             raise ValueError(f"leave-one-out needs at least 2 samples, got n_samples = {n}")
-        budget = config.get_config()["memory"]
-        if 16.0 * n * n > budget:
-            raise MemoryBudgetError(f"leave-one-out by eigendecomposition needs two {n} x {n} "
-                                    f"matrices ({16.0 * n * n / 1024**3:.1f} GB), over the "
-                                    f"memory budget ({budget / 1024**3:.1f} GB)")
+        require(16.0 * n * n, f"leave-one-out by eigendecomposition (two {n} x {n} matrices)")
         results = {"params": [], "alpha": [], "loo_mse": []}
         best = None
         for params, kernel in self._candidates(base):

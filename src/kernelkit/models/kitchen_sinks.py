@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import Interval, Options, check_vectors, validate_params
 from ..features.kitchen_sinks import RandomKitchenSinks
 from ..solvers.box_erm import box_erm
-from .kernel_machine import predict_labels, validate_classifier_data
+from ._base import predict_labels, validate_classifier_data
 
 __all__ = ["KitchenSinksRegressor", "KitchenSinksClassifier"]
 

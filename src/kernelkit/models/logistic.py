@@ -9,10 +9,11 @@ from scipy.special import log_expit, log_softmax
 
 from .._validation import Interval, Options, validate_params
 from ..exceptions import InvalidParameterError
+from ..planning import Choice, Plan
 from ..solvers.newton import lbfgs_multinomial
-from ._base import resolve_estimator_kernel
-from .kernel_machine import (ITERATION_CONSTRAINTS, _ScoreClassifier, fit_columns,
-                             gram_or_operator, validate_classifier_data)
+from ._base import report_plan, resolve_estimator_kernel, validate_classifier_data
+from ._columns import _ScoreClassifier, fit_columns, gram_or_operator
+from .kernel_machine import ITERATION_CONSTRAINTS
 
 __all__ = ["KernelLogisticRegression"]
 
@@ -43,7 +44,7 @@ class KernelLogisticRegression(_ScoreClassifier):
     multi_class : {"multinomial", "ovr"}, default="multinomial"
         For more than two classes: one softmax model, or one binary model per class.
     strategy : str, default="auto"
-        SGD strategy (see :func:`kernelkit.planning.plan`).
+        SGD strategy (see :func:`kernelkit.planning.plan_sgd`).
     n_epochs : int, default=5
         SGD passes.
     max_iter : int, default=1000
@@ -110,10 +111,12 @@ class KernelLogisticRegression(_ScoreClassifier):
         n = X.shape[0]
         if Y.shape[1] == 1 or self.multi_class == "ovr":
             self.multi_class_ = "binary" if Y.shape[1] == 1 else "ovr"
-            fit_columns(self, kernel, X, Y, "logistic", 1.0 / self.C, solver=self.solver,
-                        strategy=self.strategy, features=None, n_epochs=self.n_epochs,
-                        eta0="auto", average=False, max_iter=self.max_iter, tol=self.tol,
-                        random_state=self.random_state)
+            fit = fit_columns(kernel, X, Y, "logistic", 1.0 / self.C, solver=self.solver,
+                              strategy=self.strategy, features=None, n_epochs=self.n_epochs,
+                              eta0="auto", average=False, max_iter=self.max_iter,
+                              tol=self.tol, random_state=self.random_state)
+            self._store_fit(kernel, fit)
+            report_plan(self)
             return self
         if self.solver != "lbfgs":
             raise ValueError(f"solver={self.solver!r} solves binary problems (two classes, or "
@@ -122,17 +125,20 @@ class KernelLogisticRegression(_ScoreClassifier):
         self.multi_class_ = "multinomial"
         if kernel.input_kind != "string":
             X = np.asarray(X, dtype=np.float64)
-        K = gram_or_operator(kernel, X)
+        K, store = gram_or_operator(kernel, X)
         res = lbfgs_multinomial(K, (Y > 0).astype(np.float64), 1.0 / (n * self.C),
                                 tol=self.tol, max_iter=self.max_iter)
         self.kernel_ = kernel
         self.solver_ = "lbfgs"
         self.representation_ = "dual"
-        self.plan_ = None
+        why = "the multinomial model is solved by L-BFGS"
+        self.plan_ = Plan("lbfgs", reason=why, problem={"n": n, "classes": len(self.classes_)},
+                          choices=(Choice("solver", "lbfgs", why), store))
         self.X_fit_ = X
         self.dual_coef_ = res.coef
         self.n_iter_ = res.n_iter
         self.objective_ = np.array([res.objective])
+        report_plan(self)
         return self
 
     def predict_log_proba(self, X):

@@ -10,8 +10,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._validation import Interval, Options, validate_params
-from ._base import resolve_estimator_kernel, validate_fit_data, validate_predict_data
-from ._feature_distance import kneighbors_blocked, reject_precomputed
+from ..solvers.distances import kneighbors_blocked
+from ._base import (reject_precomputed, resolve_estimator_kernel, validate_fit_data,
+                    validate_predict_data)
 
 __all__ = ["KernelKNeighborsClassifier", "KernelKNeighborsRegressor"]
 

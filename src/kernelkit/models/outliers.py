@@ -10,8 +10,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator
-from ._base import resolve_estimator_kernel, validate_fit_X, validate_predict_data
-from ._feature_distance import kneighbors_blocked, reject_precomputed
+from ..solvers.distances import kneighbors_blocked, sq_dist_from_inner
+from ._base import (reject_precomputed, resolve_estimator_kernel, validate_fit_X,
+                    validate_predict_data)
 
 __all__ = ["KernelOutlierDetector"]
 
@@ -137,7 +138,7 @@ class KernelOutlierDetector(OutlierMixin, BaseEstimator):
         else:
             n = len(self.X_fit_)
             cross = GramOperator(self.kernel_, X, self.X_fit_).matvec(np.full(n, 1.0 / n))
-            sq = np.maximum(diag - 2.0 * cross + self.mean_norm_, 0.0)
+            sq = sq_dist_from_inner(cross, diag, self.mean_norm_)
         return -np.sqrt(sq)
 
     def score_samples(self, X):

@@ -12,14 +12,14 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from .. import config
 from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
+from ..planning import Plan, decide_store
 from ..solvers.pegasos import pegasos_gram, pegasos_kernel
 from ..solvers.smo import pair_grams, pair_grams_bytes, smo_gram, smo_kernel
 from ._base import (check_sample_weight, resolve_estimator_kernel, validate_fit_data,
                     validate_predict_data)
-from ._base import takes_strings
+from ._base import report_plan, takes_strings
 
 __all__ = ["KernelSVC"]
 
@@ -122,6 +122,9 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
     n_iter_ : ndarray of shape (n_problems,)
         SMO steps (or Pegasos steps T) per binary problem.
     kernel_ : Kernel or "precomputed"
+    plan_ : Plan
+        The solver and whether each Gram matrix was stored or its rows
+        computed on demand, and why; printed by ``fit`` at verbosity >= 1.
     n_features_in_ : int
 
     Examples
@@ -216,15 +219,18 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         starts = np.concatenate([[0], np.cumsum(counts)])
         self.classes_ = classes
         self.kernel_ = kernel
-        coefs, results = [], []
+        coefs, results, choices = [], [], []
         Csorted = Cs[order]
-        for rows, ysub, Ksub in self._problems(X, order, yk, starts, kernel, n_classes):
-            res = self._solve(Ksub, rows, ysub, Csorted[rows], kernel, X, order)
+        for rows, ysub, Ksub in self._problems(X, order, yk, starts, kernel, n_classes,
+                                               choices):
+            res = self._solve(Ksub, rows, ysub, Csorted[rows], kernel, X, order, choices)
             coef = np.zeros(len(order))
             coef[rows] = res["alpha"] * ysub
             coefs.append(coef)
             results.append(res)
         self._store(X, order, yk, np.array(coefs), results, kernel, n_classes)
+        self.plan_ = self._plan(len(order), n_classes, len(results), choices)
+        report_plan(self)
         stopped = [p for p, r in enumerate(results) if not r.get("converged", True)]
         if stopped:
             warnings.warn(f"SMO stopped at max_iter={self.max_iter} before reaching tol="
@@ -233,26 +239,40 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
                           ConvergenceWarning, stacklevel=2)
         return self
 
-    def _budget_allows(self, n):
-        if self.cache is True:
-            return True
-        if self.cache is False:
-            return False
-        return 8.0 * n * n <= config.get_config()["memory"] / 2
+    def _store_choice(self, n, choices):
+        """Whether to store an n x n Gram matrix (``cache``; "auto": if it fits in half
+        the memory budget), recorded in ``choices``; else rows on demand."""
+        choice = decide_store(f"the {n} x {n} Gram matrix", 8.0 * n * n, self.cache)
+        choices.append(choice)
+        return choice.value
 
-    def _problems(self, X, order, yk, starts, kernel, n_classes):
+    def _plan(self, n, n_classes, n_problems, choices):
+        """``plan_``: the solver and the storage choices (each distinct one once)."""
+        unique = tuple(dict.fromkeys(choices))
+        if not unique:
+            why = "kernel='precomputed': the Gram matrix is given"
+        else:
+            kept = sum(bool(c.value) for c in unique)
+            why = ("Gram matrices stored" if kept == len(unique) else
+                   "kernel rows computed on demand with an LRU cache" if kept == 0 else
+                   "Gram matrices stored where they fit, else rows on demand")
+        problem = {"n": n, "classes": n_classes, "problems": n_problems}
+        return Plan(self.solver, reason=why, problem=problem, choices=unique)
+
+    def _problems(self, X, order, yk, starts, kernel, n_classes, choices):
         """Yield (rows, y, K or None) per binary problem; rows index the sorted data.
 
         Gram matrices, when they fit: for several problems on all samples (two
         classes, one-vs-rest) one symmetric n x n matrix; for one-vs-one the
         pairs' matrices built from class blocks (``pair_grams``), never n x n.
+        Storage decisions are appended to ``choices``.
         """
         n = len(order)
         if n_classes == 2 or self.multiclass == "ovr":
             if kernel == "precomputed":
                 K = np.ascontiguousarray(np.asarray(X, np.float64)[np.ix_(order, order)])
             else:
-                K = gram(kernel, X[order]) if self._budget_allows(n) else None
+                K = gram(kernel, X[order]) if self._store_choice(n, choices) else None
             rows = np.arange(n)
             for a in range(1 if n_classes == 2 else n_classes):
                 yield rows, np.where(yk == a, 1.0, -1.0), K
@@ -266,18 +286,24 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
             K = np.ascontiguousarray(np.asarray(X, np.float64)[np.ix_(order, order)])
             for (a, b), (rows, ys) in pair_rows.items():
                 yield rows, ys, _sub_gram(K, starts, a, b)
-        elif self.cache is True or (self.cache == "auto" and pair_grams_bytes(np.diff(starts))
-                                    <= config.get_config()["memory"] / 2):
+        elif self._store_pairs(starts, choices):
             for a, b, K in pair_grams(kernel, X[order], starts):
                 yield (*pair_rows[a, b], K)
         else:
             for rows, ys in pair_rows.values():
                 yield rows, ys, None
 
-    def _solve(self, Ksub, rows, ysub, Csub, kernel, X, order):
+    def _store_pairs(self, starts, choices):
+        """Whether to store the Gram matrices of every class pair (one-vs-one)."""
+        choice = decide_store("the Gram matrices of the class pairs",
+                              pair_grams_bytes(np.diff(starts)), self.cache)
+        choices.append(choice)
+        return choice.value
+
+    def _solve(self, Ksub, rows, ysub, Csub, kernel, X, order, choices):
         m = len(rows)
         Xsub = None if Ksub is not None else X[order[rows]]
-        if Ksub is None and self._budget_allows(m):
+        if Ksub is None and self._store_choice(m, choices):
             Ksub = gram(kernel, Xsub)
         if self.solver == "pegasos":
             T = 10 * m if self.n_iter is None else int(self.n_iter)

@@ -2,6 +2,8 @@
 
 from .falkon import FalkonResult, falkon
 from .box_erm import BoxERMResult, box_erm
+from .distances import kneighbors_blocked, sq_distances
+from .kernel_kmeans import KernelKMeansResult, kernel_kmeans
 from .newton import NewtonResult, lbfgs_dual, lbfgs_multinomial, newton_dual
 from .normal_equations import (NormalEquations, feature_normal_equations,
                                solve_normal_equations)
@@ -15,4 +17,5 @@ __all__ = ["dual_ridge", "dual_ridge_eigen", "primal_ridge", "SMOResult", "smo_g
            "lbfgs_dual", "lbfgs_multinomial", "newton_dual", "SGDResult", "sgd",
            "FalkonResult", "falkon",
            "BoxERMResult", "box_erm",
+           "kneighbors_blocked", "sq_distances", "KernelKMeansResult", "kernel_kmeans",
            "NormalEquations", "feature_normal_equations", "solve_normal_equations"]

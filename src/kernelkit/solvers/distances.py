@@ -1,7 +1,9 @@
 """Distances in feature space from kernel values, in blocks of query rows.
 
 ||phi(x) - phi(z)||^2 = k(x, x) - 2 k(x, z) + k(z, z), clamped at 0 (round-off
-can make it slightly negative). Only the kernel object, ``len`` and row
+can make it slightly negative): the formula is
+:func:`kernelkit.features.centers.sq_dist_from_inner`, shared with k-means++
+seeding and kernel k-means. Only the kernel object, ``len`` and row
 slicing/indexing touch the inputs, so kernels on non-vector inputs (strings)
 work the same way.
 """
@@ -10,46 +12,29 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import config
-from .._compiled import smallest_k, smallest_k_ref, sqdist_from_inner
-from ..kernels.base import pairwise_blocked, rows_per_block
+from .._budget import DISTANCE_BLOCK_BYTES, row_blocks, rows_per_block
+from .._compiled import smallest_k, smallest_k_ref
+from ..features.centers import sq_dist_from_inner, take_rows
+from ..kernels.base import pairwise_blocked
 
 # Relative round-off of k(x,x) - 2k(x,z) + k(z,z): a few hundred ulps, enough for
 # the kernel's own accumulation over the features.
 _ROUNDOFF = 256 * np.finfo(np.float64).eps
 
-__all__ = ["reject_precomputed", "take_rows", "query_blocks", "sq_distances",
-           "kneighbors_blocked"]
-
-
-def reject_precomputed(kernel, est_name):
-    """Distances need k(x, x) of every query, which a precomputed K(X, X_fit) lacks."""
-    if kernel == "precomputed":
-        raise ValueError(f"{est_name} does not accept kernel='precomputed': feature-space "
-                         "distances need k(x, x) of every query point, which K(X, X_fit) does "
-                         "not contain. Pass the kernel object or expression instead")
-    return kernel
-
-
-def take_rows(X, indices):
-    """Rows of X (an array, or a list such as strings) at ``indices``."""
-    if isinstance(X, np.ndarray):
-        return X[indices]
-    return [X[i] for i in indices]
-
-
-#: Bytes of one (rows, n_fit) temporary: large enough for full-speed matrix
-#: products (measured on Fashion-MNIST 2k x 10k: 4 MB blocks 2x slower), small
-#: enough to keep fresh-page faults (slow on the reference VM) in check.
-_BLOCK_BYTES = 64 * 1024**2
+__all__ = ["query_blocks", "sq_distances", "kneighbors_blocked", "smallest_k_indices",
+           "sq_dist_from_inner", "take_rows"]
 
 
 def query_blocks(n_query, n_fit, n_temporaries=3):
-    """(r0, r1) row ranges whose (rows, n_fit) temporaries fit the memory budget."""
-    budget = min(config.get_config()["memory"] // 8, n_temporaries * _BLOCK_BYTES)
-    step = rows_per_block(n_fit, n_temporaries=n_temporaries, memory=budget)
-    for r0 in range(0, n_query, step):
-        yield r0, min(n_query, r0 + step)
+    """(r0, r1) row ranges whose (rows, n_fit) temporaries fit the memory budget.
+
+    Each of the ``n_temporaries`` blocks takes at most
+    :data:`~kernelkit._budget.DISTANCE_BLOCK_BYTES`, all together at most the
+    block share of the budget.
+    """
+    step = rows_per_block(n_fit, n_temporaries=n_temporaries,
+                          cap=n_temporaries * DISTANCE_BLOCK_BYTES)
+    return row_blocks(n_query, step)
 
 
 def sq_distances(kernel, Xq, diag_q, X_fit, diag_fit):
@@ -62,8 +47,7 @@ def sq_distances(kernel, Xq, diag_q, X_fit, diag_fit):
     D = pairwise_blocked(kernel, Xq, X_fit)  # validated once by the caller
     if D.dtype != np.float64:
         D = D.astype(np.float64)
-    # One compiled pass: D = k(x,x) + k(z,z) - 2 k(x,z), clamped at 0, in place.
-    sqdist_from_inner(D, diag_q, diag_fit, -1, D)
+    sq_dist_from_inner(D, diag_q, diag_fit, out=D)  # one pass, in place
     # The expansion cannot resolve squared distances below its own round-off
     # (~eps (k(x,x) + k(z,z))): those are 0, so a query on a training point is at
     # distance 0 exactly (which "distance" weights rely on) instead of ~1e-8.
@@ -78,13 +62,13 @@ def sq_distances(kernel, Xq, diag_q, X_fit, diag_fit):
     return D
 
 
-#: Up to this k one compiled pass per row (O(m k)) beats argpartition + sort.
+#: Up to this k one compiled pass per row (O(m k)) beats a stable sort of the row.
 _COMPILED_MAX_K = 64
 
 
-def _smallest(D, k):
+def smallest_k_indices(D, k):
     """Indices of the k smallest entries of each row, sorted by (value, index):
-    ties in value are ordered by training index, so the result is deterministic."""
+    ties in value are ordered by column index, so the result is deterministic."""
     if k <= _COMPILED_MAX_K:
         return smallest_k(D, k)
     return smallest_k_ref(D, k)
@@ -123,7 +107,7 @@ def kneighbors_blocked(kernel, Xq, X_fit, diag_fit, k, *, exclude_self=False):
         D = sq_distances(kernel, Xq[r0:r1], diag_q[r0:r1], X_fit, diag_fit)
         if exclude_self:
             D[np.arange(r1 - r0), np.arange(r0, r1)] = np.inf
-        idx = _smallest(D, k)
+        idx = smallest_k_indices(D, k)
         ind[r0:r1] = idx
         sq[r0:r1] = np.take_along_axis(D, idx, axis=1)
     return sq, ind

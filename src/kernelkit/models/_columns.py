@@ -1,0 +1,235 @@
+"""Kernel machines fitted one column of targets at a time.
+
+:func:`fit_columns` plans (Newton, L-BFGS or SGD; store K or not; which SGD
+strategy), calls the solvers of :mod:`kernelkit.solvers` once per column and
+returns a :class:`ColumnFit`; the estimator stores it with
+:meth:`ColumnFitted._store_fit`. Used by :class:`~kernelkit.models.KernelMachine`,
+:class:`~kernelkit.models.KernelMachineClassifier` and
+:class:`~kernelkit.models.KernelLogisticRegression`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from .._budget import budget, format_bytes, require
+from ..exceptions import MemoryBudgetError
+from ..features import ExplicitFeatures, explicit_feature_dim
+from ..gram import GramOperator, gram
+from ..planning import Choice, Plan, decide_store, plan_sgd
+from ..solvers.losses import get_loss
+from ..solvers.newton import lbfgs_dual, newton_dual
+from ..solvers.sgd import default_eta0, sgd
+from ._base import _rates, input_dim, predict_labels, takes_strings, validate_predict_data
+from .kernel_ridge import predict_dual
+
+__all__ = ["ColumnFit", "ColumnFitted", "fit_columns", "gram_or_operator", "decision_columns",
+           "NEWTON_MAX_N"]
+
+#: Above this n, solver="auto" prefers SGD to Newton's O(n^3) per iteration.
+NEWTON_MAX_N = 5000
+
+
+@dataclass
+class ColumnFit:
+    """What :func:`fit_columns` learnt; the estimator stores it as fitted state.
+
+    Attributes
+    ----------
+    solver : {"newton", "lbfgs", "sgd"}
+    representation : {"dual", "primal"}
+    coef : ndarray of shape (n or D,) or (n or D, k)
+        u (dual, with ``X_fit``) or w (primal, with ``feature_map``).
+    n_iter : int
+    objective : ndarray of shape (k,)
+    plan : Plan
+        The automatic choices of the fit (the SGD planner's answer for SGD).
+    X_fit, feature_map : object
+        Training inputs (dual) or the fitted feature map (primal).
+    strategy : str or None
+        The SGD strategy (SGD only).
+    """
+
+    solver: str
+    representation: str
+    coef: np.ndarray
+    n_iter: int
+    objective: np.ndarray
+    plan: Plan
+    X_fit: Any = None
+    feature_map: Any = None
+    strategy: Any = None
+
+
+def _gram_choice(n, setting="auto"):
+    return decide_store(f"the {n} x {n} Gram matrix", 8.0 * n * n, setting)
+
+
+def gram_or_operator(kernel, X):
+    """K stored when it takes at most half the memory budget, else an operator that
+    recomputes its rows per product (L-BFGS then works in u-space, slower).
+
+    Returns
+    -------
+    K : ndarray or GramOperator
+    choice : Choice
+        The storage decision, for ``plan_``.
+    """
+    choice = _gram_choice(len(X))
+    return (gram(kernel, X) if choice.value else GramOperator(kernel, X)), choice
+
+
+def _choose_solver(n, loss, solver):
+    """The solver of ``solver="auto"``: SGD for the hinge loss or large n, else Newton."""
+    if solver != "auto":
+        return Choice("solver", solver, "set by the user")
+    if loss.name == "hinge":
+        return Choice("solver", "sgd", "the hinge loss has no curvature for Newton")
+    if n > NEWTON_MAX_N:
+        return Choice("solver", "sgd", f"n={n} > {NEWTON_MAX_N}: Newton's n^3 steps too slow")
+    store = _gram_choice(n)
+    if not store.value:
+        return Choice("solver", "sgd", f"Newton needs the Gram matrix: {store.reason}")
+    return Choice("solver", "newton", f"n={n} <= {NEWTON_MAX_N} and the Gram matrix fits: "
+                  f"{store.reason}")
+
+
+def _stack(coefs):
+    return coefs[0] if len(coefs) == 1 else np.column_stack(coefs)
+
+
+def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, features,
+                n_epochs, eta0, average, max_iter, tol, random_state):
+    """Fit one binary/real problem per column of Y (n, k) with the shared solvers.
+
+    Parameters are those of :class:`~kernelkit.models.KernelMachine`; ``X`` is
+    validated, ``Y`` of shape (n, k), ``alpha`` a float.
+
+    Returns
+    -------
+    ColumnFit
+        Coefficients of shape (n or D, k), or (n or D,) when Y has one column.
+    """
+    loss = get_loss(loss, epsilon)
+    n, d = len(X), input_dim(X)
+    lam = alpha / n
+    solver_choice = _choose_solver(n, loss, solver)
+    solver = solver_choice.value
+    if not takes_strings(kernel):
+        X = np.asarray(X, dtype=np.float64)
+    if solver in ("newton", "lbfgs"):
+        problem = {"n": n, "d": d, "loss": loss.name}
+        if solver == "newton":
+            require(8.0 * n * n, f"solver='newton' on n={n} samples (the {n} x {n} Gram matrix)",
+                    hint="use solver='lbfgs' (products with K, never stored) or solver='sgd'")
+            store = Choice(f"store the {n} x {n} Gram matrix", True,
+                           f"Newton's steps need it ({format_bytes(8.0 * n * n)})")
+            K = gram(kernel, X)
+            results = [newton_dual(K, Y[:, j], loss, lam, tol=tol, max_iter=max_iter)
+                       for j in range(Y.shape[1])]
+        else:
+            K, store = gram_or_operator(kernel, X)
+            results = [lbfgs_dual(K, Y[:, j], loss, lam, tol=tol, max_iter=max_iter)
+                       for j in range(Y.shape[1])]
+        plan = Plan(solver, reason=solver_choice.reason, problem=problem,
+                    choices=(solver_choice, store))
+        return ColumnFit(solver, "dual", _stack([r.coef for r in results]),
+                         max(r.n_iter for r in results),
+                         np.array([r.objective for r in results]), plan, X_fit=X)
+
+    fmap = None
+    if features is not None:
+        fmap = clone(features).fit(X)
+    elif explicit_feature_dim(kernel, d) is not None:
+        fmap = ExplicitFeatures(kernel)
+    D = None
+    if features is not None:  # any transformer: ask it for its output dimension
+        D = getattr(fmap, "n_components_", None) or fmap.transform(X[:1]).shape[1]
+    elif fmap is not None:
+        D = explicit_feature_dim(kernel, d)
+    T = int(n_epochs) * n
+    plan = plan_sgd(n, d, kernel, loss.name, n_features=D, iterations=T, memory=budget(),
+                    rates=_rates()).with_choices(solver_choice)
+    if strategy == "auto":
+        strategy = plan.choice
+        if strategy == "none":
+            raise MemoryBudgetError("no SGD strategy fits the memory budget:\n"
+                                    + plan.explain())
+    if strategy.startswith("features") and fmap is None:
+        raise ValueError(
+            f"strategy={strategy!r} learns w on explicit features, but {kernel!r} has no "
+            "finite feature map (random Fourier features come later); pass features=... "
+            "(e.g. kernelkit.features.Nystroem(kernel), "
+            "which also serves string kernels, or any transformer with transform(X)) or use "
+            "strategy='kernel_on_the_fly' or "
+            "'gram_cached'")
+    if fmap is not None and features is None:
+        fmap = fmap.fit(X)
+    # One step size for every strategy (so all four learn the same model).
+    if eta0 == "auto":
+        eta0 = default_eta0(loss, float(np.max(kernel.diag(X))), lam)
+    seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
+    shared = {}
+    if strategy == "features_cached":
+        shared["Z"] = fmap.transform(X)
+    elif strategy == "gram_cached":
+        shared["K"] = gram(kernel, X)
+    results = [sgd(strategy, Y[:, j], loss, lam, X=X, kernel=kernel, features=fmap,
+                   n_epochs=n_epochs, eta0=float(eta0), average=average, random_state=seed,
+                   **shared) for j in range(Y.shape[1])]
+    coef = _stack([r.coef for r in results])
+    objective = np.array([r.objective for r in results])
+    if results[0].representation == "w":
+        return ColumnFit("sgd", "primal", coef, results[0].n_iter, objective, plan,
+                         feature_map=fmap, strategy=strategy)
+    return ColumnFit("sgd", "dual", coef, results[0].n_iter, objective, plan, X_fit=X,
+                     strategy=strategy)
+
+
+def decision_columns(est, X):
+    """Scores (n_queries,) or (n_queries, k) of a model fitted by :func:`fit_columns`."""
+    if est.representation_ == "primal":
+        return est.feature_map_.transform(X) @ est.coef_
+    return predict_dual(est.kernel_, X, est.X_fit_, est.dual_coef_)
+
+
+class ColumnFitted:
+    """Stores a :class:`ColumnFit` as the estimator's fitted state."""
+
+    def _store_fit(self, kernel, fit):
+        self.kernel_ = kernel
+        self.solver_ = fit.solver
+        self.plan_ = fit.plan
+        self.representation_ = fit.representation
+        if fit.representation == "primal":
+            self.feature_map_ = fit.feature_map
+            self.coef_ = fit.coef
+        else:
+            self.X_fit_ = fit.X_fit
+            self.dual_coef_ = fit.coef
+        if fit.strategy is not None:
+            self.strategy_ = fit.strategy
+        self.n_iter_ = fit.n_iter
+        self.objective_ = fit.objective
+
+
+class _ScoreClassifier(ColumnFitted, ClassifierMixin, BaseEstimator):
+    """decision_function and predict shared by the kernel-machine classifiers."""
+
+    def decision_function(self, X):
+        """Scores f(x): shape (n_queries,) for two classes (> 0 means classes_[1]),
+        else (n_queries, n_classes)."""
+        check_is_fitted(self, "representation_")
+        X = validate_predict_data(self, self.kernel_, X)
+        return decision_columns(self, X)
+
+    def predict(self, X):
+        """Predicted labels, shape (n_queries,)."""
+        scores = self.decision_function(X)  # checks fitted before classes_ is read
+        return predict_labels(self.classes_, scores)
