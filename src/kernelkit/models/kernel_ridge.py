@@ -15,11 +15,11 @@ from ..exceptions import MemoryBudgetError
 from .._validation import check_scalar
 from ..features import ExplicitFeatures, explicit_feature_dim
 from ..features.nystroem import kmeanspp_centers, leverage_centers
-from ..gram import GramOperator, gram
+from ..gram import GramOperator, gram, kernel_matmat
 from ..calibration import machine_rates
 from ..planning import falkon_centers, plan_ridge
 from ..solvers import dual_ridge, primal_ridge
-from ..solvers.falkon import falkon, kernel_matmat
+from ..solvers.falkon import falkon
 from ._base import (check_alpha, check_sample_weight, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
 from ._base import input_dim
@@ -31,7 +31,8 @@ _CENTER_SELECTION = ("uniform", "kmeans++", "leverage")
 
 
 def predict_dual(kernel, X, X_fit, dual_coef):
-    """K(X, X_fit) @ dual_coef in row blocks (K is never stored whole)."""
+    """K(X, X_fit) @ dual_coef in row blocks (K is never stored whole), by the
+    one operator of K(X, Y) products (:class:`~kernelkit.gram.GramOperator`)."""
     coef = dual_coef if dual_coef.ndim == 2 else dual_coef[:, None]
     out = GramOperator(kernel, X, X_fit).matmat(coef)
     return out[:, 0] if dual_coef.ndim == 1 else out
