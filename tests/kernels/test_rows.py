@@ -1,6 +1,9 @@
 """The block API of kernels (prepare, block, diag_prepared) and KernelRows, against
 Gram matrices computed by kernel(X, Y) and brute force."""
 
+import pathlib
+import re
+
 import numpy as np
 import pytest
 
@@ -118,3 +121,12 @@ def test_check_kernel_catches_a_wrong_float32_block(monkeypatch):
     monkeypatch.setattr(RBF, "_prepare_float32", forgets_to_centre_y_like_x)
     with pytest.raises(AssertionError, match="float32 blocks"):
         check_kernel(RBF(gamma=0.5), X)
+
+
+def test_no_module_outside_kernels_calls_a_private_hook():
+    src = pathlib.Path(__file__).resolve().parents[2] / "src" / "kernelkit"
+    hook = re.compile(r"\._(prepare|prepare_float32|block|block_into|diag)\(")
+    offenders = [f"{p.relative_to(src)}:{i}" for p in src.rglob("*.py")
+                 if "kernels" not in p.relative_to(src).parts[:1]
+                 for i, line in enumerate(p.read_text().splitlines(), 1) if hook.search(line)]
+    assert offenders == []

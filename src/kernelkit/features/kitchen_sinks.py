@@ -54,7 +54,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_scalar, check_vectors
-from ..kernels.base import rows_per_block
+from .._budget import row_blocks, rows_per_block
 
 __all__ = ["RandomKitchenSinks", "BASES", "SAMPLERS"]
 
@@ -214,10 +214,8 @@ class RandomKitchenSinks(TransformerMixin, BaseEstimator):
         out = np.empty((len(X), q), dtype=W.dtype)
         step = rows_per_block(q, bytes_per_entry=W.dtype.itemsize, n_temporaries=2)
         w_sq = np.einsum("ij,ij->j", W, W) if self.basis == "bump" else None
-        for start in range(0, len(X), step):
-            block = out[start:start + step]
-            block[...] = _basis_block(self.basis, X[start:start + step], W,
-                                      self.random_offset_, w_sq)
+        for r0, r1 in row_blocks(len(X), step):
+            out[r0:r1] = _basis_block(self.basis, X[r0:r1], W, self.random_offset_, w_sq)
         if self.normalize:
             out *= math.sqrt((2.0 if self.basis == "cosine" else 1.0) / q)
         return out
