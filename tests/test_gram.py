@@ -191,7 +191,8 @@ def test_warped_in_blocks():
 def test_operator_gram_matmat_against_dense(cache, block_dtype):
     rng = np.random.default_rng(7)
     X, C = rng.standard_normal((300, 4)) + 2.0, rng.standard_normal((25, 4)) + 2.0
-    sw, V, Yt = rng.uniform(0.1, 3.0, 300), rng.standard_normal((25, 3)), rng.standard_normal((300, 2))
+    sw, V = rng.uniform(0.1, 3.0, 300), rng.standard_normal((25, 3))
+    Yt = rng.standard_normal((300, 2))
     for kernel in (RBF(0.4), Laplacian(0.3), RBF(0.2) + Linear()):
         K = gram(kernel, X, C)  # the dense reference
         tol = 1e-12 if block_dtype == np.float64 else 1e-5

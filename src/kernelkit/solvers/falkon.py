@@ -21,10 +21,11 @@ K_nM (n M d) once if it is stored, else at every iteration, and 4 n M t flops
 per iteration for t targets. K_nM is stored when it fits the memory budget;
 its products run in row blocks (:class:`kernelkit.gram.GramOperator`), in
 float32 when asked (RBF's float32 blocks are float32 matrix products, the
-kernel's fast path), with the M-vector results summed in float64. With float32, K_MM and the preconditioner's two
-Cholesky factorisations and triangular product run in float32 too (about
-half the time of float64, the M^3 part of a large fit); the factors are
-cast to float64 for the iterations' triangular solves. Pure numerics: no estimator, no printing.
+kernel's fast path), with the M-vector results summed in float64. With
+float32, K_MM and the preconditioner's two Cholesky factorisations and
+triangular product run in float32 too (about half the time of float64, the
+M^3 part of a large fit); the factors are cast to float64 for the
+iterations' triangular solves. Pure numerics: no estimator, no printing.
 """
 
 from __future__ import annotations

@@ -164,8 +164,8 @@ def pegasos_kernel(kernel, X, y, C, n_iter, *, sample_weight=None, random_state=
     """Kernelised Pegasos with kernel values computed on the fly (nothing n x n stored).
 
     Step t computes k(x_i, x_j) only for the j with beta_j > 0, one call of
-    :meth:`kernelkit.gram.KernelRows.rows` per step: O(T |support| d) time, O(n d) memory. A
-    Python loop (a kernel call per step): for small T or large n.
+    :meth:`kernelkit.gram.KernelRows.rows` per step: O(T |support| d) time,
+    O(n d) memory. A Python loop (a kernel call per step): for small T or large n.
 
     Parameters are those of :func:`pegasos_gram`, with ``kernel`` (a Kernel)
     and ``X`` (its validated inputs) in place of ``K``.

@@ -22,9 +22,8 @@ Two sources of kernel rows share one compiled loop:
   in memory; a matrix product computes it at BLAS speed).
 - ``smo_kernel``: rows computed on demand through the kernel's block API
   (:class:`~kernelkit.gram.KernelRows`), kept in an LRU cache sized by the
-  memory budget. A miss
-  computes the missing row together with the rows of the currently most
-  violating uncached variables (one GEMM for a batch instead of one
+  memory budget. A miss computes the missing row together with the rows of
+  the currently most violating uncached variables (one GEMM for a batch instead of one
   memory-bound GEMV per row: those are the rows SMO asks for next).
 
 The loop is resumable: it returns to Python when it needs a row it does not
