@@ -183,3 +183,66 @@ def test_warped_in_blocks():
         K = gram(k, X)
     f = 1.0 + X[:, 0] ** 2
     np.testing.assert_allclose(K, f[:, None] * RBF()(X) * f[None, :], rtol=1e-12)
+
+
+# ----------------------------------------------------------------- one operator for K(X, Y)
+@pytest.mark.parametrize("cache", [False, True])
+@pytest.mark.parametrize("block_dtype", [np.float64, np.float32])
+def test_operator_gram_matmat_against_dense(cache, block_dtype):
+    rng = np.random.default_rng(7)
+    X, C = rng.standard_normal((300, 4)) + 2.0, rng.standard_normal((25, 4)) + 2.0
+    sw, V = rng.uniform(0.1, 3.0, 300), rng.standard_normal((25, 3))
+    Yt = rng.standard_normal((300, 2))
+    for kernel in (RBF(0.4), Laplacian(0.3), RBF(0.2) + Linear()):
+        K = gram(kernel, X, C)  # the dense reference
+        tol = 1e-12 if block_dtype == np.float64 else 1e-5
+        with config_context(memory="16MB"):
+            op = GramOperator(kernel, X.astype(block_dtype), C.astype(block_dtype), cache=cache,
+                              block_dtype=block_dtype, sample_weight=sw)
+        op.block_rows = 29  # several blocks, the last one shorter
+        assert op.shape == (300, 25) and op.dtype == np.float64 and op.block_dtype == block_dtype
+        for _ in range(2):  # the second pass reads the store when there is one
+            KtSKV, KtSY = op.gram_matmat(V, Yt)
+            ref = K.T @ (sw[:, None] * (K @ V))
+            np.testing.assert_allclose(KtSKV, ref, atol=tol * np.abs(ref).max())
+            ref_y = K.T @ (sw[:, None] * Yt)
+            np.testing.assert_allclose(KtSY, ref_y, atol=tol * np.abs(ref_y).max())
+            np.testing.assert_allclose(op.gram_matmat(V), ref, atol=tol * np.abs(ref).max())
+            np.testing.assert_allclose(op.matmat(V), K @ V, atol=tol * np.abs(K @ V).max())
+        assert (op._K is not None) == cache
+        assert op._K is None or op._K.dtype == block_dtype
+
+
+def test_operator_store_choice_keeps_the_half_budget_threshold():
+    # 16 MB budget: a stored K may take 8 MB = 1,048,576 float64 entries.
+    with config_context(memory="16MB"):
+        fits = GramOperator(RBF(), np.zeros((1024, 1)), np.zeros((1024, 1)), cache="auto")
+        over = GramOperator(RBF(), np.zeros((1025, 1)), np.zeros((1024, 1)), cache="auto")
+        half = GramOperator(RBF(), np.zeros((1025, 1)), np.zeros((1024, 1)), cache="auto",
+                            block_dtype=np.float32)
+        forced = GramOperator(RBF(), np.zeros((1025, 1)), np.zeros((1024, 1)), cache=True)
+        never = GramOperator(RBF(), np.zeros((3, 1)))
+    assert fits.store_choice.value is True and over.store_choice.value is False
+    assert half.store_choice.value is True  # float32 blocks: half the bytes
+    assert "8 MB <=" in fits.store_choice.reason and ">" in over.store_choice.reason
+    assert forced.store_choice.value is True and "forced" in forced.store_choice.reason
+    assert never.store_choice.value is False
+    assert "kernel matrix (1025 x 1024)" in str(over.store_choice)
+
+
+def test_kernel_matmat_is_the_operator_product():
+    from kernelkit.gram import kernel_matmat
+
+    rng = np.random.default_rng(8)
+    X, C = rng.standard_normal((120, 3)), rng.standard_normal((15, 3))
+    coef = rng.standard_normal((15, 2))
+    K = gram(RBF(0.5), X, C)
+    np.testing.assert_allclose(kernel_matmat(RBF(0.5), X, C, coef), K @ coef, rtol=1e-12,
+                               atol=1e-12)
+    out = kernel_matmat("rbf(gamma=0.5)", X, C, coef[:, 0])
+    assert out.shape == (120,)
+    np.testing.assert_allclose(out, K @ coef[:, 0], rtol=1e-12, atol=1e-12)
+    out32 = kernel_matmat(RBF(0.5), X.astype(np.float32), C.astype(np.float32), coef,
+                          dtype=np.float32)
+    assert out32.dtype == np.float64
+    np.testing.assert_allclose(out32, K @ coef, atol=1e-5 * np.abs(K @ coef).max())

@@ -16,7 +16,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import pytest
-from sklearn.base import is_classifier, is_regressor
+from sklearn.base import BaseEstimator, is_classifier, is_regressor
 
 import kernelkit
 import kernelkit.features
@@ -28,17 +28,20 @@ from kernelkit.exceptions import InvalidParameterError
 from kernelkit.kernels import RBF, Kernel, Linear
 
 
-def _public_classes(module):
+def _public_classes(module, base):
+    """Public subclasses of ``base`` (kernels, or estimators with get_params); helpers
+    such as ``KernelRows`` have no hyper-parameters to declare."""
     out = []
     for name in module.__all__:
         obj = getattr(module, name)
-        if inspect.isclass(obj) and obj is not Kernel:
+        if inspect.isclass(obj) and issubclass(obj, base) and obj is not Kernel:
             out.append(obj)
     return out
 
 
-ESTIMATORS = _public_classes(kernelkit.models) + _public_classes(kernelkit.features)
-KERNELS = _public_classes(kernelkit.kernels)
+ESTIMATORS = (_public_classes(kernelkit.models, BaseEstimator)
+              + _public_classes(kernelkit.features, BaseEstimator))
+KERNELS = _public_classes(kernelkit.kernels, Kernel)
 ALL = ESTIMATORS + KERNELS
 
 

@@ -1,23 +1,27 @@
-"""The Gram engine: kernel matrices in blocks, and a Gram operator that never stores K.
+"""The Gram engine: kernel matrices in blocks, and one operator for K(X, Y) products.
 
 ``gram(kernel, X)`` is ``kernel(X)``: the work is split into row blocks whose
 temporaries fit the memory budget (``kernelkit.config``), numbers are
 accumulated in float64 (float32 inputs included), squared distances are
 clamped at 0 and the diagonal of a symmetric distance-kernel Gram matrix is
-exact. ``GramOperator`` applies K (or K + shift I) to vectors block by block,
-for iterative solvers on problems whose K does not fit in memory.
+exact. ``GramOperator`` applies K (or K + shift I) block by block without
+storing K (unless asked): the products of iterative solvers, Falkon's
+K_nM' S K_nM V, and prediction (:func:`kernel_matmat`) all go through it.
+Kernel values come from the kernels' block API (:class:`KernelRows`,
+re-exported here as the row provider solvers read kernel rows through).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import config
-from .kernels import resolve_kernel
-from .kernels.base import pairwise_blocked, rows_per_block
+from ._budget import STORE_SHARE, row_blocks, rows_per_block
+from .kernels import KernelRows, resolve_kernel
+from .kernels.base import pairwise_blocked
+from .planning import decide_store
 from ._validation import check_same_n_features
 
-__all__ = ["gram", "GramOperator"]
+__all__ = ["gram", "GramOperator", "KernelRows", "kernel_matmat"]
 
 
 def _validated(kernel, X, Y):
@@ -63,9 +67,13 @@ class GramOperator:
     """The linear operator v -> (K(X, Y) + shift I) v, computed block by block.
 
     K is never stored unless ``cache`` says so: each product recomputes the
-    kernel rows of one block at a time, so memory stays within the budget
-    whatever n is. It has the ``shape``, ``dtype``, ``matvec`` and ``matmat``
-    of a scipy ``LinearOperator`` (see :meth:`aslinearoperator`).
+    kernel rows of one block at a time (into one reused buffer), so memory
+    stays within the budget whatever n is. It has the ``shape``, ``dtype``,
+    ``matvec`` and ``matmat`` of a scipy ``LinearOperator`` (see
+    :meth:`aslinearoperator`), and :meth:`gram_matmat` (K' S K V), the
+    product of Nystroem ridge regression (Falkon). Each block is a pure
+    function of its rows (:meth:`KernelRows.block`), so another operator with
+    the same methods can compute them elsewhere (threads, a cluster).
 
     Parameters
     ----------
@@ -78,57 +86,164 @@ class GramOperator:
         Added to the diagonal (the ridge term); only for square operators.
     cache : {"auto", True, False}, default=False
         Store K after the first product: ``True`` always, ``"auto"`` when it
-        takes at most half of the memory budget.
+        takes at most :data:`~kernelkit._budget.STORE_SHARE` (half) of the
+        memory budget (decided by :func:`kernelkit.planning.decide_store`).
+    block_dtype : {np.float64, np.float32}, default=np.float64
+        Dtype of the kernel blocks (and of the stored K). float32 halves their
+        memory and, for a kernel with a float32 fast path (RBF), runs its
+        matrix products in float32; other kernels compute in float64 and
+        round. Products are returned in float64, and :meth:`gram_matmat` sums
+        its block products in float64.
+    sample_weight : ndarray of shape (n_samples,), optional
+        The diagonal S of :meth:`gram_matmat` (default the identity).
+    n_temporaries : int, default=2
+        Block-sized arrays alive at once, for the rows per block
+        (:func:`kernelkit._budget.rows_per_block`): the block and the
+        kernel's scratch. Falkon counts 3 (with float32 blocks the kernel's
+        float64 scratch is twice a block).
+
+    Attributes
+    ----------
+    kernel : Kernel
+        The resolved kernel.
+    rows : KernelRows
+        The kernel's block API on the prepared inputs.
+    shape : tuple of int
+    dtype : numpy.dtype
+        float64, the dtype of the products.
+    block_dtype : numpy.dtype
+    block_rows : int
+        Rows per block (may be set before the first product).
+    store_choice : kernelkit.planning.Choice
+        Whether K is stored after the first product, and why.
+    sample_weight : ndarray or None
     """
 
-    def __init__(self, kernel, X, Y=None, *, shift=0.0, cache=False):
-        self.kernel, self._X, Y = _validated(kernel, X, Y)
-        self._symmetric = Y is None
-        self._Y = self._X if Y is None else Y
-        if shift != 0 and not self._symmetric:
+    def __init__(self, kernel, X, Y=None, *, shift=0.0, cache=False, block_dtype=np.float64,
+                 sample_weight=None, n_temporaries=2):
+        self.kernel, X, Y = _validated(kernel, X, Y)
+        if shift != 0 and Y is not None:
             raise ValueError("shift is only defined for a square operator (Y=None)")
         self.shift = float(shift)
-        self._Xp, self._Yp = self.kernel._prepare(self._X, self._Y)
-        self.shape = (len(self._X), len(self._Y))
+        self.block_dtype = np.dtype(block_dtype)
+        self.rows = KernelRows(self.kernel, X, Y, dtype=self.block_dtype)
+        self.shape = self.rows.shape
         self.dtype = np.dtype(np.float64)
-        if cache == "auto":
-            cache = self.shape[0] * self.shape[1] * 8 <= config.get_config()["memory"] // 2
-        self._cache = bool(cache)
+        self.sample_weight = sample_weight
+        self.block_rows = rows_per_block(self.shape[1], bytes_per_entry=self.block_dtype.itemsize,
+                                         n_temporaries=n_temporaries)
+        nbytes = self.block_dtype.itemsize * self.shape[0] * self.shape[1]
+        setting = "auto" if isinstance(cache, str) and cache == "auto" else bool(cache)
+        self.store_choice = decide_store(f"the kernel matrix ({self.shape[0]} x "
+                                         f"{self.shape[1]})", nbytes, setting, share=STORE_SHARE)
+        self._cache = bool(self.store_choice.value)
         self._K = None
 
-    def _blocks(self):
-        step = rows_per_block(self.shape[1])
-        for r0 in range(0, self.shape[0], step):
-            r1 = min(self.shape[0], r0 + step)
-            yield r0, r1, self.kernel._block(self._Xp[r0:r1], self._Yp,
-                                             r0 if self._symmetric else -1)
+    def blocks(self):
+        """Yield ``(r0, r1, K[r0:r1])`` over the rows, ``block_rows`` at a time.
+
+        With ``cache``, the first full pass fills the store (kept only once
+        complete: a failed pass leaves no half-filled store) and later passes
+        read it. Otherwise every block is computed into one buffer reused for
+        the next block (fresh memory costs a page fault per 4 kB page, about as
+        much as computing RBF entries): use each block before asking for the next.
+
+        Yields
+        ------
+        r0, r1 : int
+        block : ndarray of shape (r1 - r0, shape[1]) and dtype ``block_dtype``
+        """
+        n, m = self.shape
+        if self._K is not None:
+            for r0, r1 in row_blocks(n, self.block_rows):
+                yield r0, r1, self._K[r0:r1]
+            return
+        K = np.empty((n, m), dtype=self.block_dtype) if self._cache else None
+        buf = None if K is not None else np.empty((min(n, self.block_rows), m),
+                                                  dtype=self.block_dtype)
+        for r0, r1 in row_blocks(n, self.block_rows):
+            yield r0, r1, self.rows.block(r0, r1, out=K[r0:r1] if K is not None
+                                          else buf[:r1 - r0])
+        if K is not None:
+            self._K = K  # only once complete
 
     def matmat(self, V):
-        """(K + shift I) V for V of shape (m_samples, k)."""
+        """(K + shift I) V for V of shape (m_samples, k).
+
+        Parameters
+        ----------
+        V : array-like of shape (m_samples, k)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, k), float64
+        """
         V = np.asarray(V, dtype=np.float64)
         if V.ndim != 2 or V.shape[0] != self.shape[1]:
             raise ValueError(f"V must have shape ({self.shape[1]}, k), got {V.shape}")
+        Vd = V.astype(self.block_dtype, copy=False)
         if self._cache and self._K is None:
-            K = np.empty(self.shape)
-            for r0, r1, block in self._blocks():
-                K[r0:r1] = block
-            self._K = K  # only once complete: a failed product leaves no half-filled cache
+            for _ in self.blocks():  # fills the store
+                pass
         if self._K is not None:
-            out = self._K @ V
+            out = np.asarray(self._K @ Vd, dtype=np.float64)
         else:
             out = np.empty((self.shape[0], V.shape[1]))
-            for r0, r1, block in self._blocks():
-                np.matmul(block, V, out=out[r0:r1])
+            for r0, r1, block in self.blocks():
+                out[r0:r1] = block @ Vd
         if self.shift:
             out += self.shift * V
         return out
 
     def matvec(self, v):
-        """(K + shift I) v for v of shape (m_samples,)."""
+        """(K + shift I) v for v of shape (m_samples,).
+
+        Parameters
+        ----------
+        v : array-like of shape (m_samples,)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), float64
+        """
         v = np.asarray(v, dtype=np.float64)
         if v.ndim != 1:
             raise ValueError(f"v must be 1-D, got shape {v.shape}")
         return self.matmat(v[:, None])[:, 0]
+
+    def gram_matmat(self, V, Y=None):
+        """``K' S (K V)`` (and ``K' S Y`` in the same pass if ``Y`` is given).
+
+        The normal-equations product of Nystroem ridge regression with
+        K = K_nM (Falkon); ``shift`` is not included. Each block's (m, k)
+        product is added to a float64 sum, in the order of the blocks.
+
+        Parameters
+        ----------
+        V : array-like of shape (m_samples, k)
+            ``k`` may be 0 (only ``K' S Y`` is wanted).
+        Y : ndarray of shape (n_samples, t), optional
+
+        Returns
+        -------
+        ndarray of shape (m_samples, k), or a pair with the (m_samples, t) ``K' S Y``
+        """
+        m = self.shape[1]
+        V = np.asarray(V, dtype=np.float64)
+        Vd = V.astype(self.block_dtype, copy=False)
+        acc = np.zeros((m, V.shape[1]))
+        accy = None if Y is None else np.zeros((m, Y.shape[1]))
+        sw = self.sample_weight
+        for r0, r1, block in self.blocks():
+            if V.shape[1]:
+                t = block @ Vd
+                if sw is not None:
+                    t *= sw[r0:r1, None].astype(self.block_dtype)
+                acc += (t.T @ block).T  # row-major GEMM: faster than block.T @ t
+            if Y is not None:
+                yb = Y[r0:r1] if sw is None else Y[r0:r1] * sw[r0:r1, None]
+                accy += (yb.T.astype(self.block_dtype) @ block).T
+        return acc if Y is None else (acc, accy)
 
     def __matmul__(self, V):
         V = np.asarray(V)
@@ -140,3 +255,37 @@ class GramOperator:
 
         return LinearOperator(self.shape, matvec=self.matvec, matmat=self.matmat,
                               dtype=np.float64)
+
+
+def kernel_matmat(kernel, X, C, coef, *, dtype=np.float64):
+    """``K(X, C) @ coef`` in row blocks: the prediction of a Nystroem (Falkon) model.
+
+    One :class:`GramOperator` product, with blocks of ``dtype`` sized as in
+    the Falkon fit (three temporaries).
+
+    Parameters
+    ----------
+    kernel : Kernel or str
+    X : array-like of shape (n, n_features)
+    C : array-like of shape (M, n_features)
+        The centers.
+    coef : ndarray of shape (M,) or (M, t)
+    dtype : {np.float64, np.float32}, default=np.float64
+        Dtype of the kernel blocks (see ``GramOperator(block_dtype=...)``).
+
+    Returns
+    -------
+    ndarray of shape (n,) or (n, t), float64
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.gram import kernel_matmat
+    >>> kernel_matmat("rbf(gamma=0.5)", np.array([[0.0], [1.0]]), np.array([[0.0]]),
+    ...               np.array([2.0])).round(4)
+    array([2.    , 1.2131])
+    """
+    coef = np.asarray(coef, dtype=np.float64)
+    op = GramOperator(kernel, X, C, block_dtype=dtype, n_temporaries=3)
+    out = op.matmat(coef.reshape(op.shape[1], -1))
+    return out[:, 0] if coef.ndim == 1 else out

@@ -40,7 +40,6 @@ __all__ = ["CholeskyResult", "robust_cholesky", "cho_solve", "solve_psd",
 # numpy sends to dsyrk, and threaded dsyrk crashes too (numpy `G @ G.T` with G
 # of shape (20000, 200) segfaults; 19000 does not).
 THREADED_POTRF_MAX_N = 12000
-_THREADED_POTRF_MAX_N = THREADED_POTRF_MAX_N  # old name, until solvers/falkon.py moves
 _MAX_BLOCK = 8000
 # Default block of the blocked path (n > THREADED_POTRF_MAX_N): 4096 ran at 70
 # GFLOP/s at n = 16000 (2048: 66, 8000: 73) with temporaries of ~3 x 4096 x n

@@ -14,7 +14,9 @@ import math
 import numpy as np
 
 from . import config
-from .kernels.base import Kernel, rows_per_block
+from ._budget import rows_per_block
+from .kernels.base import Kernel
+from .kernels.rows import KernelRows
 
 __all__ = ["check_kernel"]
 
@@ -94,7 +96,17 @@ def check_kernel(kernel, X, Y=None, *, rtol=1e-10):
        holding the same (float32-rounded) numbers;
     9. for strings (a kernel with ``input_kind == "string"``), the same
        strings as a list, a ``"<U"`` array and an object array give the same
-       Gram matrix.
+       Gram matrix;
+    10. the block API (:meth:`~kernelkit.kernels.Kernel.prepare`,
+        :meth:`~kernelkit.kernels.Kernel.block`,
+        :meth:`~kernelkit.kernels.Kernel.diag_prepared` and
+        :class:`~kernelkit.kernels.KernelRows`): every block, row selection and
+        lower-triangle block equals the corresponding submatrix of the Gram
+        matrices above, the diagonal equals their diagonal, a block written
+        into ``out`` equals an allocated one, and float32 blocks
+        (``KernelRows(..., dtype=np.float32)``, a kernel's float32 fast path
+        where it has one) are close to the float64 ones (relative tolerance
+        ``max(rtol, 1e-5)``).
 
     Parameters
     ----------
@@ -107,7 +119,8 @@ def check_kernel(kernel, X, Y=None, *, rtol=1e-10):
         Second sample for the cross-matrix check.
     rtol : float, default=1e-10
         Relative tolerance (relative to the largest entry) of the equality
-        checks. The float32 check uses ``max(rtol, 1e-6)``.
+        checks. The float32 checks use ``max(rtol, 1e-6)`` (float32 input)
+        and ``max(rtol, 1e-5)`` (float32 blocks).
 
     Raises
     ------
@@ -247,3 +260,54 @@ def check_kernel(kernel, X, Y=None, *, rtol=1e-10):
                             (objects, "an object array")):
             _assert_close(kernel, np.asarray(kernel(other)), np.asarray(kernel(as_list)), rtol,
                           f"the strings as {what} give another Gram matrix than as a list")
+
+    # 10. the block API
+    _check_block_api(kernel, X, X_a, X_b, K, Kab, rtol)
+
+
+def _check_block_api(kernel, X, X_a, X_b, K, Kab, rtol):
+    """Blocks, rows and diagonal of the block API against the Gram matrices ``K`` and ``Kab``."""
+    Xv = kernel.check_input(X, "X")
+    n = _n_rows(Xv)
+    h = n // 2
+    rows = KernelRows(kernel, Xv)
+    if rows.shape != (n, n):
+        _fail(kernel, f"KernelRows(k, X).shape is {rows.shape}, expected {(n, n)}")
+    for r0, r1 in ((0, h), (h, n)):
+        _assert_close(kernel, rows.block(r0, r1), K[r0:r1], rtol,
+                      f"KernelRows(k, X).block({r0}, {r1}) differs from rows {r0}:{r1} of K(X)")
+    _assert_close(kernel, rows.block(h, n, lower=True), K[h:, :n], rtol,
+                  "KernelRows(k, X).block(lower=True) differs from the lower triangle of K(X)")
+    _assert_close(kernel, rows.block(0, h, lower=True), K[:h, :h], rtol,
+                  "KernelRows(k, X).block(lower=True) differs from the lower triangle of K(X)")
+    index, columns = np.arange(n)[::-2], np.arange(n)[::3]
+    _assert_close(kernel, rows.rows(index, columns), K[np.ix_(index, columns)], rtol,
+                  "KernelRows(k, X).rows(index, columns) differs from the submatrix of K(X)")
+    _assert_close(kernel, rows.diag(), np.diagonal(K), rtol,
+                  "KernelRows(k, X).diag() differs from the Gram diagonal")
+    # The methods of Kernel itself, on prepared inputs.
+    Xp, Yp = kernel.prepare(Xv)
+    _assert_close(kernel, kernel.block(Xp[h:], Yp, h), K[h:], rtol,
+                  "kernel.block(Xp[h:], Xp, diag_offset=h) differs from rows h: of K(X)")
+    out = np.full((n, n), np.nan)
+    _assert_close(kernel, kernel.block(Xp, Yp, 0, out=out), K, rtol,
+                  "kernel.block(..., out=out) differs from K(X)")
+    _assert_close(kernel, out, K, rtol, "kernel.block(..., out=out) did not fill out")
+    _assert_close(kernel, kernel.diag_prepared(Xp), np.diagonal(K), rtol,
+                  "kernel.diag_prepared(Xp) differs from the Gram diagonal")
+    # Cross blocks, and float32 blocks of the same inputs.
+    Xa, Xb = kernel.check_input(X_a, "X"), kernel.check_input(X_b, "Y")
+    na = _n_rows(Xa)
+    cross = KernelRows(kernel, Xa, Xb)
+    _assert_close(kernel, cross.block(0, na), Kab, rtol,
+                  "KernelRows(k, X, Y).block differs from K(X, Y)")
+    if _is_vector_input(np.asarray(Xa)) and _is_vector_input(np.asarray(Xb)):
+        Xa, Xb = np.asarray(Xa, dtype=np.float32), np.asarray(Xb, dtype=np.float32)
+        K64 = np.asarray(kernel(Xa.astype(np.float64), Xb.astype(np.float64)))
+    else:
+        K64 = Kab
+    K32 = KernelRows(kernel, Xa, Xb, dtype=np.float32).block(0, na)
+    if K32.dtype != np.float32:
+        _fail(kernel, f"KernelRows(..., dtype=np.float32).block has dtype {K32.dtype}")
+    _assert_close(kernel, K32, K64, max(rtol, 1e-5),
+                  "float32 blocks (KernelRows(..., dtype=np.float32)) are far from float64 ones")

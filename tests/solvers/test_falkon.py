@@ -4,11 +4,10 @@ import numpy as np
 import pytest
 
 from kernelkit import config_context
-from kernelkit.gram import gram
+from kernelkit.gram import GramOperator, gram, kernel_matmat
 from kernelkit.kernels import RBF, Laplacian, Polynomial
 from kernelkit.solvers import dual_ridge
-from kernelkit.solvers.falkon import (KnmOperator, _float32_half, _preconditioner,
-                                     _widen_in_place, falkon, kernel_matmat)
+from kernelkit.solvers.falkon import _float32_half, _preconditioner, _widen_in_place, falkon
 
 
 def _data(n=240, d=4, seed=0):
@@ -102,7 +101,7 @@ def test_float32_products_stay_close_to_float64():
 
 @pytest.mark.parametrize("kernel", [RBF(gamma=0.2), Laplacian(gamma=0.3)])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_knm_operator_matches_dense_products(kernel, dtype):
+def test_knm_products_match_dense_products(kernel, dtype):
     X, _, _ = _data(n=130)
     X = X + 5.0  # off-centre data: the float32 RBF path centres first
     C = X[:17]
@@ -111,7 +110,8 @@ def test_knm_operator_matches_dense_products(kernel, dtype):
     K = gram(kernel, X, C)
     tol = 1e-12 if dtype == np.float64 else 1e-5
     with config_context(memory="16MB"):
-        op = KnmOperator(kernel, X.astype(dtype), C.astype(dtype), dtype=dtype, sample_weight=sw)
+        op = GramOperator(kernel, X.astype(dtype), C.astype(dtype), block_dtype=dtype,
+                          sample_weight=sw, n_temporaries=3)
         np.testing.assert_allclose(op.matmat(V), K @ V, atol=tol * np.abs(K @ V).max())
         ref = K.T @ (sw[:, None] * (K @ V))
         got, KtY = op.gram_matmat(V, V[:1].repeat(130, 0))
@@ -148,12 +148,15 @@ def test_row_blocks_computed_in_place_match_dense(store, dtype):
     X, _, _ = _data(n=130)
     C, k = X[:17], RBF(gamma=0.2)
     V = np.random.default_rng(1).normal(size=(17, 2))
-    op = KnmOperator(k, X.astype(dtype), C.astype(dtype), dtype=dtype, store=store)
-    op._step = 7  # 19 blocks, the last one of 4 rows: the reused buffer is cut
+    op = GramOperator(k, X.astype(dtype), C.astype(dtype), block_dtype=dtype, cache=store)
+    op.block_rows = 7  # 19 blocks, the last one of 4 rows: the reused buffer is cut
     ref = gram(k, X, C) @ V
     tol = 1e-12 if dtype == np.float64 else 1e-5
+    K = gram(k, X, C)
+    ref_g = K.T @ (K @ V)
     for _ in range(2):  # first pass computes (and stores), second reads or recomputes
         np.testing.assert_allclose(op.matmat(V), ref, atol=tol * np.abs(ref).max())
+        np.testing.assert_allclose(op.gram_matmat(V), ref_g, atol=tol * np.abs(ref_g).max())
     assert (op._K is not None) == store
 
 
@@ -165,3 +168,32 @@ def test_widen_in_place_matches_astype(M):
     out = _widen_in_place(buf)
     assert out is buf
     np.testing.assert_array_equal(buf, A.astype(np.float64))
+
+
+def test_store_choice_keeps_the_whole_budget_threshold():
+    # 16 MB budget = 16,777,216 bytes; K_nM takes 8 n M and the preconditioner 16 M^2.
+    rng = np.random.default_rng(4)
+    M = 100
+    C = rng.normal(size=(M, 2))
+    for n, stored in ((20000, True), (21000, False)):  # 16.16 MB <= 16.78 MB < 16.96 MB
+        X = rng.normal(size=(n, 2))
+        with config_context(memory="16MB"):
+            res = falkon(RBF(0.5), X, C, X[:, 0], 0.1, maxiter=1)
+        assert res.stored is stored and res.store_choice.value is stored
+        assert "K_nM" in res.store_choice.what and "budget" in res.store_choice.reason
+    forced = falkon(RBF(0.5), X[:500], C, X[:500, 0], 0.1, maxiter=1, store=True)
+    assert forced.stored and "forced" in forced.store_choice.reason
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_solver_on_a_given_operator_matches_the_default_one(dtype):
+    X, y, _ = _data()
+    sw = np.random.default_rng(3).uniform(0.1, 3.0, size=len(X))
+    X, C, k = X.astype(dtype), X[:50].astype(dtype), RBF(gamma=0.3)
+    ref = falkon(k, X, C, y, 0.2, sample_weight=sw, dtype=dtype, maxiter=20, tol=1e-12)
+    op = GramOperator(k, X, C, block_dtype=dtype, sample_weight=sw, n_temporaries=3)
+    res = falkon(k, None, C, y, 0.2, dtype=dtype, maxiter=20, tol=1e-12, operator=op)
+    np.testing.assert_array_equal(res.coef, ref.coef)
+    assert res.n_iter == ref.n_iter and res.store_choice is op.store_choice
+    with pytest.raises(ValueError, match="operator"):
+        falkon(k, None, C, y, 0.2, sample_weight=sw, operator=op)

@@ -54,8 +54,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._budget import row_blocks, rows_per_block
 from .._validation import Interval, Options, check_vectors, validate_params
-from ..kernels.base import rows_per_block
 
 __all__ = ["RandomKitchenSinks", "BASES", "SAMPLERS"]
 
@@ -213,10 +213,8 @@ class RandomKitchenSinks(TransformerMixin, BaseEstimator):
         out = np.empty((len(X), q), dtype=W.dtype)
         step = rows_per_block(q, bytes_per_entry=W.dtype.itemsize, n_temporaries=2)
         w_sq = np.einsum("ij,ij->j", W, W) if self.basis == "bump" else None
-        for start in range(0, len(X), step):
-            block = out[start:start + step]
-            block[...] = _basis_block(self.basis, X[start:start + step], W,
-                                      self.random_offset_, w_sq)
+        for r0, r1 in row_blocks(len(X), step):
+            out[r0:r1] = _basis_block(self.basis, X[r0:r1], W, self.random_offset_, w_sq)
         if self.normalize:
             out *= math.sqrt((2.0 if self.basis == "cosine" else 1.0) / q)
         return out

@@ -43,7 +43,7 @@ from .._validation import Interval, Options, check_vectors, validate_params
 from ..exceptions import InvalidParameterError
 from ..kernels import resolve_kernel
 from ..kernels import spectral
-from ..kernels.base import rows_per_block
+from .._budget import row_blocks, rows_per_block
 
 __all__ = ["RandomFourierFeatures"]
 
@@ -237,20 +237,20 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
             # numpy's cos runs on one core: split the rows over threads (each with
             # one BLAS thread) so every core computes its share of X W and cos.
             step = min(step, -(-len(X) // (4 * workers)))
-        starts = range(0, len(X), step)
+        blocks = list(row_blocks(len(X), step))
 
-        def one(start):
-            _features_block(X[start:start + step], W, self.random_offset_, self._scale,
-                            out[start:start + step])
+        def one(block):
+            r0, r1 = block
+            _features_block(X[r0:r1], W, self.random_offset_, self._scale, out[r0:r1])
 
         if workers > 1:
             from threadpoolctl import threadpool_limits
 
             with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
-                list(pool.map(one, starts))
+                list(pool.map(one, blocks))
         else:
-            for start in starts:
-                one(start)
+            for block in blocks:
+                one(block)
         return out
 
 

@@ -5,17 +5,20 @@ Vector kernels (:class:`Linear`, :class:`Polynomial`, :class:`RBF`,
 :class:`Constant`), the algebra's nodes (``k1 + k2``, ``k1 * k2``, ``c * k``,
 ``k ** p``, :class:`Exp`, :class:`Warped`, :class:`Composed`, :class:`Bilinear`),
 string kernels (:class:`Subsequence`, :class:`Spectrum`, :class:`WeightedDegree`),
-spectral densities for random features, and one registry/parser of names.
+spectral densities for random features, one registry/parser of names, and
+:class:`KernelRows`, the block API (see :class:`Kernel`) bound to one pair of inputs.
 """
 
 from .algebra import Bilinear, Composed, Exp, Power, Product, Scaled, Sum, Warped
 from .base import Kernel
+from .rows import KernelRows
 from .registry import KERNELS, kernel_from_dict, parse_kernel, register_kernel, resolve_kernel
 from .strings import Spectrum, Subsequence, WeightedDegree
 from .vector import RBF, Cauchy, Constant, KroneckerDelta, Laplacian, Linear, Polynomial, Sigmoid
 
 __all__ = [
-    "Kernel", "Linear", "Polynomial", "RBF", "Laplacian", "Cauchy", "Sigmoid", "KroneckerDelta",
+    "Kernel", "KernelRows", "Linear", "Polynomial", "RBF", "Laplacian", "Cauchy", "Sigmoid",
+    "KroneckerDelta",
     "Constant", "Sum", "Product", "Scaled", "Power", "Exp", "Warped", "Composed", "Bilinear",
     "Subsequence", "Spectrum", "WeightedDegree",
     "KERNELS", "parse_kernel", "resolve_kernel", "kernel_from_dict", "register_kernel",

@@ -428,13 +428,12 @@ class Composed(Kernel):
 
     def _block(self, X, Y, diag_offset):
         Xp, Yp = self._mapped(X, "X"), self._mapped(Y, "Y")
-        Xp, Yp = self.k._prepare(Xp, Yp)
-        return self.k._block(Xp, Yp, diag_offset)
+        Xp, Yp = self.k.prepare(Xp, Yp)
+        return self.k.block(Xp, Yp, diag_offset)
 
     def _diag(self, X):
-        Xp = self._mapped(X, "X")
-        Xp, _ = self.k._prepare(Xp, Xp)
-        return self.k._diag(Xp)
+        Xp, _ = self.k.prepare(self._mapped(X, "X"))
+        return self.k.diag_prepared(Xp)
 
 
 class Bilinear(Kernel):

@@ -6,6 +6,12 @@ arguments stored unchanged, so ``get_params``, ``set_params``, equality, the
 scikit-learn's estimators and Gaussian-process kernels). The public
 ``__call__`` validates and blocks once; a subclass implements only
 ``_block(X, Y, diag_offset)`` and ``_diag(X)`` on validated float64 arrays.
+
+Everything inside kernelkit that needs kernel values (``gram``, the Gram
+operator, the solvers) goes through the public **block API** of
+:class:`Kernel` -- :meth:`Kernel.prepare`, :meth:`Kernel.block`,
+:meth:`Kernel.diag_prepared` -- or the :class:`~kernelkit.kernels.KernelRows`
+object built on it, never through the private hooks.
 """
 
 from __future__ import annotations
@@ -16,10 +22,12 @@ import numbers
 import numpy as np
 
 from .. import config
-from .._budget import rows_per_block
+from .._budget import row_blocks, rows_per_block
 from .._validation import check_same_n_features, check_vectors, validate_params
+from .rows import KernelRows
 
-__all__ = ["Kernel", "pairwise_blocked", "rows_per_block"]
+# rows_per_block is re-exported for the modules that still import it from here.
+__all__ = ["Kernel", "KernelRows", "pairwise_blocked", "rows_per_block"]
 
 def _output_dtype(*arrays):
     if config.get_config()["dtype"] == "float32" and all(a.dtype == np.float32 for a in arrays):
@@ -39,19 +47,17 @@ def pairwise_blocked(kernel, X, Y=None):
     kernels make them exact.
     """
     symmetric = Y is None
-    # Decide the output dtype from the inputs as given: _prepare makes them float64.
+    # Decide the output dtype from the inputs as given: prepare makes them float64.
     out_dtype = (_output_dtype(X, X if symmetric else Y) if kernel.input_kind == "vector"
                  else np.float64)
-    X, Y = kernel._prepare(X, X if symmetric else Y)
-    n, m = len(X), len(Y)
+    rows = KernelRows(kernel, X, Y)
+    n, m = rows.shape
     out = np.empty((n, m), dtype=out_dtype)
-    step = rows_per_block(m)
-    for r0 in range(0, n, step):
-        r1 = min(n, r0 + step)
+    for r0, r1 in row_blocks(n, rows_per_block(m)):
         if symmetric:  # columns [0, r1): the block's part of the lower triangle
-            kernel._block_into(X[r0:r1], X[:r1], r0, out[r0:r1, :r1])
+            rows.block(r0, r1, out=out[r0:r1, :r1], lower=True)
         else:
-            kernel._block_into(X[r0:r1], Y, -1, out[r0:r1])
+            rows.block(r0, r1, out=out[r0:r1])
     if symmetric and n > 1:
         from .._compiled import mirror_lower
 
@@ -65,6 +71,36 @@ class Kernel:
     Subclasses store each constructor argument under its own name and
     implement ``_block`` and ``_diag``; they may override the properties
     ``is_shift_invariant`` and ``is_psd`` and the method ``spectral_density``.
+
+    **The block API** is the internal contract between kernels and
+    everything that needs kernel values (``gram``, ``GramOperator``, Falkon,
+    SMO, Pegasos, SGD). Callers use three public methods, on inputs already
+    validated by :meth:`check_input`:
+
+    - :meth:`prepare` ``(X, Y=None, dtype=float64)`` canonicalises whole
+      inputs once per call (vectors become float64, RBF centres them);
+    - :meth:`block` ``(Xp, Yp, diag_offset=-1, out=None)`` gives the kernel
+      values between rows of prepared inputs, allocated or written into
+      ``out``: a pure function of one block of rows, so a loop, a thread pool
+      or a Dask task can call it on any split of the rows;
+    - :meth:`diag_prepared` ``(Xp)`` gives ``k(x_i, x_i)``.
+
+    :class:`~kernelkit.kernels.KernelRows` wraps the three for one (X, Y)
+    pair (blocks of rows, rows by index, the diagonal). Subclasses implement
+    the contract through private hooks, which only the block API calls:
+
+    - ``_block(X, Y, diag_offset)`` or ``_block_into(X, Y, diag_offset,
+      out)`` (one of the two; the other follows). ``diag_offset >= 0`` says
+      that row i is column ``i + diag_offset`` of a symmetric Gram matrix, so
+      distance kernels make those entries exact; ``-1`` says nothing is
+      known. ``out`` may be float32: the block is computed in float64 and
+      rounded, unless the kernel has a float32 fast path;
+    - ``_diag(X)``;
+    - optionally ``_prepare(X, Y)`` (default: vectors as float64 arrays,
+      ``Y is X`` kept for a symmetric call) and ``_prepare_float32(X, Y)``,
+      a kernel's float32 fast path (default: ``_prepare``, i.e. none). RBF
+      is the one kernel with such a path: float32 inputs centred on Y's mean,
+      a float32 matrix product and float64 norms.
 
     Attributes
     ----------
@@ -189,8 +225,82 @@ class Kernel:
         ndarray of shape (n_samples,)
         """
         X = self.check_input(X, "X")
-        X, _ = self._prepare(X, X)
-        return np.asarray(self._diag(X), dtype=np.float64)
+        X, _ = self.prepare(X)
+        return np.asarray(self.diag_prepared(X), dtype=np.float64)
+
+    # ---- the block API (see the class docstring) ---------------------------------
+    def prepare(self, X, Y=None, *, dtype=np.float64):
+        """Canonicalise validated inputs once, for many calls of :meth:`block`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples_X, n_features), or strings
+            Inputs already validated by :meth:`check_input`.
+        Y : same kind as X, optional
+            Column inputs. ``None`` means K(X, X): the prepared ``Y`` is then
+            the prepared ``X`` (the same object).
+        dtype : {np.float64, np.float32}, default=np.float64
+            Precision of the blocks to come. ``float32`` lets a kernel with a
+            float32 fast path (RBF) prepare float32 inputs whose blocks run as
+            float32 matrix products (use a float32 ``out`` in :meth:`block`);
+            other kernels prepare as for float64 and compute in float64.
+
+        Returns
+        -------
+        Xp, Yp : prepared inputs
+            Sliceable by rows (``Xp[r0:r1]``, ``Xp[indices]``); pass row
+            blocks of them to :meth:`block` and :meth:`diag_prepared`.
+        """
+        Y = X if Y is None else Y
+        if np.dtype(dtype) == np.float32:
+            return self._prepare_float32(X, Y)
+        return self._prepare(X, Y)
+
+    def block(self, X, Y, diag_offset=-1, *, out=None):
+        """Kernel values ``k(X[i], Y[j])`` of prepared rows: one block of a kernel matrix.
+
+        A pure function of its arguments: any split of the rows gives the
+        same values, so a loop, a thread pool or a Dask task can call it.
+
+        Parameters
+        ----------
+        X : prepared rows of shape (n_rows, ...)
+            Rows of the first output of :meth:`prepare` (any slice or index).
+        Y : prepared columns of shape (n_cols, ...)
+            Rows of the second output of :meth:`prepare`.
+        diag_offset : int, default=-1
+            ``>= 0``: row i of the block is column ``i + diag_offset`` of a
+            symmetric Gram matrix (those entries are made exact, e.g. RBF's are
+            exactly 1). ``-1``: no such knowledge.
+        out : ndarray of shape (n_rows, n_cols), optional
+            C-ordered rows, float64 or float32: the block is written into it.
+            A float32 ``out`` holds values computed in float64 and rounded,
+            or, for inputs prepared with ``dtype=np.float32`` by a kernel with
+            a float32 fast path, computed in float32.
+
+        Returns
+        -------
+        ndarray of shape (n_rows, n_cols)
+            ``out``, or a new float64 array.
+        """
+        if out is None:
+            return self._block(X, Y, diag_offset)
+        self._block_into(X, Y, diag_offset, out)
+        return out
+
+    def diag_prepared(self, X):
+        """The diagonal ``k(x_i, x_i)`` of prepared rows.
+
+        Parameters
+        ----------
+        X : prepared rows of shape (n_rows, ...)
+            Rows of the first output of :meth:`prepare`.
+
+        Returns
+        -------
+        ndarray of shape (n_rows,)
+        """
+        return self._diag(X)
 
     def _prepare(self, X, Y):
         """Canonicalise validated inputs once per call (vectors become float64)."""
@@ -199,6 +309,10 @@ class Kernel:
         same = X is Y
         X = np.asarray(X, dtype=np.float64)
         return X, (X if same else np.asarray(Y, dtype=np.float64))
+
+    def _prepare_float32(self, X, Y):
+        """Prepare for float32 blocks; a kernel with a float32 fast path overrides it."""
+        return self._prepare(X, Y)
 
     def _block(self, X, Y, diag_offset):
         """Kernel values of one block of rows. ``diag_offset >= 0`` means row i is

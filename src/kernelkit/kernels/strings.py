@@ -14,6 +14,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from .._budget import row_blocks
 from .._validation import Interval, check_strings
 from .base import Kernel
 
@@ -150,18 +151,18 @@ def _sparse_product_into(A, B, out, rows_per_task=256):
     n = A.shape[0]
     Bt = B.T.tocsc()  # columns of B.T = rows of B, for the products A[r0:r1] @ B.T
 
-    def task(r0):
-        r1 = min(n, r0 + rows_per_task)
+    def task(block):
+        r0, r1 = block
         out[r0:r1] = (A[r0:r1] @ Bt).toarray()
 
-    starts = range(0, n, rows_per_task)
-    workers = min(os.cpu_count() or 1, len(starts))
+    blocks = list(row_blocks(n, rows_per_task))
+    workers = min(os.cpu_count() or 1, len(blocks))
     if workers <= 1:
-        for r0 in starts:
-            task(r0)
+        for block in blocks:
+            task(block)
         return
     with ThreadPoolExecutor(workers) as pool:
-        list(pool.map(task, starts))
+        list(pool.map(task, blocks))
 
 
 def _dense_is_cheaper(A, B):

@@ -43,7 +43,7 @@ def _centered(X, Y):
     Distances are unchanged by a common shift, but the expansion
     ||x||^2 + ||y||^2 - 2x'y loses digits in proportion to ||x||^2 / ||x - y||^2.
     When the mean is small next to the spread (||mean||^2 <= mean ||y||^2 / 2)
-    a shift gains nothing and the copy is skipped: ``_prepare`` centres whole
+    a shift gains nothing and the copy is skipped: ``prepare`` centres whole
     inputs once per call, so the blocks of a Gram matrix skip it.
     """
     shift = Y.mean(axis=0)
@@ -144,6 +144,12 @@ class RBF(Kernel):
     diagonal of a symmetric Gram matrix is exactly 1. Its spectral density is
     normal with covariance 2 gamma I.
 
+    Float32 fast path of the block API: inputs prepared with
+    ``prepare(X, Y, dtype=np.float32)`` are centred on Y's mean and rounded
+    to float32, and their blocks are one float32 matrix product with the
+    norms in float64 (about twice the speed of float64 blocks; Falkon's
+    float32 K_nM).
+
     Examples
     --------
     Two points at squared distance 2: exp(-0.5 * 2) = exp(-1) off the diagonal.
@@ -196,9 +202,28 @@ class RBF(Kernel):
             return Xc, Xc
         return _centered(X, Y)
 
+    def _prepare_float32(self, X, Y):
+        # The float32 fast path (Falkon's K_nM): always centre on Y's mean (in
+        # float64, then round), since float32 inner products lose digits in
+        # proportion to ||x||^2 / ||x - y||^2 much sooner than float64 ones.
+        shift = np.asarray(Y, dtype=np.float64).mean(axis=0)
+        Yc = (np.asarray(Y, dtype=np.float64) - shift).astype(np.float32)
+        if X is Y:
+            return Yc, Yc
+        return (np.asarray(X, dtype=np.float64) - shift).astype(np.float32), Yc
+
     def _block_into(self, X, Y, diag_offset, out):
         from .._compiled import rbf_from_inner
 
+        if X.dtype == np.float32:  # prepared by _prepare_float32: float32 GEMM
+            G = out if out.dtype == np.float32 else np.empty(out.shape, dtype=np.float32)
+            np.matmul(X, Y.T, out=G)
+            xx = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+            yy = np.einsum("ij,ij->i", Y, Y, dtype=np.float64)
+            rbf_from_inner(G, xx, yy, self.gamma_value, diag_offset, G)
+            if G is not out:
+                out[...] = G
+            return
         X, Y = _centered(X, Y)
         G = _inner_into(X, Y, out)
         rbf_from_inner(G, _sq_norms(X), _sq_norms(Y), self.gamma_value, diag_offset, out)

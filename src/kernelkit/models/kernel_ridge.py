@@ -16,10 +16,10 @@ from .._validation import Interval, Options, validate_params
 from .._budget import budget as memory_budget, require
 from ..features import ExplicitFeatures, explicit_feature_dim
 from ..features.centers import select_centers
-from ..gram import GramOperator, gram
+from ..gram import GramOperator, gram, kernel_matmat
 from ..planning import falkon_centers, plan_ridge
 from ..solvers import dual_ridge, primal_ridge
-from ..solvers.falkon import falkon, kernel_matmat
+from ..solvers.falkon import falkon
 from ._base import (check_alpha, check_sample_weight, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
 from ._base import _rates, input_dim, report_plan
@@ -43,7 +43,8 @@ RIDGE_CONSTRAINTS = {
 
 
 def predict_dual(kernel, X, X_fit, dual_coef):
-    """K(X, X_fit) @ dual_coef in row blocks (K is never stored whole)."""
+    """K(X, X_fit) @ dual_coef in row blocks (K is never stored whole), by the
+    one operator of K(X, Y) products (:class:`~kernelkit.gram.GramOperator`)."""
     coef = dual_coef if dual_coef.ndim == 2 else dual_coef[:, None]
     out = GramOperator(kernel, X, X_fit).matmat(coef)
     return out[:, 0] if dual_coef.ndim == 1 else out

@@ -19,11 +19,13 @@ the system with K_MM + eps M I.
 Cost: K_MM (M^2 d), two Cholesky and one triangular product (M^3 together),
 K_nM (n M d) once if it is stored, else at every iteration, and 4 n M t flops
 per iteration for t targets. K_nM is stored when it fits the memory budget;
-its products run in row blocks, in float32 when asked, with the M-vector
-results summed in float64. With float32, K_MM and the preconditioner's two
-Cholesky factorisations and triangular product run in float32 too (about
-half the time of float64, the M^3 part of a large fit); the factors are
-cast to float64 for the iterations' triangular solves. Pure numerics: no estimator, no printing.
+its products run in row blocks (:class:`kernelkit.gram.GramOperator`), in
+float32 when asked (RBF's float32 blocks are float32 matrix products, the
+kernel's fast path), with the M-vector results summed in float64. With
+float32, K_MM and the preconditioner's two Cholesky factorisations and
+triangular product run in float32 too (about half the time of float64, the
+M^3 part of a large fit); the factors are cast to float64 for the
+iterations' triangular solves. Pure numerics: no estimator, no printing.
 
 References
 ----------
@@ -40,13 +42,13 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import lapack
 
-from .. import config
-from .._compiled import mirror_lower, rbf_from_inner
-from ..kernels.base import rows_per_block
-from ..kernels.vector import RBF
-from ..linalg import _THREADED_POTRF_MAX_N, pcg, robust_cholesky
+from .._compiled import mirror_lower
+from ..gram import GramOperator, KernelRows, kernel_matmat
+from ..linalg import THREADED_POTRF_MAX_N, pcg, robust_cholesky
+from ..planning import decide_store
 
-__all__ = ["FalkonResult", "falkon", "kernel_matmat", "KnmOperator"]
+# kernel_matmat (prediction) lives in kernelkit.gram; re-exported for old imports.
+__all__ = ["FalkonResult", "falkon", "kernel_matmat"]
 
 # Relative jitter eps of T = chol(K_MM + eps M I) (times mean diag K_MM): small
 # enough that M = n reproduces exact kernel ridge to ~1e-8 on a well-posed problem.
@@ -71,6 +73,9 @@ class FalkonResult:
         Total jitter added to K_MM's diagonal (eps M plus any robust-Cholesky retry).
     stored : bool
         Whether K_nM was kept in memory.
+    store_choice : kernelkit.planning.Choice or None
+        The decision to store K_nM and why (sizes against the budget, or
+        forced); the operator's own when one was passed in.
     """
 
     coef: np.ndarray
@@ -79,137 +84,15 @@ class FalkonResult:
     residual_norm: float | np.ndarray
     jitter: float
     stored: bool
-
-
-class KnmOperator:
-    """K(X, C) applied in row blocks: ``matmat(V) = K_nM V``, ``gram_matmat(V) = K_nM' S K_nM V``.
-
-    Parameters
-    ----------
-    kernel : Kernel
-    X : ndarray of shape (n, d)
-    C : ndarray of shape (M, d)
-    dtype : {np.float64, np.float32}
-        Storage and product precision of K_nM blocks. With float32 the RBF
-        kernel's inner products run as float32 GEMM (inputs centred first);
-        other kernels compute in float64 and round. Results of the
-        block products are summed in float64.
-    store : bool
-        Keep K_nM in memory after the first pass.
-    sample_weight : ndarray of shape (n,), optional
-        The diagonal S of ``gram_matmat``.
-    """
-
-    def __init__(self, kernel, X, C, *, dtype=np.float64, store=False, sample_weight=None):
-        self.kernel = kernel
-        self.dtype = np.dtype(dtype)
-        self.shape = (len(X), len(C))
-        self.sample_weight = sample_weight
-        self._fast32 = self.dtype == np.float32 and type(kernel) is RBF
-        if self._fast32:  # centre on the centers' mean: the expansion loses fewer digits
-            shift = np.asarray(C, dtype=np.float64).mean(axis=0)
-            self._X = X
-            self._shift = shift
-            self._C = (np.asarray(C, dtype=np.float64) - shift).astype(np.float32)
-            self._cc = np.einsum("ij,ij->i", self._C, self._C, dtype=np.float64)
-        else:
-            self._X, self._C = kernel._prepare(np.ascontiguousarray(X), np.ascontiguousarray(C))
-        self._store = bool(store)
-        self._K = None
-        self._step = rows_per_block(self.shape[1], bytes_per_entry=self.dtype.itemsize,
-                                    n_temporaries=3)
-
-    def _compute(self, r0, r1, out=None):
-        """K[r0:r1] into ``out`` (C-ordered, of the operator's dtype) or a new array."""
-        if out is None:
-            out = np.empty((r1 - r0, self.shape[1]), dtype=self.dtype)
-        if self._fast32:
-            Xb = (np.asarray(self._X[r0:r1], dtype=np.float64) - self._shift).astype(np.float32)
-            G = np.matmul(Xb, self._C.T, out=out)
-            xx = np.einsum("ij,ij->i", Xb, Xb, dtype=np.float64)
-            return rbf_from_inner(G, xx, self._cc, self.kernel.gamma_value, -1, G)
-        self.kernel._block_into(self._X[r0:r1], self._C, -1, out)
-        return out
-
-    def blocks(self):
-        """Yield ``(r0, r1, K[r0:r1])``; fills the store on the first full pass.
-
-        Blocks are computed in place: into the store, or into one buffer reused
-        for every block (fresh memory costs a page fault per 4 kB page, about
-        as much as computing RBF entries on this kind of machine).
-        """
-        n, m = self.shape
-        if self._K is not None:
-            for r0 in range(0, n, self._step):
-                r1 = min(n, r0 + self._step)
-                yield r0, r1, self._K[r0:r1]
-            return
-        K = np.empty((n, m), dtype=self.dtype) if self._store else None
-        buf = None if K is not None else np.empty((min(n, self._step), m), dtype=self.dtype)
-        for r0 in range(0, n, self._step):
-            r1 = min(n, r0 + self._step)
-            block = self._compute(r0, r1, K[r0:r1] if K is not None else buf[:r1 - r0])
-            yield r0, r1, block
-        if K is not None:
-            self._K = K  # only once complete
-
-    def matmat(self, V):
-        """K_nM V for V of shape (M, k), float64 result."""
-        V = np.asarray(V, dtype=np.float64)
-        Vd = V.astype(self.dtype, copy=False)
-        out = np.empty((self.shape[0], V.shape[1]))
-        for r0, r1, block in self.blocks():
-            out[r0:r1] = block @ Vd
-        return out
-
-    def gram_matmat(self, V, Y=None):
-        """``K_nM' S (K_nM V)`` (and ``K_nM' S Y`` in the same pass if Y is given).
-
-        Each block's (M, k) product is added to a float64 sum.
-        """
-        m = self.shape[1]
-        V = np.asarray(V, dtype=np.float64)
-        Vd = V.astype(self.dtype, copy=False)
-        acc = np.zeros((m, V.shape[1]))
-        accy = None if Y is None else np.zeros((m, Y.shape[1]))
-        sw = self.sample_weight
-        for r0, r1, block in self.blocks():
-            if V.shape[1]:
-                t = block @ Vd
-                if sw is not None:
-                    t *= sw[r0:r1, None].astype(self.dtype)
-                acc += (t.T @ block).T  # row-major GEMM: faster than block.T @ t
-            if Y is not None:
-                yb = Y[r0:r1] if sw is None else Y[r0:r1] * sw[r0:r1, None]
-                accy += (yb.T.astype(self.dtype) @ block).T
-        return acc if Y is None else (acc, accy)
-
-
-def kernel_matmat(kernel, X, C, coef, *, dtype=np.float64):
-    """``K(X, C) @ coef`` in row blocks (prediction).
-
-    Parameters
-    ----------
-    kernel : Kernel
-    X : ndarray of shape (n, d)
-    C : ndarray of shape (M, d)
-    coef : ndarray of shape (M,) or (M, t)
-    dtype : {np.float64, np.float32}, default=np.float64
-
-    Returns
-    -------
-    ndarray of shape (n,) or (n, t), float64
-    """
-    coef = np.asarray(coef, dtype=np.float64)
-    out = KnmOperator(kernel, X, C, dtype=dtype).matmat(coef.reshape(len(C), -1))
-    return out[:, 0] if coef.ndim == 1 else out
+    store_choice: object = None
 
 
 def _kmm(kernel, C, dtype, out=None):
     """K(C, C) as a C-ordered array of ``dtype`` (float32 GEMM for RBF in float32),
     written into ``out`` if given."""
     if dtype == np.float32 and kernel.input_kind == "vector":
-        return KnmOperator(kernel, C, C, dtype=np.float32)._compute(0, len(C), out)
+        # K(C, C) as a cross block (no exact diagonal), as K_nM's blocks are computed
+        return KernelRows(kernel, C, C, dtype=np.float32).block(0, len(C), out=out)
     if kernel.input_kind == "vector":  # float64 centers give a float64 K_MM
         C = np.asarray(C, dtype=np.float64)
     if out is None:
@@ -283,7 +166,7 @@ def _preconditioner(kernel, C, lam, dtype):
     K.flat[:: M + 1] += K.dtype.type(eps * M)
     if f32:
         # Diagonal blocks as large as a threaded spotrf safely takes (the fastest).
-        block = -(-M // -(-M // _THREADED_POTRF_MAX_N))
+        block = -(-M // -(-M // THREADED_POTRF_MAX_N))
         chol = robust_cholesky(K, overwrite_a=True, dtype=np.float32, block_size=block,
                                jitter_start=eps * M)
         LtL = _gram_of_factor(K, lam, _float32_half(bufs[1]))
@@ -306,13 +189,18 @@ def _tri(L, B, trans):
 
 
 def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
-           dtype=np.float64, store=None, callback=None):
+           dtype=np.float64, store=None, callback=None, operator=None):
     """Nystroem kernel ridge regression by Falkon-preconditioned conjugate gradient.
+
+    The iterations see K_nM only through an operator's ``gram_matmat``
+    (a :class:`~kernelkit.gram.GramOperator` by default), so an operator
+    computing its blocks elsewhere can be passed in.
 
     Parameters
     ----------
     kernel : Kernel
     X : ndarray of shape (n, d)
+        Unused (may be None) when ``operator`` is given.
     C : ndarray of shape (M, d)
         The centers.
     y : ndarray of shape (n,) or (n, t)
@@ -324,12 +212,21 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
         Relative residual of the preconditioned system at which a target stops.
     maxiter : int, default=100
     dtype : {np.float64, np.float32}, default=np.float64
-        Precision of K_nM storage and products (see :class:`KnmOperator`).
+        Precision of K_nM storage and products (``GramOperator(block_dtype=...)``)
+        and of the preconditioner's factorisations.
     store : bool, optional
         Keep K_nM in memory. Default: when ``itemsize * n * M + 16 M^2`` bytes
-        fit the memory budget.
+        fit the memory budget (:func:`kernelkit.planning.decide_store`; the
+        choice is returned as ``store_choice``).
     callback : callable, optional
         Called as ``callback(n_iter)`` after each iteration (progress bars).
+    operator : object, optional
+        K_nM as an operator with ``shape`` (n, M) and ``gram_matmat(V, Y=None)``
+        returning ``K' S K V`` (and ``K' S Y``), sample weights included, such
+        as a :class:`~kernelkit.gram.GramOperator`. Then ``X``,
+        ``sample_weight`` and ``store`` are not used (give the weights to the
+        operator). Default: ``GramOperator(kernel, X, C, block_dtype=dtype,
+        cache=<store>, sample_weight=sample_weight, n_temporaries=3)``.
 
     Returns
     -------
@@ -342,13 +239,22 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
     """
     y = np.asarray(y, dtype=np.float64)
     Y = y[:, None] if y.ndim == 1 else y
-    n, M = len(X), len(C)
+    n, M = (len(X) if operator is None else operator.shape[0]), len(C)
     dtype = np.dtype(dtype)
     lam = float(alpha) / n
-    if store is None:
-        store = dtype.itemsize * n * M + 16.0 * M * M <= config.get_config()["memory"]
+    if operator is None:
+        # K_nM plus the preconditioner's two M x M float64 arrays within the whole budget
+        store_choice = decide_store(f"K_nM ({n} x {M})", dtype.itemsize * n * M + 16.0 * M * M,
+                                    "auto" if store is None else bool(store), share=1.0)
+    else:
+        if sample_weight is not None:
+            raise ValueError("with an operator, give the sample weights to the operator")
+        store_choice = getattr(operator, "store_choice", None)
     L, La, jitter = _preconditioner(kernel, C, lam, dtype)
-    op = KnmOperator(kernel, X, C, dtype=dtype, store=store, sample_weight=sample_weight)
+    op = operator
+    if op is None:
+        op = GramOperator(kernel, X, C, cache=store_choice.value, block_dtype=dtype,
+                          sample_weight=sample_weight, n_temporaries=3)
 
     def apply(U):  # B' H B U with B = T^-1 A^-1 / sqrt(n)
         W = _tri(La, U, "T")
@@ -369,8 +275,10 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
     coef = _tri(L, _tri(La, res.x, "T"), "T")
     rhs_norm = np.maximum(np.linalg.norm(rhs, axis=0), np.finfo(float).tiny)
     rn = np.asarray(res.residual_norm) / rhs_norm
+    stored = bool(store_choice.value) if store_choice is not None else False
     return FalkonResult(coef[:, 0] if y.ndim == 1 else coef, res.n_iter, res.converged,
-                        float(rn[0]) if y.ndim == 1 else rn, float(jitter), bool(store))
+                        float(rn[0]) if y.ndim == 1 else rn, float(jitter), stored,
+                        store_choice)
 
 
 class _Op:

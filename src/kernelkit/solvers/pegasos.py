@@ -29,7 +29,7 @@ Each step then costs one kernel-row product, not O(n) for the average.
 
 Two modes: ``pegasos_gram`` on a stored Gram matrix (compiled loop) and
 ``pegasos_kernel`` computing the kernel values a step needs on the fly (the
-row of i restricted to the samples with beta_j > 0, through ``kernel._block``).
+row of i restricted to the samples with beta_j > 0, through ``KernelRows.rows``).
 ``pegasos_ref`` (in :mod:`._reference`) is the numpy twin of the compiled loop.
 Pure numerics.
 
@@ -46,6 +46,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
+
+from ..gram import KernelRows
 
 __all__ = ["PegasosResult", "pegasos_gram", "pegasos_kernel", "draw_indices"]
 
@@ -150,13 +152,13 @@ def pegasos_kernel(kernel, X, y, C, n_iter, *, sample_weight=None, random_state=
     """Kernelised Pegasos with kernel values computed on the fly (nothing n x n stored).
 
     Step t computes k(x_i, x_j) only for the j with beta_j > 0, one call of
-    ``kernel._block`` per step: O(T |support| d) time, O(n d) memory. A
-    Python loop (a kernel call per step): for small T or large n.
+    :meth:`kernelkit.gram.KernelRows.rows` per step: O(T |support| d) time,
+    O(n d) memory. A Python loop (a kernel call per step): for small T or large n.
 
     Parameters are those of :func:`pegasos_gram`, with ``kernel`` (a Kernel)
     and ``X`` (its validated inputs) in place of ``K``.
     """
-    Xp, _ = kernel._prepare(X, X)
+    kernel_rows = KernelRows(kernel, X)
     y, s, lam, T = _labels_weights_and_lambda(y, C, sample_weight, n_iter)
     idx = draw_indices(len(y), T, random_state)
     n = len(y)
@@ -168,8 +170,8 @@ def pegasos_kernel(kernel, X, y, C, n_iter, *, sample_weight=None, random_state=
         i = idx[t - 1]
         z = 0.0
         if sv.size:
-            # diag_offset -1: the value of k(x_i, x_i) is whatever _block gives
-            z = float(kernel._block(Xp[i:i + 1], Xp[sv], -1)[0] @ (beta[sv] * y[sv]))
+            # k(x_i, x_i), if i is in the support, is whatever the kernel computes
+            z = float(kernel_rows.rows(slice(i, i + 1), sv)[0] @ (beta[sv] * y[sv]))
         if y[i] * z / (lam * t) < 1.0:
             acc[i] += beta[i] * (H - h[i])
             h[i] = H

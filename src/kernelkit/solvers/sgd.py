@@ -47,7 +47,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..kernels.base import rows_per_block
+from .._budget import row_blocks, rows_per_block
+from ..gram import KernelRows
 from .losses import get_loss
 
 __all__ = ["SGDResult", "sgd", "sgd_order", "sgd_step_sizes", "default_eta0", "LOSS_CODES",
@@ -340,8 +341,7 @@ def sgd(strategy, y, loss, lam, *, X=None, kernel=None, features=None, Z=None, K
             D = getattr(features, "n_components_", None) or features.transform(X[:1]).shape[1]
             chunk = _chunk_rows(D)
             step = np.arange(chunk, dtype=np.int64)
-            for t0 in range(0, T, chunk):
-                t1 = min(T, t0 + chunk)
+            for t0, t1 in row_blocks(T, chunk):
                 Zc = np.ascontiguousarray(features.transform(X[order[t0:t1]]), np.float64)
                 if v is None:
                     v, a = np.zeros(Zc.shape[1]), np.zeros(Zc.shape[1])
@@ -363,12 +363,11 @@ def sgd(strategy, y, loss, lam, *, X=None, kernel=None, features=None, Z=None, K
         K = np.ascontiguousarray(K, dtype=np.float64)
         sgd_u_steps(K, order, order, y_t, etas, lam, loss, v, a, state, 0, avg_start)
     else:
-        Xp, _ = kernel._prepare(X, X)
+        kernel_rows = KernelRows(kernel, X)
         step = _chunk_rows(n)
         local = np.arange(step, dtype=np.int64)
-        for t0 in range(0, T, step):
-            t1 = min(T, t0 + step)
-            rows = np.ascontiguousarray(kernel._block(Xp[order[t0:t1]], Xp, -1), np.float64)
+        for t0, t1 in row_blocks(T, step):
+            rows = np.ascontiguousarray(kernel_rows.rows(order[t0:t1]), np.float64)
             sgd_u_steps(rows, local[:t1 - t0], order[t0:t1], y_t[t0:t1], etas[t0:t1], lam,
                         loss, v, a, state, t0, avg_start)
     u = _finish(v, a, state, avg_start >= 0)
@@ -386,5 +385,5 @@ def sgd(strategy, y, loss, lam, *, X=None, kernel=None, features=None, Z=None, K
 
 def _feature_scores(features, X, w):
     step = _chunk_rows(len(w))
-    return np.concatenate([features.transform(X[i:i + step]) @ w
-                           for i in range(0, len(X), step)])
+    return np.concatenate([features.transform(X[r0:r1]) @ w
+                           for r0, r1 in row_blocks(len(X), step)])

@@ -20,10 +20,10 @@ Two sources of kernel rows share one compiled loop:
 
 - ``smo_gram``: the Gram matrix is given (the fast path while n^2 doubles fit
   in memory; a matrix product computes it at BLAS speed).
-- ``smo_kernel``: rows computed on demand through the kernel's ``_block`` on
-  prepared inputs, kept in an LRU cache sized by the memory budget. A miss
-  computes the missing row together with the rows of the currently most
-  violating uncached variables (one GEMM for a batch instead of one
+- ``smo_kernel``: rows computed on demand through the kernel's block API
+  (:class:`~kernelkit.gram.KernelRows`), kept in an LRU cache sized by the
+  memory budget. A miss computes the missing row together with the rows of
+  the currently most violating uncached variables (one GEMM for a batch instead of one
   memory-bound GEMV per row: those are the rows SMO asks for next).
 
 The loop is resumable: it returns to Python when it needs a row it does not
@@ -49,6 +49,8 @@ import numpy as np
 from numba import njit
 
 from .. import config
+from .._budget import row_blocks, rows_per_block
+from ..gram import KernelRows
 from ..kernels.base import pairwise_blocked
 
 __all__ = ["SMOResult", "smo_gram", "smo_kernel", "default_max_iter",
@@ -411,12 +413,12 @@ class _GramRows:
         return self.rows[rows] @ w
 
 
-class _KernelRows:
-    """An LRU cache of kernel rows computed in batches through ``kernel._block``."""
+class _RowCache:
+    """An LRU cache of kernel rows computed in batches through ``KernelRows.rows``."""
 
-    def __init__(self, kernel, Xp, n_slots, batch):
-        n = len(Xp)
-        self.kernel, self.Xp = kernel, Xp
+    def __init__(self, kernel_rows, n_slots, batch):
+        n = kernel_rows.shape[0]
+        self.kernel_rows = kernel_rows
         self.rows = np.empty((n_slots, n))
         self.slot_of = np.full(n, -1, dtype=np.int64)
         self.row_of = np.full(n_slots, -1, dtype=np.int64)
@@ -449,7 +451,7 @@ class _KernelRows:
         slots = np.argpartition(age, len(want) - 1)[:len(want)]
         old = self.row_of[slots]
         self.slot_of[old[old >= 0]] = -1
-        self.rows[slots] = self.kernel._block(self.Xp[want], self.Xp, -1)
+        self.rows[slots] = self.kernel_rows.rows(want)
         self.n_computed += len(want)
         self.row_of[slots] = want
         self.slot_of[want] = slots
@@ -461,10 +463,10 @@ class _KernelRows:
         if not cols.size:
             return np.zeros(rows.size)
         out = np.empty(rows.size)
-        step = max(1, (64 * 1024**2) // (8 * cols.size))
-        Xc = self.Xp[cols]
-        for r0 in range(0, rows.size, step):
-            out[r0:r0 + step] = self.kernel._block(self.Xp[rows[r0:r0 + step]], Xc, -1) @ v
+        # one (rows, cols) float64 block of at most 64 MB at a time
+        step = rows_per_block(cols.size, n_temporaries=1, memory=64 * 1024**2)
+        for r0, r1 in row_blocks(rows.size, step):
+            out[r0:r1] = self.kernel_rows.rows(rows[r0:r1], cols) @ v
         return out
 
 
@@ -523,15 +525,15 @@ def smo_kernel(kernel, X, y, C, *, tol=1e-3, max_iter=None, shrinking=True, cach
     -------
     SMOResult
     """
-    Xp, _ = kernel._prepare(X, X)
+    kernel_rows = KernelRows(kernel, X)
     y, Cb = _labels_and_bounds(y, C)
     n = y.shape[0]
     if cache_bytes is None:
         cache_bytes = config.get_config()["memory"] // 4
     n_slots = int(min(n, max(batch + 2, cache_bytes // (8 * n))))
     batch = max(1, min(batch, n_slots - 2)) if n_slots > 2 else 1
-    QD = np.ascontiguousarray(kernel._diag(Xp), dtype=np.float64)
-    return _drive(_KernelRows(kernel, Xp, n_slots, batch), y, Cb, QD, tol, max_iter, shrinking)
+    QD = np.ascontiguousarray(kernel_rows.diag(), dtype=np.float64)
+    return _drive(_RowCache(kernel_rows, n_slots, batch), y, Cb, QD, tol, max_iter, shrinking)
 
 
 # --------------------------------------------------------------------------
@@ -570,7 +572,8 @@ def pair_grams(kernel, X, starts):
     GB at n = 20,000). K is a view of one reused buffer: valid until the next
     item.
     """
-    Xp, _ = kernel._prepare(X, X)
+    kernel_rows = KernelRows(kernel, X)
+    Xp = kernel_rows.X
     n_classes = len(starts) - 1
     counts = np.diff(starts)
     # The engine computes each symmetric block's lower half and mirrors it.
@@ -585,7 +588,7 @@ def pair_grams(kernel, X, starts):
             K[:na, :na] = within[a]
             K[na:, na:] = within[b]
             if na and nb:
-                K[:na, na:] = kernel._block(Xp[starts[a]:starts[a + 1]],
-                                            Xp[starts[b]:starts[b + 1]], -1)
+                K[:na, na:] = kernel_rows.rows(slice(starts[a], starts[a + 1]),
+                                               slice(starts[b], starts[b + 1]))
                 _mirror_upper(K, 0, na)
             yield a, b, K

@@ -1,0 +1,125 @@
+"""Kernel values by rows: the block API of a kernel bound to one pair of inputs.
+
+:class:`KernelRows` prepares its inputs once (``Kernel.prepare``) and hands
+out blocks of rows, rows by index and the diagonal. It is what ``gram``, the
+Gram operator and the solvers (SMO's row cache, Pegasos, SGD, Falkon) read
+kernel values through; each of its methods is a pure function of the rows
+asked for, so a loop, a thread pool or a Dask task can call it on any split.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["KernelRows"]
+
+
+class KernelRows:
+    """Rows of the kernel matrix K(X, Y), from inputs prepared once.
+
+    Parameters
+    ----------
+    kernel : Kernel
+    X : array-like of shape (n_samples_X, n_features), or strings
+        Row inputs, already validated by ``kernel.check_input``.
+    Y : same kind as X, optional
+        Column inputs. ``None`` means the symmetric K(X, X): :meth:`block`
+        then makes the diagonal exact (RBF's is exactly 1).
+    dtype : {np.float64, np.float32}, default=np.float64
+        Dtype of the blocks :meth:`block` allocates, and the precision a
+        kernel with a float32 fast path (RBF: float32 matrix products on
+        centred inputs) computes them in; other kernels compute in float64
+        and round.
+
+    Attributes
+    ----------
+    kernel : Kernel
+    X, Y : prepared inputs
+        The outputs of ``kernel.prepare(X, Y, dtype=dtype)`` (``Y is X``
+        when symmetric).
+    shape : tuple of int
+        ``(n_samples_X, n_samples_Y)``.
+    dtype : numpy.dtype
+    symmetric : bool
+        Whether ``Y`` was ``None``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RBF, KernelRows
+    >>> rows = KernelRows(RBF(gamma=0.5), np.array([[0.0], [1.0], [3.0]]))
+    >>> rows.block(1, 3).round(4)
+    array([[0.6065, 1.    , 0.1353],
+           [0.0111, 0.1353, 1.    ]])
+    >>> rows.rows([2], [0]).round(4), rows.diag()
+    (array([[0.0111]]), array([1., 1., 1.]))
+    """
+
+    def __init__(self, kernel, X, Y=None, *, dtype=np.float64):
+        self.kernel = kernel
+        self.symmetric = Y is None
+        self.dtype = np.dtype(dtype)
+        self.X, self.Y = kernel.prepare(X, Y, dtype=self.dtype)
+        self.shape = (len(self.X), len(self.Y))
+
+    def block(self, r0, r1, *, out=None, lower=False):
+        """Rows ``r0:r1`` of K, with the exact diagonal of a symmetric K.
+
+        Parameters
+        ----------
+        r0, r1 : int
+            First and one-past-last row.
+        out : ndarray of shape (r1 - r0, n_cols), optional
+            C-ordered rows of float64 or float32 to write into; default a new
+            array of :attr:`dtype`.
+        lower : bool, default=False
+            Only columns ``0:r1`` (the block's part of the lower triangle of
+            a symmetric K, for a Gram matrix mirrored afterwards).
+
+        Returns
+        -------
+        ndarray of shape (r1 - r0, n_cols)
+            ``n_cols`` is ``r1`` with ``lower``, else ``shape[1]``.
+        """
+        Y = self.Y[:r1] if lower else self.Y
+        diag_offset = r0 if self.symmetric else -1
+        if out is None and self.dtype != np.float64:
+            out = np.empty((r1 - r0, len(Y)), dtype=self.dtype)
+        return self.kernel.block(self.X[r0:r1], Y, diag_offset, out=out)
+
+    def rows(self, index, columns=None, *, out=None):
+        """``K[index][:, columns]``: kernel values of chosen rows and columns.
+
+        The diagonal is whatever the kernel computes (no exact-diagonal
+        knowledge for arbitrary indices).
+
+        Parameters
+        ----------
+        index : slice or array-like of int
+            Rows of X.
+        columns : slice or array-like of int, optional
+            Rows of Y (default all).
+        out : ndarray, optional
+            Written into, as in :meth:`block`.
+
+        Returns
+        -------
+        ndarray of shape (n_index, n_columns)
+            float64 unless ``out`` is given.
+        """
+        X = self.X[_as_index(index)]
+        Y = self.Y if columns is None else self.Y[_as_index(columns)]
+        return self.kernel.block(X, Y, -1, out=out)
+
+    def diag(self):
+        """The diagonal ``k(x_i, x_i)`` of the rows, in float64.
+
+        Returns
+        -------
+        ndarray of shape (n_samples_X,)
+        """
+        return np.asarray(self.kernel.diag_prepared(self.X), dtype=np.float64)
+
+
+def _as_index(index):
+    return index if isinstance(index, slice) else np.asarray(index, dtype=np.intp)
