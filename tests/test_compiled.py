@@ -379,7 +379,6 @@ def test_smallest_k_equals_its_numpy_twin_with_ties_and_inf(dtype):
 def test_smallest_k_stable_is_the_old_smallest_k_ref():
     from kernelkit import _compiled
 
-    assert _compiled.smallest_k_ref is _compiled.smallest_k_stable  # former name kept
     D = np.array([[3.0, 1.0, 1.0, 0.0, np.inf]])
     np.testing.assert_array_equal(_compiled.smallest_k_stable(D, 3), [[3, 1, 2]])
 

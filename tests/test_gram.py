@@ -8,7 +8,7 @@ from scipy.sparse.linalg import cg
 import kernelkit
 from kernelkit import GramOperator, config_context, gram
 from kernelkit.kernels import RBF, Laplacian, Linear, Polynomial, Power, Warped
-from kernelkit.kernels.base import rows_per_block
+from kernelkit._budget import rows_per_block
 
 
 def _data(n=30, m=20, d=4, seed=0):

@@ -26,7 +26,8 @@ from . import config
 from .exceptions import MemoryBudgetError
 
 __all__ = ["budget", "fits", "require", "rows_per_block", "row_blocks", "format_bytes",
-           "MAX_BLOCK_BYTES", "DISTANCE_BLOCK_BYTES", "BLOCK_SHARE", "STORE_SHARE"]
+           "MAX_BLOCK_BYTES", "DISTANCE_BLOCK_BYTES", "BLOCK_SHARE", "STORE_SHARE",
+           "ROW_CACHE_SHARE"]
 
 #: A Gram block larger than this brings no speed (GEMM and the elementwise pass
 #: are already at full rate) and only costs memory.
@@ -40,6 +41,9 @@ BLOCK_SHARE = 1 / 8
 #: Share of the budget an optional cache (a Gram matrix kept to save
 #: recomputation) may take: the rest stays for the solver's own arrays.
 STORE_SHARE = 1 / 2
+#: Share of the budget of SMO's kernel-row cache when the Gram matrix is not
+#: stored (libsvm's cache_size plays this part).
+ROW_CACHE_SHARE = 1 / 4
 
 
 def budget() -> int:

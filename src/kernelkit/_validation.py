@@ -26,6 +26,7 @@ __all__ = [
     "Options",
     "HasMethods",
     "validate_params",
+    "check_params",
     "describe_constraints",
     "check_vectors",
     "check_same_n_features",
@@ -467,6 +468,21 @@ def _format_got(value):
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{text} ({type(value).__name__})"
+
+
+def check_params(obj):
+    """Check the declared parameters of a kernelkit estimator, transformer or kernel.
+
+    Every such object declares ``_param_constraints`` and checks them (plus its
+    cross-parameter rules) in ``_check_params()``, the protocol this module
+    defines; this is the public way to run that check from another room (e.g.
+    on a model read from a file). Returns what ``_check_params`` returns.
+
+    Raises
+    ------
+    InvalidParameterError
+    """
+    return obj._check_params()
 
 
 def validate_params(params, constraints, owner):

@@ -17,11 +17,11 @@ import numpy as np
 
 from ._budget import STORE_SHARE, row_blocks, rows_per_block
 from .kernels import KernelRows, resolve_kernel
-from .kernels.base import pairwise_blocked
+from .kernels.base import pairwise_blocked  # re-exported: blocks of validated inputs
 from .planning import decide_store
 from ._validation import check_same_n_features
 
-__all__ = ["gram", "GramOperator", "KernelRows", "kernel_matmat"]
+__all__ = ["gram", "GramOperator", "KernelRows", "kernel_matmat", "pairwise_blocked"]
 
 
 def _validated(kernel, X, Y):

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ._budget import STORE_SHARE, budget, format_bytes
+from ._budget import ROW_CACHE_SHARE, STORE_SHARE, budget, format_bytes
 from .config import REFERENCE_RATES, get_config
 
 __all__ = ["Candidate", "Choice", "Plan", "plan_sgd", "plan", "plan_ridge", "decide_store",
-           "falkon_centers", "RATES", "STRATEGIES"]
+           "choose_machine_solver", "row_cache_bytes", "row_cache_choice", "falkon_centers", "RATES", "STRATEGIES", "NEWTON_MAX_N"]
 
 #: The reference machine's rates (see :data:`kernelkit.config.REFERENCE_RATES`);
 #: the rates in force are ``kernelkit.get_config()["rates"]``.
@@ -289,6 +289,61 @@ def decide_store(what, nbytes, setting="auto", share=STORE_SHARE, memory=None):
     part = "" if share == 1.0 else f"{share:g} of "
     return Choice(f"store {what}", keep, f"{format_bytes(nbytes)} {rel} {part}the memory "
                   f"budget {format_bytes(memory)}")
+
+
+def row_cache_bytes(memory=None):
+    """Bytes of SMO's kernel-row cache (when the Gram matrix is not stored):
+    :data:`kernelkit._budget.ROW_CACHE_SHARE` of the budget."""
+    memory = budget() if memory is None else memory
+    return int(memory * ROW_CACHE_SHARE)
+
+
+def row_cache_choice(n, memory=None):
+    """The kernel-row cache of an SMO problem on n samples, as a :class:`Choice`."""
+    nbytes = row_cache_bytes(memory)
+    rows = int(min(n, nbytes // (8 * max(n, 1))))
+    return Choice("kernel-row cache", f"{rows} of {n} rows",
+                  f"{format_bytes(nbytes)} = {ROW_CACHE_SHARE:g} of the memory budget")
+
+
+#: Above this n, ``solver="auto"`` of the kernel machines prefers SGD to Newton's
+#: O(n^3) per iteration.
+NEWTON_MAX_N = 5000
+
+
+def choose_machine_solver(n, loss, solver="auto", memory=None):
+    """The solver of a kernel machine (:class:`~kernelkit.models.KernelMachine`).
+
+    ``"auto"`` picks Newton (IRLS on the stored Gram matrix) for a smooth loss
+    when n <= :data:`NEWTON_MAX_N` and the Gram matrix fits the storage share of
+    the budget, else SGD (the hinge loss has no curvature for Newton).
+
+    Parameters
+    ----------
+    n : int
+    loss : str
+        The loss's name.
+    solver : str, default="auto"
+        The user's setting; anything but ``"auto"`` is kept.
+    memory : int, optional
+        Budget in bytes; default: the configured one.
+
+    Returns
+    -------
+    Choice
+        ``value`` is ``"newton"``, ``"lbfgs"`` or ``"sgd"``.
+    """
+    if solver != "auto":
+        return Choice("solver", solver, "set by the user")
+    if loss == "hinge":
+        return Choice("solver", "sgd", "the hinge loss has no curvature for Newton")
+    if n > NEWTON_MAX_N:
+        return Choice("solver", "sgd", f"n={n} > {NEWTON_MAX_N}: Newton's n^3 steps too slow")
+    store = decide_store(f"the {n} x {n} Gram matrix", 8.0 * n * n, memory=memory)
+    if not store.value:
+        return Choice("solver", "sgd", f"Newton needs the Gram matrix: {store.reason}")
+    return Choice("solver", "newton", f"n={n} <= {NEWTON_MAX_N} and the Gram matrix fits: "
+                  f"{store.reason}")
 
 
 def plan_sgd(n, d, kernel=None, loss="squared", n_features=None, iterations=None, memory=None,

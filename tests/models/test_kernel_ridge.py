@@ -123,7 +123,7 @@ def test_blocked_prediction_matches_small_budget():
     model = KernelRidge(kernel="rbf(gamma=0.2)", alpha=0.5).fit(X, y)
     full = model.predict(Xt)
     with kernelkit.config_context(memory="16MB"):
-        from kernelkit.kernels.base import rows_per_block
+        from kernelkit._budget import rows_per_block
         assert rows_per_block(400) < len(Xt)
         blocked = model.predict(Xt)
     np.testing.assert_allclose(full, blocked, rtol=1e-12, atol=1e-12)

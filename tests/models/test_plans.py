@@ -52,10 +52,25 @@ def test_svc_forced_cache_and_one_vs_one_pairs():
     X = rng.normal(size=(90, 2))
     y = np.repeat([0, 1, 2], 30)
     forced = KernelSVC(RBF(gamma=0.5), cache=False).fit(X, y)
-    assert all(c.value is False and "forced" in c.reason for c in forced.plan_.choices)
+    stores = [c for c in forced.plan_.choices if c.what.startswith("store")]
+    assert stores and all(c.value is False and "forced" in c.reason for c in stores)
+    # rows on demand: each one-vs-one problem of 60 samples keeps a row cache of them all
+    caches = [c for c in forced.plan_.choices if c.what == "kernel-row cache"]
+    assert [c.value for c in caches] == ["60 of 60 rows"]
+    assert "of the memory budget" in caches[0].reason
     auto = KernelSVC(RBF(gamma=0.5)).fit(X, y)
     assert _choice(auto.plan_, "class pairs").value is True
     assert auto.plan_.problem == {"n": 90, "classes": 3, "problems": 3}
+
+
+def test_svc_row_cache_under_a_small_budget_is_recorded():
+    X = np.random.default_rng(0).normal(size=(1500, 2))
+    y = (X[:, 0] > 0).astype(int)
+    with kernelkit.config_context(memory="16MB"):
+        clf = KernelSVC(RBF(gamma=0.5)).fit(X, y)
+    cache = _choice(clf.plan_, "kernel-row cache")
+    rows = (16 * 1024**2 // 4) // (8 * 1500)
+    assert cache.value == f"{rows} of 1500 rows" and "4 MB" in cache.reason
 
 
 def test_svc_precomputed_has_a_plan_without_storage_choices():
@@ -162,3 +177,16 @@ def test_ridge_verbose_parameter_prints_the_plan(capsys):
     X = np.random.default_rng(0).normal(size=(50, 2))
     est = KernelRidge(RBF(gamma=0.5), verbose=1).fit(X, X[:, 0])
     assert capsys.readouterr().out == est.plan_.explain() + "\n"
+
+
+def test_falkon_records_storing_k_nm():
+    X = np.random.default_rng(0).normal(size=(600, 3))
+    y = np.sin(X[:, 0])
+    model = KernelRidge(RBF(gamma=0.5), solver="falkon", n_centers=50, random_state=0).fit(X, y)
+    knm = _choice(model.plan_, "K_nM")
+    assert knm.value is True and "<=" in knm.reason
+    with kernelkit.config_context(memory="16MB"):
+        big = np.random.default_rng(1).normal(size=(30000, 3))
+        tight = KernelRidge(RBF(gamma=0.5), solver="falkon", n_centers=100, max_iter=3,
+                            random_state=0).fit(big, np.sin(big[:, 0]))
+    assert _choice(tight.plan_, "K_nM").value is False  # 30000 x 100 x 8 B = 23 MB > 16 MB

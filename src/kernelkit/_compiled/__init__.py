@@ -40,11 +40,10 @@ from .selection import member_sums, smallest_k, smallest_k_stable
 from .strings import encode, subsequence_block, subsequence_pair, subsequence_self
 
 #: Former name of :func:`smallest_k_stable` (kept for existing imports).
-smallest_k_ref = smallest_k_stable
 
 __all__ = [
     "rbf_from_inner", "sqdist_from_inner", "exp_scaled", "l1_exp", "cauchy",
     "poly_from_inner", "powf_from_inner", "tanh_from_inner", "scale_add_rows_cols",
-    "mirror_lower", "member_sums", "smallest_k", "smallest_k_stable", "smallest_k_ref",
+    "mirror_lower", "member_sums", "smallest_k", "smallest_k_stable",
     "encode", "subsequence_block", "subsequence_self", "subsequence_pair",
 ]

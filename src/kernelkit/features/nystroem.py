@@ -25,7 +25,7 @@ from .._validation import (Interval, Options, check_same_n_features, check_vecto
 from ..exceptions import NumericalWarning
 from ..gram import gram
 from ..kernels import resolve_kernel
-from ..kernels.base import rows_per_block
+from .._budget import rows_per_block
 from ..linalg import eigh_psd
 from .centers import CENTER_METHODS, select_centers, take_rows
 
@@ -34,7 +34,6 @@ __all__ = ["Nystroem", "nystroem_transform", "nystroem_normalization"]
 # Eigenvalues of K_CC below this fraction of the largest are dropped: their
 # 1/sqrt(s) would amplify round-off of K(x, C) by more than 1e6.
 _RELATIVE_EIGEN_CUTOFF = 1e-12
-_CENTER_METHODS = CENTER_METHODS
 
 
 def _is_vector_kernel(kernel):
@@ -151,7 +150,7 @@ class Nystroem(TransformerMixin, BaseEstimator):
     _param_constraints = {
         "kernel": ["kernel"],
         "n_components": [Interval(Integral, 1, None)],
-        "centers": [Options(str, _CENTER_METHODS), "array-like"],
+        "centers": [Options(str, CENTER_METHODS), "array-like"],
         "regularization": [Interval(Real, 0, None)],
         "random_state": ["random_state"],
     }

@@ -26,8 +26,7 @@ from .._budget import row_blocks, rows_per_block
 from .._validation import check_same_n_features, check_vectors, validate_params
 from .rows import KernelRows
 
-# rows_per_block is re-exported for the modules that still import it from here.
-__all__ = ["Kernel", "KernelRows", "pairwise_blocked", "rows_per_block"]
+__all__ = ["Kernel", "KernelRows", "pairwise_blocked"]
 
 def _output_dtype(*arrays):
     if config.get_config()["dtype"] == "float32" and all(a.dtype == np.float32 for a in arrays):

@@ -15,8 +15,9 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, column_or_1d, validate_data
 
-from .. import calibration, config
+from .. import config
 from .._validation import check_vectors
+from ..exceptions import InvalidParameterError
 from ..kernels import Kernel, resolve_kernel
 
 __all__ = ["resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
@@ -159,16 +160,10 @@ def predict_labels(classes, scores):
 def reject_precomputed(kernel, est_name):
     """Distances need k(x, x) of every query, which a precomputed K(X, X_fit) lacks."""
     if kernel == "precomputed":
-        raise ValueError(f"{est_name} does not accept kernel='precomputed': feature-space "
+        raise InvalidParameterError(f"{est_name} does not accept kernel='precomputed': feature-space "
                          "distances need k(x, x) of every query point, which K(X, X_fit) does "
                          "not contain. Pass the kernel object or expression instead")
     return kernel
-
-
-def _rates():
-    """This machine's rates for the planner: ``get_config()["rates"]`` when the
-    config has them, else the calibration cache (or the reference rates)."""
-    return config.get_config().get("rates") or calibration.machine_rates()
 
 
 def report_plan(est, verbose=0):

@@ -22,19 +22,14 @@ from .._budget import budget, format_bytes, require
 from ..exceptions import MemoryBudgetError
 from ..features import ExplicitFeatures, explicit_feature_dim
 from ..gram import GramOperator, gram
-from ..planning import Choice, Plan, decide_store, plan_sgd
+from ..planning import Choice, Plan, choose_machine_solver, decide_store, plan_sgd
 from ..solvers.losses import get_loss
 from ..solvers.newton import lbfgs_dual, newton_dual
 from ..solvers.sgd import default_eta0, sgd
-from ._base import _rates, input_dim, predict_labels, takes_strings, validate_predict_data
+from ._base import input_dim, predict_labels, takes_strings, validate_predict_data
 from .kernel_ridge import predict_dual
 
-__all__ = ["ColumnFit", "ColumnFitted", "fit_columns", "gram_or_operator", "decision_columns",
-           "NEWTON_MAX_N"]
-
-#: Above this n, solver="auto" prefers SGD to Newton's O(n^3) per iteration.
-NEWTON_MAX_N = 5000
-
+__all__ = ["ColumnFit", "ColumnFitted", "fit_columns", "gram_or_operator", "decision_columns"]
 
 @dataclass
 class ColumnFit:
@@ -67,10 +62,6 @@ class ColumnFit:
     strategy: Any = None
 
 
-def _gram_choice(n, setting="auto"):
-    return decide_store(f"the {n} x {n} Gram matrix", 8.0 * n * n, setting)
-
-
 def gram_or_operator(kernel, X):
     """K stored when it takes at most half the memory budget, else an operator that
     recomputes its rows per product (L-BFGS then works in u-space, slower).
@@ -81,23 +72,9 @@ def gram_or_operator(kernel, X):
     choice : Choice
         The storage decision, for ``plan_``.
     """
-    choice = _gram_choice(len(X))
+    n = len(X)
+    choice = decide_store(f"the {n} x {n} Gram matrix", 8.0 * n * n)
     return (gram(kernel, X) if choice.value else GramOperator(kernel, X)), choice
-
-
-def _choose_solver(n, loss, solver):
-    """The solver of ``solver="auto"``: SGD for the hinge loss or large n, else Newton."""
-    if solver != "auto":
-        return Choice("solver", solver, "set by the user")
-    if loss.name == "hinge":
-        return Choice("solver", "sgd", "the hinge loss has no curvature for Newton")
-    if n > NEWTON_MAX_N:
-        return Choice("solver", "sgd", f"n={n} > {NEWTON_MAX_N}: Newton's n^3 steps too slow")
-    store = _gram_choice(n)
-    if not store.value:
-        return Choice("solver", "sgd", f"Newton needs the Gram matrix: {store.reason}")
-    return Choice("solver", "newton", f"n={n} <= {NEWTON_MAX_N} and the Gram matrix fits: "
-                  f"{store.reason}")
 
 
 def _stack(coefs):
@@ -119,7 +96,7 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
     loss = get_loss(loss, epsilon)
     n, d = len(X), input_dim(X)
     lam = alpha / n
-    solver_choice = _choose_solver(n, loss, solver)
+    solver_choice = choose_machine_solver(n, loss.name, solver)
     solver = solver_choice.value
     if not takes_strings(kernel):
         X = np.asarray(X, dtype=np.float64)
@@ -154,8 +131,8 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
     elif fmap is not None:
         D = explicit_feature_dim(kernel, d)
     T = int(n_epochs) * n
-    plan = plan_sgd(n, d, kernel, loss.name, n_features=D, iterations=T, memory=budget(),
-                    rates=_rates()).with_choices(solver_choice)
+    plan = plan_sgd(n, d, kernel, loss.name, n_features=D, iterations=T,
+                    memory=budget()).with_choices(solver_choice)
     if strategy == "auto":
         strategy = plan.choice
         if strategy == "none":

@@ -22,7 +22,7 @@ from ..solvers import dual_ridge, primal_ridge
 from ..solvers.falkon import falkon
 from ._base import (check_alpha, check_sample_weight, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
-from ._base import _rates, input_dim, report_plan
+from ._base import input_dim, report_plan
 
 __all__ = ["KernelRidge"]
 
@@ -230,8 +230,7 @@ class KernelRidge(_RidgePredictor):
         budget = memory_budget()
         D = None if kernel == "precomputed" else explicit_feature_dim(kernel, input_dim(X))
         M = None if kernel == "precomputed" else self._n_centers(n)
-        self.plan_ = plan_ridge(n, input_dim(X), n_components=D, memory=budget,
-                                rates=_rates(), n_centers=M,
+        self.plan_ = plan_ridge(n, input_dim(X), n_components=D, memory=budget, n_centers=M,
                                 n_targets=1 if y.ndim == 1 else y.shape[1])
         solver = self.plan_.choice if self.solver == "auto" else self.solver
         if solver == "falkon" and kernel == "precomputed":
@@ -288,6 +287,7 @@ class KernelRidge(_RidgePredictor):
             if bar is not None:
                 bar.close()
         self.centers_ = centers
+        self.plan_ = self.plan_.with_choices(res.store_choice)
         self.dual_coef_ = res.coef
         self.n_iter_ = int(res.n_iter)
         self.jitter_ = res.jitter

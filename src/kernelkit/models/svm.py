@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
-from ..planning import Plan, decide_store
+from ..planning import Plan, decide_store, row_cache_choice
 from ..solvers.pegasos import pegasos_gram, pegasos_kernel
 from ..solvers.smo import pair_grams, pair_grams_bytes, smo_gram, smo_kernel
 from ._base import (check_sample_weight, resolve_estimator_kernel, validate_fit_data,
@@ -319,6 +319,7 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         if Ksub is not None:
             r = smo_gram(Ksub, ysub, Csub, tol=self.tol, max_iter=self.max_iter)
         else:
+            choices.append(row_cache_choice(m))
             r = smo_kernel(kernel, Xsub, ysub, Csub, tol=self.tol, max_iter=self.max_iter)
         return {"alpha": r.alpha, "bias": r.bias, "n_iter": r.n_iter,
                 "dual": r.dual_objective, "gap": r.duality_gap, "converged": r.converged}

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validation import check_params
 from ..kernels import Kernel
 from ._allowlist import check_common_state, is_fitted, registry as allow_list
 from ._format import (ARRAY_DTYPES, FORMAT_NAME, FORMAT_VERSION, METADATA, atomic_write,
@@ -151,7 +152,7 @@ def load(path):
         fail(path, f"unknown parameters {sorted(set(params) - valid)} for {est_name}")
     try:
         model = cls(**params)
-        model._check_params()
+        check_params(model)
     except (TypeError, ValueError) as exc:
         fail(path, f"invalid parameters: {exc}")
     attrs = meta["attributes"]

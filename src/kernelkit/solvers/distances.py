@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._budget import DISTANCE_BLOCK_BYTES, row_blocks, rows_per_block
-from .._compiled import smallest_k, smallest_k_ref
+from .._compiled import smallest_k, smallest_k_stable
 from ..features.centers import sq_dist_from_inner, take_rows
-from ..kernels.base import pairwise_blocked
+from ..gram import pairwise_blocked
 
 # Relative round-off of k(x,x) - 2k(x,z) + k(z,z): a few hundred ulps, enough for
 # the kernel's own accumulation over the features.
@@ -71,7 +71,7 @@ def smallest_k_indices(D, k):
     ties in value are ordered by column index, so the result is deterministic."""
     if k <= _COMPILED_MAX_K:
         return smallest_k(D, k)
-    return smallest_k_ref(D, k)
+    return smallest_k_stable(D, k)
 
 
 def kneighbors_blocked(kernel, Xq, X_fit, diag_fit, k, *, exclude_self=False):

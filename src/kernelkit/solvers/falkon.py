@@ -43,12 +43,11 @@ import scipy.linalg
 from scipy.linalg import lapack
 
 from .._compiled import mirror_lower
-from ..gram import GramOperator, KernelRows, kernel_matmat
+from ..gram import GramOperator, KernelRows
 from ..linalg import THREADED_POTRF_MAX_N, pcg, robust_cholesky
 from ..planning import decide_store
 
-# kernel_matmat (prediction) lives in kernelkit.gram; re-exported for old imports.
-__all__ = ["FalkonResult", "falkon", "kernel_matmat"]
+__all__ = ["FalkonResult", "falkon"]
 
 # Relative jitter eps of T = chol(K_MM + eps M I) (times mean diag K_MM): small
 # enough that M = n reproduces exact kernel ridge to ~1e-8 on a well-posed problem.

@@ -48,10 +48,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .. import config
 from .._budget import row_blocks, rows_per_block
-from ..gram import KernelRows
-from ..kernels.base import pairwise_blocked
+from ..gram import KernelRows, pairwise_blocked
+from ..planning import row_cache_bytes
 
 __all__ = ["SMOResult", "smo_gram", "smo_kernel", "default_max_iter",
            "pair_grams", "pair_grams_bytes"]
@@ -529,7 +528,7 @@ def smo_kernel(kernel, X, y, C, *, tol=1e-3, max_iter=None, shrinking=True, cach
     y, Cb = _labels_and_bounds(y, C)
     n = y.shape[0]
     if cache_bytes is None:
-        cache_bytes = config.get_config()["memory"] // 4
+        cache_bytes = row_cache_bytes()
     n_slots = int(min(n, max(batch + 2, cache_bytes // (8 * n))))
     batch = max(1, min(batch, n_slots - 2)) if n_slots > 2 else 1
     QD = np.ascontiguousarray(kernel_rows.diag(), dtype=np.float64)
