@@ -391,3 +391,18 @@ def test_production_code_does_not_import_the_twins():
             "bad = [m for m in sys.modules if m.endswith('._reference')]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("n, r0, r1", [(1, 0, 1), (70, 0, 30), (200, 64, 130), (150, 10, 150),
+                                       (130, 0, 0)])
+def test_mirror_band_upper_matches_twin(n, r0, r1):
+    from kernelkit._compiled import mirror_band_upper
+    from kernelkit._compiled._reference import mirror_band_upper_ref
+
+    A = np.random.default_rng(n + r0).normal(size=(n, n))
+    B = A.copy()
+    mirror_band_upper(A, r0, r1)
+    mirror_band_upper_ref(B, r0, r1)
+    np.testing.assert_array_equal(A, B)
+    with pytest.raises(ValueError, match="square"):
+        mirror_band_upper(np.zeros((3, 4)), 0, 1)

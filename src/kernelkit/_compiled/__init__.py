@@ -35,7 +35,7 @@ compiles nothing.
 from .differences import cauchy, l1_exp
 from .elementwise import (exp_scaled, poly_from_inner, powf_from_inner, rbf_from_inner,
                           scale_add_rows_cols, sqdist_from_inner, tanh_from_inner)
-from .layout import mirror_lower
+from .layout import mirror_band_upper, mirror_lower
 from .selection import member_sums, smallest_k, smallest_k_stable
 from .strings import encode, subsequence_block, subsequence_pair, subsequence_self
 
@@ -44,6 +44,6 @@ from .strings import encode, subsequence_block, subsequence_pair, subsequence_se
 __all__ = [
     "rbf_from_inner", "sqdist_from_inner", "exp_scaled", "l1_exp", "cauchy",
     "poly_from_inner", "powf_from_inner", "tanh_from_inner", "scale_add_rows_cols",
-    "mirror_lower", "member_sums", "smallest_k", "smallest_k_stable",
+    "mirror_lower", "mirror_band_upper", "member_sums", "smallest_k", "smallest_k_stable",
     "encode", "subsequence_block", "subsequence_self", "subsequence_pair",
 ]

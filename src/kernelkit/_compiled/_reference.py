@@ -20,7 +20,7 @@ from .selection import smallest_k_stable
 __all__ = [
     "rbf_from_inner_ref", "sqdist_from_inner_ref", "exp_scaled_ref", "l1_exp_ref",
     "cauchy_ref", "poly_from_inner_ref", "powf_from_inner_ref", "tanh_from_inner_ref",
-    "scale_add_rows_cols_ref", "mirror_lower_ref", "member_sums_ref", "smallest_k_ref",
+    "scale_add_rows_cols_ref", "mirror_lower_ref", "mirror_band_upper_ref", "member_sums_ref", "smallest_k_ref",
     "subsequence_pair_ref", "subsequence_block_ref", "subsequence_brute",
     "subsequence_polynomial",
 ]
@@ -113,6 +113,12 @@ def cauchy_ref(X, Y, gamma, out):
 
 # --------------------------------------------------------------------------
 # layout and selection
+
+def mirror_band_upper_ref(K, r0, r1):
+    """Plain-numpy twin of :func:`mirror_band_upper`."""
+    K[r1:, r0:r1] = K[r0:r1, r1:].T
+    return K
+
 
 def mirror_lower_ref(A):
     """Plain-numpy twin of :func:`mirror_lower`."""

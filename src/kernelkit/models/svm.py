@@ -15,8 +15,9 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
 from ..planning import Plan, decide_store, row_cache_choice
-from ..solvers.pegasos import pegasos_gram, pegasos_kernel
-from ..solvers.smo import pair_grams, pair_grams_bytes, smo_gram, smo_kernel
+from ..solvers.pegasos import pegasos_gram, pegasos_kernel, pegasos_objectives
+from ..solvers.class_pairs import pair_grams, pair_grams_bytes, sub_gram
+from ..solvers.smo import smo_gram, smo_kernel
 from ._base import (check_sample_weight, resolve_estimator_kernel, validate_fit_data,
                     validate_predict_data)
 from ._base import report_plan, takes_strings
@@ -24,19 +25,6 @@ from ._base import report_plan, takes_strings
 __all__ = ["KernelSVC"]
 
 _SOLVERS = ("smo", "pegasos")
-
-
-def _sub_gram(K, starts, a, b):
-    """The Gram matrix of classes a and b from K sorted by class (contiguous copies)."""
-    ra = slice(starts[a], starts[a + 1])
-    rb = slice(starts[b], starts[b + 1])
-    na, nb = ra.stop - ra.start, rb.stop - rb.start
-    out = np.empty((na + nb, na + nb))
-    out[:na, :na] = K[ra, ra]
-    out[:na, na:] = K[ra, rb]
-    out[na:, :na] = K[rb, ra]
-    out[na:, na:] = K[rb, rb]
-    return out
 
 
 def _ovr_decision(dec, n_classes):
@@ -285,7 +273,7 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         if kernel == "precomputed":
             K = np.ascontiguousarray(np.asarray(X, np.float64)[np.ix_(order, order)])
             for (a, b), (rows, ys) in pair_rows.items():
-                yield rows, ys, _sub_gram(K, starts, a, b)
+                yield rows, ys, sub_gram(K, starts, a, b)
         elif self._store_pairs(starts, choices):
             for a, b, K in pair_grams(kernel, X[order], starts):
                 yield (*pair_rows[a, b], K)
@@ -315,7 +303,7 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
                 r = pegasos_kernel(kernel, Xsub, ysub, self.C, T, sample_weight=weights,
                                    random_state=self.random_state)
             return {"alpha": r.alpha, "bias": 0.0, "n_iter": r.n_iter,
-                    **_objectives(Ksub, kernel, Xsub, r.alpha, ysub, Csub)}
+                    **pegasos_objectives(Ksub, kernel, Xsub, r.alpha, ysub, Csub)}
         if Ksub is not None:
             r = smo_gram(Ksub, ysub, Csub, tol=self.tol, max_iter=self.max_iter)
         else:
@@ -449,17 +437,3 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         tags.input_tags.pairwise = isinstance(self.kernel, str) and \
             self.kernel.strip().lower() == "precomputed"
         return tags
-
-
-def _objectives(K, kernel, X, alpha, y, C):
-    """Dual and primal (no bias) objectives of a Pegasos solution."""
-    ay = alpha * y
-    if K is not None:
-        f = K @ ay
-    else:
-        sv = np.flatnonzero(alpha)
-        f = GramOperator(kernel, X, X[sv]).matvec(ay[sv]) if sv.size else np.zeros(len(y))
-    aQa = float(ay @ f)
-    dual = float(alpha.sum() - 0.5 * aQa)
-    primal = 0.5 * aQa + float(C @ np.maximum(0.0, 1.0 - y * f))
-    return {"dual": dual, "gap": primal - dual}

@@ -47,9 +47,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..gram import KernelRows
+from ..gram import GramOperator, KernelRows
 
-__all__ = ["PegasosResult", "pegasos_gram", "pegasos_kernel", "draw_indices"]
+__all__ = ["PegasosResult", "pegasos_gram", "pegasos_kernel", "pegasos_objectives", "draw_indices"]
 
 
 @dataclass(frozen=True)
@@ -181,3 +181,37 @@ def pegasos_kernel(kernel, X, y, C, n_iter, *, sample_weight=None, random_state=
                 sv = np.flatnonzero(support)
         H += 1.0 / t
     return _finish(beta, acc, h, H, lam, T)
+
+
+def pegasos_objectives(K, kernel, X, alpha, y, C):
+    """Dual objective and duality gap (primal without bias minus dual) of a solution.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n) or None
+        The Gram matrix, if stored; else kernel values come from ``kernel`` on ``X``
+        (only the columns of the support vectors).
+    kernel : Kernel or None
+    X : validated inputs of shape (n, ...) or None
+    alpha : ndarray of shape (n,)
+        Dual coefficients in [0, C].
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    C : ndarray of shape (n,)
+        Per-sample bounds.
+
+    Returns
+    -------
+    dict
+        ``{"dual": float, "gap": float}``.
+    """
+    ay = alpha * y
+    if K is not None:
+        f = K @ ay
+    else:
+        sv = np.flatnonzero(alpha)
+        f = GramOperator(kernel, X, X[sv]).matvec(ay[sv]) if sv.size else np.zeros(len(y))
+    aQa = float(ay @ f)
+    dual = float(alpha.sum() - 0.5 * aQa)
+    primal = 0.5 * aQa + float(C @ np.maximum(0.0, 1.0 - y * f))
+    return {"dual": dual, "gap": primal - dual}

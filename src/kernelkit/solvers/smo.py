@@ -32,6 +32,10 @@ have or a gradient reconstruction, keeping its whole state in small arrays.
 same tie-breaking), for tests. Pure numerics: no validation of user input, no
 printing.
 
+(About 530 lines: most of it is the one compiled WSS3 loop with shrinking,
+which must be a single numba function to run at libsvm's speed; the row
+sources and the drivers around it are short.)
+
 References
 ----------
 Fan, R.-E., Chen, P.-H. and Lin, C.-J. (2005). Working set selection using
@@ -49,11 +53,10 @@ import numpy as np
 from numba import njit
 
 from .._budget import row_blocks, rows_per_block
-from ..gram import KernelRows, pairwise_blocked
+from ..gram import KernelRows
 from ..planning import row_cache_bytes
 
-__all__ = ["SMOResult", "smo_gram", "smo_kernel", "default_max_iter",
-           "pair_grams", "pair_grams_bytes"]
+__all__ = ["SMOResult", "smo_gram", "smo_kernel", "default_max_iter"]
 
 TAU = 1e-12  # libsvm's replacement for a non-positive curvature a_ij
 
@@ -533,61 +536,3 @@ def smo_kernel(kernel, X, y, C, *, tol=1e-3, max_iter=None, shrinking=True, cach
     batch = max(1, min(batch, n_slots - 2)) if n_slots > 2 else 1
     QD = np.ascontiguousarray(kernel_rows.diag(), dtype=np.float64)
     return _drive(_RowCache(kernel_rows, n_slots, batch), y, Cb, QD, tol, max_iter, shrinking)
-
-
-# --------------------------------------------------------------------------
-# the Gram matrix of the fast path
-
-@njit(cache=True, nogil=True)
-def _mirror_upper(K, r0, r1):
-    """K[r1:, r0:r1] = K[r0:r1, r1:].T in 64 x 64 tiles (a plain transposed copy
-    of a tall block is cache-hostile: ~10x slower)."""
-    n = K.shape[0]
-    for j0 in range(r1, n, 64):
-        j1 = min(n, j0 + 64)
-        for i0 in range(r0, r1, 64):
-            i1 = min(r1, i0 + 64)
-            for j in range(j0, j1):
-                for i in range(i0, i1):
-                    K[j, i] = K[i, j]
-
-
-def pair_grams_bytes(counts):
-    """Memory of :func:`pair_grams`: the class blocks plus the largest pair's matrix."""
-    counts = np.asarray(counts, dtype=np.float64)
-    top = np.sort(counts)[-2:].sum()
-    return 8.0 * (float(np.sum(counts ** 2)) + top * top)
-
-
-def pair_grams(kernel, X, starts):
-    """The Gram matrices of the one-vs-one problems, without the n x n matrix.
-
-    ``X`` is sorted by class, class c occupying rows ``starts[c]:starts[c+1]``.
-    Yields ``(a, b, K)`` for a < b with K the Gram matrix of classes a and b
-    (rows of a, then of b). Each within-class block is computed once (its
-    upper half) and each cross block once, so the kernel is evaluated on the
-    same 55% of the pairs (for 10 equal classes) as a symmetric n x n Gram
-    matrix, in O(sum n_c^2 + max (n_a + n_b)^2) memory instead of O(n^2) (3.2
-    GB at n = 20,000). K is a view of one reused buffer: valid until the next
-    item.
-    """
-    kernel_rows = KernelRows(kernel, X)
-    Xp = kernel_rows.X
-    n_classes = len(starts) - 1
-    counts = np.diff(starts)
-    # The engine computes each symmetric block's lower half and mirrors it.
-    within = [pairwise_blocked(kernel, Xp[starts[c]:starts[c + 1]]) for c in range(n_classes)]
-    top = int(np.sort(counts)[-2:].sum())
-    buf = np.empty(top * top)
-    for a in range(n_classes):
-        for b in range(a + 1, n_classes):
-            na, nb = int(counts[a]), int(counts[b])
-            m = na + nb
-            K = buf[:m * m].reshape(m, m)
-            K[:na, :na] = within[a]
-            K[na:, na:] = within[b]
-            if na and nb:
-                K[:na, na:] = kernel_rows.rows(slice(starts[a], starts[a + 1]),
-                                               slice(starts[b], starts[b + 1]))
-                _mirror_upper(K, 0, na)
-            yield a, b, K
