@@ -54,17 +54,26 @@ def dual_ridge(K, y, alpha, *, sample_weight=None, overwrite_K=False):
         K *= sw[:, None]
         K *= sw[None, :]
         Y = Y * sw[:, None]
-    if alpha.size > 1 and not np.all(alpha == alpha[0]):
-        U = _eigen_solve(K, Y, alpha)
-        jitter = 0.0
-    else:
-        K.flat[:: len(K) + 1] += alpha[0]
-        chol = robust_cholesky(K, overwrite_a=True)
-        U = cho_solve(chol, Y)
-        jitter = chol.jitter
+    U, jitter = _solve_shifted(K, Y, alpha)
     if sw is not None:
         U *= sw[:, None]
     return (U[:, 0] if squeeze else U), jitter
+
+
+def _solve_shifted(A, B, alpha):
+    """(A + alpha_t I) X_t = B_t for every target t, overwriting A: one Cholesky
+    (robust, jitter recorded) when all alphas agree, else one eigendecomposition.
+
+    Returns
+    -------
+    X : ndarray of shape B.shape
+    jitter : float
+    """
+    if alpha.size > 1 and not np.all(alpha == alpha[0]):
+        return _eigen_solve(A, B, alpha), 0.0
+    A.flat[:: len(A) + 1] += alpha[0]
+    chol = robust_cholesky(A, overwrite_a=True)
+    return cho_solve(chol, B), chol.jitter
 
 
 def _eigen_solve(K, Y, alpha):
@@ -102,12 +111,5 @@ def primal_ridge(Z, y, alpha, *, sample_weight=None):
     Zw = Z if sample_weight is None else Z * np.asarray(sample_weight, np.float64)[:, None]
     A = Zw.T @ Z
     B = Zw.T @ Y
-    if alpha.size > 1 and not np.all(alpha == alpha[0]):
-        W = _eigen_solve(A, B, alpha)
-        jitter = 0.0
-    else:
-        A.flat[:: len(A) + 1] += alpha[0]
-        chol = robust_cholesky(A, overwrite_a=True)
-        W = cho_solve(chol, B)
-        jitter = chol.jitter
+    W, jitter = _solve_shifted(A, B, alpha)
     return (W[:, 0] if squeeze else W), jitter
