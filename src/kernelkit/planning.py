@@ -21,7 +21,7 @@ from ._budget import ROW_CACHE_SHARE, STORE_SHARE, budget, format_bytes
 from .config import REFERENCE_RATES, get_config
 
 __all__ = ["Candidate", "Choice", "Plan", "plan_sgd", "plan", "plan_ridge", "decide_store",
-           "choose_machine_solver", "row_cache_bytes", "row_cache_choice", "falkon_centers", "RATES", "STRATEGIES", "NEWTON_MAX_N"]
+           "choose_machine_solver", "falkon_store_choice", "row_cache_bytes", "row_cache_choice", "falkon_centers", "RATES", "STRATEGIES", "NEWTON_MAX_N"]
 
 #: The reference machine's rates (see :data:`kernelkit.config.REFERENCE_RATES`);
 #: the rates in force are ``kernelkit.get_config()["rates"]``.
@@ -289,6 +289,13 @@ def decide_store(what, nbytes, setting="auto", share=STORE_SHARE, memory=None):
     part = "" if share == 1.0 else f"{share:g} of "
     return Choice(f"store {what}", keep, f"{format_bytes(nbytes)} {rel} {part}the memory "
                   f"budget {format_bytes(memory)}")
+
+
+def falkon_store_choice(n, M, itemsize=8, setting="auto", memory=None):
+    """Whether Falkon keeps K_nM (``itemsize`` bytes per entry) in memory: when it
+    fits the whole budget next to the preconditioner's two M x M float64 factors."""
+    return decide_store(f"K_nM ({n} x {M})", itemsize * n * M + 16.0 * M * M, setting,
+                        share=1.0, memory=memory)
 
 
 def row_cache_bytes(memory=None):

@@ -17,7 +17,7 @@ from .._budget import budget as memory_budget, require
 from ..features import ExplicitFeatures, explicit_feature_dim
 from ..features.centers import select_centers
 from ..gram import GramOperator, gram, kernel_matmat
-from ..planning import falkon_centers, plan_ridge
+from ..planning import falkon_centers, falkon_store_choice, plan_ridge
 from ..solvers import dual_ridge, primal_ridge
 from ..solvers.falkon import falkon
 from ._base import (check_alpha, check_sample_weight, resolve_estimator_kernel,
@@ -246,6 +246,10 @@ class KernelRidge(_RidgePredictor):
             if kernel != "precomputed":
                 require(8.0 * n * n, f"exact kernel ridge on n={n} samples (the {n} x {n} "
                         "Gram matrix)", hint="subsample", memory=budget)
+        store_knm = None
+        if solver == "falkon":  # decided before the fit, so that the printed plan shows it
+            store_knm = falkon_store_choice(n, M, np.dtype(compute_dtype(X)).itemsize)
+            self.plan_ = self.plan_.with_choices(store_knm)
         report_plan(self, self.verbose)
         self.kernel_ = kernel
         self.solver_ = solver
@@ -253,7 +257,7 @@ class KernelRidge(_RidgePredictor):
         self._fit_alpha = alpha
         self.n_iter_ = 1  # a direct solve; falkon overwrites it
         if solver == "falkon":
-            self._fit_falkon(kernel, X, y, alpha, sw, M)
+            self._fit_falkon(kernel, X, y, alpha, sw, M, store_knm.value)
         elif solver == "dual":
             if kernel == "precomputed":
                 K = np.array(X, dtype=np.float64, order="C")
@@ -271,7 +275,7 @@ class KernelRidge(_RidgePredictor):
             self.coef_, self.jitter_ = primal_ridge(Z, y, alpha, sample_weight=sw)
         return self
 
-    def _fit_falkon(self, kernel, X, y, alpha, sw, M):
+    def _fit_falkon(self, kernel, X, y, alpha, sw, M, store):
         if alpha.size > 1 and not np.all(alpha == alpha[0]):
             raise ValueError("solver='falkon' takes one alpha for all targets (its "
                              "preconditioner depends on alpha); fit one model per alpha")
@@ -282,12 +286,12 @@ class KernelRidge(_RidgePredictor):
         try:
             res = falkon(kernel, X, centers, y, float(alpha.flat[0]), sample_weight=sw,
                          tol=self.tol, maxiter=self.max_iter, dtype=compute_dtype(X),
+                         store=store,
                          callback=None if bar is None else (lambda _: bar.update(1)))
         finally:
             if bar is not None:
                 bar.close()
         self.centers_ = centers
-        self.plan_ = self.plan_.with_choices(res.store_choice)
         self.dual_coef_ = res.coef
         self.n_iter_ = int(res.n_iter)
         self.jitter_ = res.jitter

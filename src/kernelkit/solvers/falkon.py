@@ -45,7 +45,7 @@ from scipy.linalg import lapack
 from .._compiled import mirror_lower
 from ..gram import GramOperator, KernelRows
 from ..linalg import THREADED_POTRF_MAX_N, pcg, robust_cholesky
-from ..planning import decide_store
+from ..planning import falkon_store_choice
 
 __all__ = ["FalkonResult", "falkon"]
 
@@ -215,7 +215,7 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
         and of the preconditioner's factorisations.
     store : bool, optional
         Keep K_nM in memory. Default: when ``itemsize * n * M + 16 M^2`` bytes
-        fit the memory budget (:func:`kernelkit.planning.decide_store`; the
+        fit the memory budget (:func:`kernelkit.planning.falkon_store_choice`; the
         choice is returned as ``store_choice``).
     callback : callable, optional
         Called as ``callback(n_iter)`` after each iteration (progress bars).
@@ -242,9 +242,8 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
     dtype = np.dtype(dtype)
     lam = float(alpha) / n
     if operator is None:
-        # K_nM plus the preconditioner's two M x M float64 arrays within the whole budget
-        store_choice = decide_store(f"K_nM ({n} x {M})", dtype.itemsize * n * M + 16.0 * M * M,
-                                    "auto" if store is None else bool(store), share=1.0)
+        store_choice = falkon_store_choice(n, M, dtype.itemsize,
+                                           "auto" if store is None else bool(store))
     else:
         if sample_weight is not None:
             raise ValueError("with an operator, give the sample weights to the operator")
