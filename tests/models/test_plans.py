@@ -190,3 +190,12 @@ def test_falkon_records_storing_k_nm():
         tight = KernelRidge(RBF(gamma=0.5), solver="falkon", n_centers=100, max_iter=3,
                             random_state=0).fit(big, np.sin(big[:, 0]))
     assert _choice(tight.plan_, "K_nM").value is False  # 30000 x 100 x 8 B = 23 MB > 16 MB
+
+
+def test_a_forced_ridge_solver_is_the_plans_choice():
+    X = np.random.default_rng(0).normal(size=(300, 3))
+    forced = KernelRidge(RBF(gamma=0.5), solver="falkon", n_centers=50).fit(X, X[:, 0])
+    assert forced.plan_.choice == "falkon" and "set by the user" in forced.plan_.reason
+    assert "the planner would pick dual" in forced.plan_.reason
+    auto = KernelRidge(RBF(gamma=0.5)).fit(X, X[:, 0])
+    assert auto.plan_.choice == auto.solver_ == "dual"

@@ -3,6 +3,8 @@ Nystroem by Falkon's preconditioned conjugate gradient."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from numbers import Integral, Real
 
 import numpy as np
@@ -233,6 +235,11 @@ class KernelRidge(_RidgePredictor):
         self.plan_ = plan_ridge(n, input_dim(X), n_components=D, memory=budget, n_centers=M,
                                 n_targets=1 if y.ndim == 1 else y.shape[1])
         solver = self.plan_.choice if self.solver == "auto" else self.solver
+        if self.solver != "auto":
+            self.plan_ = dataclasses.replace(
+                self.plan_, choice=self.solver,
+                reason=f"solver={self.solver!r} set by the user (the planner would pick "
+                       f"{self.plan_.choice}: {self.plan_.reason})")
         if solver == "falkon" and kernel == "precomputed":
             raise ValueError("solver='falkon' needs the kernel itself to evaluate K(X, "
                              "centers); it cannot work from kernel='precomputed'. Use "
