@@ -130,3 +130,17 @@ def test_no_module_outside_kernels_calls_a_private_hook():
                  if "kernels" not in p.relative_to(src).parts[:1]
                  for i, line in enumerate(p.read_text().splitlines(), 1) if hook.search(line)]
     assert offenders == []
+
+
+def test_float32_block_of_x_with_itself_rounds_like_a_cross_block():
+    # numpy sends A @ A.T to SYRK, whose rounding differs from GEMM's; Falkon's
+    # float32 K(C, C) must equal the K_nM blocks of the same points, bit for bit.
+    import numpy as np
+
+    from kernelkit.kernels import RBF, KernelRows
+
+    rng = np.random.default_rng(3)
+    C = rng.random((300, 784)).astype(np.float32)
+    same = KernelRows(RBF(gamma=3.0), C, C, dtype=np.float32).block(0, len(C))
+    cross = KernelRows(RBF(gamma=3.0), C, C.copy(), dtype=np.float32).block(0, len(C))
+    np.testing.assert_array_equal(same, cross)

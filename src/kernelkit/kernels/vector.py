@@ -209,7 +209,9 @@ class RBF(Kernel):
         shift = np.asarray(Y, dtype=np.float64).mean(axis=0)
         Yc = (np.asarray(Y, dtype=np.float64) - shift).astype(np.float32)
         if X is Y:
-            return Yc, Yc
+            # Two arrays, not one: numpy sends A @ A.T to SYRK, whose rounding
+            # differs from GEMM's, and K(C, C) must round like the K_nM blocks.
+            return Yc, Yc.copy()
         return (np.asarray(X, dtype=np.float64) - shift).astype(np.float32), Yc
 
     def _block_into(self, X, Y, diag_offset, out):
