@@ -279,3 +279,26 @@ def _features_block(X, W, offset, scale, out):
     np.sin(phase, out=out[:, m:])
     out *= math.sqrt(scale / m)
     return out
+
+
+def restore_scale(rff):
+    """Set the fitted map's k(0) scale from its ``kernel_`` (a model file stores the
+    frequencies, not this derived number); returns ``rff``.
+
+    Raises
+    ------
+    ValueError
+        If the kernel has no spectral density, or a negative k(0).
+    """
+    density = rff.kernel_.spectral_density()
+    if rff.variant == "orthogonal":
+        gaussian = _gaussian_of(density)
+        if gaussian is None:
+            raise ValueError(f"variant='orthogonal' needs a Gaussian kernel, got {rff.kernel_!r}")
+        scale = gaussian[1]
+    else:
+        scale = density.scale
+    if scale < 0:
+        raise ValueError(f"{rff.kernel_!r} has k(0) = {scale} < 0")
+    rff._scale = float(scale)
+    return rff

@@ -27,7 +27,7 @@ from ..exceptions import ModelFormatError
 from ..kernels import Kernel, kernel_from_dict
 
 FORMAT_NAME = "kernelkit-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # the newest format this kernelkit reads and writes
 METADATA = "metadata.json"
 ARRAY_DTYPES = ("float64", "float32", "int64")
 _MAX_METADATA_BYTES = 16 * 1024**2

@@ -9,10 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
+from sklearn.pipeline import Pipeline
+
 from .._validation import check_params
 from ..kernels import Kernel
-from ._allowlist import check_common_state, is_fitted, registry as allow_list
-from ._format import (ARRAY_DTYPES, FORMAT_NAME, FORMAT_VERSION, METADATA, atomic_write,
+from ._allowlist import check_common_state, is_fitted, registry as estimator_allow_list
+from ._steps import step_registry
+from ._format import (ARRAY_DTYPES, FORMAT_NAME, METADATA, atomic_write,
                       check_json_depth, declared_nbytes, dtype_name, fail, open_model_file,
                       param_from_json, param_to_json, read_array, read_metadata_member,
                       scalar_to_json)
@@ -20,56 +23,52 @@ from ._format import (ARRAY_DTYPES, FORMAT_NAME, FORMAT_VERSION, METADATA, atomi
 __all__ = ["save", "load", "read_metadata"]
 
 
-def save(model, path, *, metadata=None):
-    """Write a fitted kernelkit estimator to ``path`` atomically.
+#: Format 1 holds one estimator; format 2 adds pipelines (``"steps"``). A single
+#: estimator is still written as format 1, so older kernelkit versions read it.
+FORMAT_SINGLE, FORMAT_PIPELINE = 1, 2
+#: Pipelines inside pipelines: deeper nesting is refused (no real model needs it).
+MAX_PIPELINE_DEPTH = 4
 
-    Parameters
-    ----------
-    model : estimator
-        A fitted estimator of an allow-listed class (KernelRidge, KernelRidgeCV).
-    path : str or Path
-        Destination file (conventionally ``*.kk``); replaced atomically.
-    metadata : dict, optional
-        Extra JSON-serialisable information kept with the model (e.g. the name
-        of the target column); read back by :func:`read_metadata` as ``"user"``.
 
-    Raises
-    ------
-    ValueError
-        If the model is of an unknown class, not fitted, or holds Python
-        callables (``Warped``/``Composed`` kernels) that cannot be stored safely.
-    """
+def allow_list():
+    """Every class a model file may hold: kernelkit's estimators and transformers and
+    a few scikit-learn preprocessors (name -> (class, arrays, JSON attributes, check))."""
+    return {**estimator_allow_list(), **step_registry()}
+
+
+def _encode(model, registry, prefix, depth):
+    """The metadata node of one estimator (or pipeline) and its arrays by member key."""
     name = type(model).__name__
-    registry = allow_list()
-    if name not in registry or not isinstance(model, registry[name][0]):
+    if isinstance(model, Pipeline):
+        if type(model) is not Pipeline:
+            raise ValueError(f"cannot save a {name}: only sklearn.pipeline.Pipeline itself")
+        if depth >= MAX_PIPELINE_DEPTH:
+            raise ValueError(f"cannot save pipelines nested more than {MAX_PIPELINE_DEPTH} deep")
+        steps, arrays = [], {}
+        for i, (step_name, step) in enumerate(model.steps):
+            if step is None or (isinstance(step, str) and step == "passthrough"):
+                node = {"estimator": "passthrough"}
+            else:
+                node, step_arrays = _encode(step, registry, f"{prefix}steps/{i}/", depth + 1)
+                arrays.update(step_arrays)
+            steps.append({"name": str(step_name), **node})
+        return {"estimator": "Pipeline", "params": {"verbose": {"value": bool(model.verbose)}},
+                "attributes": {}, "arrays": {}, "steps": steps}, arrays
+    if name not in registry or type(model) is not registry[name][0]:
         raise ValueError(f"cannot save a {name}: kernelkit model files hold "
-                         f"{', '.join(registry)}")
+                         f"{', '.join(registry)} and Pipelines of them")
     _, array_names, scalar_names, _ = registry[name]
     if not is_fitted(model):
         raise ValueError(f"this {name} is not fitted; call fit before save")
-    from .. import __version__
-
-    meta = {
-        "format": FORMAT_NAME, "format_version": FORMAT_VERSION, "kernelkit_version": __version__,
-        "estimator": name,
-        "params": {k: param_to_json(k, v) for k, v in model.get_params(deep=False).items()},
-        "attributes": {}, "arrays": {},
-    }
-    if metadata is not None:
-        if not isinstance(metadata, dict):
-            raise ValueError(f"metadata must be a dict, got {type(metadata).__name__}")
-        try:
-            check_json_depth(metadata, "metadata")
-            meta["user"] = json.loads(json.dumps(metadata, allow_nan=False))
-        except (TypeError, ValueError, RecursionError) as exc:
-            raise ValueError(f"metadata must be plain JSON (str, finite numbers, lists, dicts "
-                             f"nested at most 63 deep): {exc}") from None
+    node = {"estimator": name,
+            "params": {k: param_to_json(k, v) for k, v in model.get_params(deep=False).items()},
+            "attributes": {}, "arrays": {}}
     kernel_ = getattr(model, "kernel_", None)
-    meta["attributes"]["kernel_"] = (scalar_to_json(kernel_) if isinstance(kernel_, Kernel)
+    node["attributes"]["kernel_"] = (scalar_to_json(kernel_) if isinstance(kernel_, Kernel)
                                      else {"value": kernel_})
     for attr in scalar_names:
         if hasattr(model, attr):
-            meta["attributes"][attr] = scalar_to_json(getattr(model, attr))
+            node["attributes"][attr] = scalar_to_json(getattr(model, attr))
     arrays = {}
     for attr in array_names:
         value = getattr(model, attr, None)
@@ -83,8 +82,59 @@ def save(model, path, *, metadata=None):
             value = value.astype(value.dtype.newbyteorder("<"))
         elif value.dtype.name not in ARRAY_DTYPES:
             value = value.astype(np.float64)
-        arrays[attr] = value
-        meta["arrays"][attr] = {"dtype": dtype_name(value), "shape": list(value.shape)}
+        arrays[prefix + attr] = value
+        node["arrays"][attr] = {"dtype": dtype_name(value), "shape": list(value.shape)}
+    return node, arrays
+
+
+def save(model, path, *, metadata=None):
+    """Write a fitted kernelkit estimator, transformer or pipeline to ``path`` atomically.
+
+    Parameters
+    ----------
+    model : estimator
+        A fitted estimator of an allow-listed class (every kernelkit estimator
+        and transformer, and scikit-learn's StandardScaler, MinMaxScaler and
+        RobustScaler), or an ``sklearn.pipeline.Pipeline`` of them.
+    path : str or Path
+        Destination file (conventionally ``*.kk``); replaced atomically.
+    metadata : dict, optional
+        Extra JSON-serialisable information kept with the model (e.g. the name
+        of the target column); read back by :func:`read_metadata` as ``"user"``.
+
+    Raises
+    ------
+    ValueError
+        If the model is of an unknown class, not fitted, or holds Python
+        callables (``Warped``/``Composed`` kernels) that cannot be stored safely.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os, kernelkit
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from kernelkit.models import KernelRidge
+    >>> X = np.arange(20.0).reshape(10, 2); y = X[:, 0] * 100
+    >>> model = make_pipeline(StandardScaler(), KernelRidge("rbf", alpha=0.1)).fit(X, y)
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.kk")
+    >>> kernelkit.save(model, path)
+    >>> bool(np.array_equal(kernelkit.load(path).predict(X), model.predict(X)))
+    True
+    """
+    from .. import __version__
+
+    node, arrays = _encode(model, allow_list(), "", 0)
+    meta = {"format": FORMAT_NAME, "kernelkit_version": __version__,
+            "format_version": FORMAT_PIPELINE if "steps" in node else FORMAT_SINGLE, **node}
+    if metadata is not None:
+        if not isinstance(metadata, dict):
+            raise ValueError(f"metadata must be a dict, got {type(metadata).__name__}")
+        try:
+            check_json_depth(metadata, "metadata")
+            meta["user"] = json.loads(json.dumps(metadata, allow_nan=False))
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ValueError(f"metadata must be plain JSON (str, finite numbers, lists, dicts "
+                             f"nested at most 63 deep): {exc}") from None
     atomic_write(Path(path), meta, arrays)
 
 
@@ -95,7 +145,8 @@ def read_metadata(path):
     -------
     dict
         ``format``, ``format_version``, ``kernelkit_version``, ``estimator``,
-        ``params``, ``attributes``, ``arrays`` and, if given at save time, ``user``.
+        ``params``, ``attributes``, ``arrays``, ``steps`` for a pipeline and, if
+        given at save time, ``user``.
 
     Raises
     ------
@@ -104,6 +155,84 @@ def read_metadata(path):
     path = Path(path)
     with open_model_file(path) as (zf, _):
         return read_metadata_member(path, zf)
+
+
+def _walk(path, node, registry, prefix, depth, out):
+    """Check a node's shape and collect ``(member key, spec)`` of its arrays into ``out``."""
+    for key, kind in (("estimator", str), ("params", dict), ("attributes", dict),
+                      ("arrays", dict)):
+        if not isinstance(node.get(key, {} if key != "estimator" else None), kind):
+            fail(path, f"{prefix or 'model'}: field {key!r} is missing or of the wrong type")
+    name = node["estimator"]
+    if name == "Pipeline":
+        steps = node.get("steps")
+        if depth >= MAX_PIPELINE_DEPTH:
+            fail(path, f"pipelines nested more than {MAX_PIPELINE_DEPTH} deep")
+        if not isinstance(steps, list) or not steps:
+            fail(path, f"{prefix or 'model'}: a Pipeline needs a non-empty list of steps")
+        names = [s.get("name") if isinstance(s, dict) else None for s in steps]
+        if not all(isinstance(n, str) and n and "__" not in n for n in names) or \
+                len(set(names)) != len(names):
+            fail(path, f"{prefix or 'model'}: step names must be distinct non-empty strings "
+                       f"without '__', got {names!r}")
+        for i, step in enumerate(steps):
+            if step.get("estimator") == "passthrough":
+                if set(step) != {"name", "estimator"}:
+                    fail(path, f"{prefix}steps/{i}: a passthrough step holds nothing else")
+                continue
+            _walk(path, step, registry, f"{prefix}steps/{i}/", depth + 1, out)
+        if node["arrays"] or node["attributes"]:
+            fail(path, f"{prefix or 'model'}: a Pipeline holds no arrays or attributes itself")
+        return
+    if "steps" in node:
+        fail(path, f"{prefix or 'model'}: only a Pipeline has steps")
+    if name not in registry:
+        fail(path, f"unknown estimator {name!r}; this kernelkit reads {', '.join(registry)} "
+                   "and Pipelines of them")
+    unknown_arrays = set(node["arrays"]) - set(registry[name][1])
+    if unknown_arrays:
+        fail(path, f"unexpected arrays {sorted(unknown_arrays)} for {name}")
+    for attr, spec in node["arrays"].items():
+        out[prefix + attr] = spec
+
+
+def _build(path, node, registry, arrays, prefix):
+    """The estimator of a checked node, with its fitted state restored and checked."""
+    name = node["estimator"]
+    if name == "Pipeline":
+        steps = []
+        for i, step in enumerate(node["steps"]):
+            est = ("passthrough" if step["estimator"] == "passthrough"
+                   else _build(path, step, registry, arrays, f"{prefix}steps/{i}/"))
+            steps.append((step["name"], est))
+        verbose = param_from_json(path, node["params"].get("verbose", {"value": False}))
+        for step_name, est in steps[:-1]:
+            if est != "passthrough" and not hasattr(est, "transform"):
+                fail(path, f"pipeline step {step_name!r} ({type(est).__name__}) is not a "
+                           "transformer; only the last step may be an estimator")
+        return Pipeline(steps, verbose=bool(verbose))
+    cls, _, scalar_names, check_state = registry[name]
+    params = {k: param_from_json(path, v) for k, v in node["params"].items()}
+    valid = set(cls().get_params(deep=False))
+    if set(params) - valid:
+        fail(path, f"unknown parameters {sorted(set(params) - valid)} for {name}")
+    try:
+        model = cls(**params)
+        if hasattr(model, "_check_params"):
+            check_params(model)
+    except (TypeError, ValueError) as exc:
+        fail(path, f"invalid parameters of {name}: {exc}")
+    attrs = node["attributes"]
+    unknown = set(attrs) - set(scalar_names) - {"kernel_"}
+    if unknown:
+        fail(path, f"unknown attributes {sorted(unknown)} for {name}")
+    for attr, obj in attrs.items():
+        setattr(model, attr, param_from_json(path, obj))
+    for attr in node["arrays"]:
+        setattr(model, attr, arrays[prefix + attr])
+    check_common_state(path, model)
+    check_state(path, model)
+    return model
 
 
 def load(path):
@@ -116,7 +245,8 @@ def load(path):
     Returns
     -------
     estimator
-        A fitted estimator, ready to ``predict``.
+        A fitted estimator, transformer or pipeline, ready to ``predict`` or
+        ``transform``.
 
     Raises
     ------
@@ -128,41 +258,21 @@ def load(path):
         unknown estimator or kernel, or was written in a newer format.
     """
     path = Path(path)
+    registry = allow_list()
     with open_model_file(path) as (zf, file_size):
         names = set(zf.namelist())
         meta = read_metadata_member(path, zf)
-        est_name = meta["estimator"]
-        registry = allow_list()
-        if est_name not in registry:
-            fail(path, f"unknown estimator {est_name!r}; this kernelkit reads "
-                       f"{', '.join(registry)}")
-        cls, array_names, scalar_names, check_state = registry[est_name]
-        expected = {METADATA} | {f"{a}.npy" for a in meta["arrays"]}
-        unknown_arrays = set(meta["arrays"]) - set(array_names)
-        if unknown_arrays or names != expected:
-            fail(path, f"unexpected contents {sorted(names ^ expected) or sorted(unknown_arrays)}")
-        declared = sum(declared_nbytes(path, a, s) for a, s in meta["arrays"].items())
+        specs = {}
+        _walk(path, meta, registry, "", 0, specs)
+        if ("steps" in meta) != (meta["format_version"] == FORMAT_PIPELINE):
+            fail(path, f"format_version {meta['format_version']} does not match its contents "
+                       "(pipelines are format 2, single estimators format 1)")
+        expected = {METADATA} | {f"{key}.npy" for key in specs}
+        if names != expected:
+            fail(path, f"unexpected contents {sorted(names ^ expected)}")
+        declared = sum(declared_nbytes(path, key, spec) for key, spec in specs.items())
         if declared > file_size:
             fail(path, f"the metadata declares {declared} bytes of arrays in a file of "
                        f"{file_size} bytes")
-        arrays = {a: read_array(path, zf, a, s) for a, s in meta["arrays"].items()}
-    params = {k: param_from_json(path, v) for k, v in meta["params"].items()}
-    valid = set(cls().get_params(deep=False))
-    if set(params) - valid:
-        fail(path, f"unknown parameters {sorted(set(params) - valid)} for {est_name}")
-    try:
-        model = cls(**params)
-        check_params(model)
-    except (TypeError, ValueError) as exc:
-        fail(path, f"invalid parameters: {exc}")
-    attrs = meta["attributes"]
-    unknown = set(attrs) - set(scalar_names) - {"kernel_"}
-    if unknown:
-        fail(path, f"unknown attributes {sorted(unknown)}")
-    for attr, obj in attrs.items():
-        setattr(model, attr, param_from_json(path, obj))
-    for attr, arr in arrays.items():
-        setattr(model, attr, arr)
-    check_common_state(path, model)
-    check_state(path, model)
-    return model
+        arrays = {key: read_array(path, zf, key, spec) for key, spec in specs.items()}
+    return _build(path, meta, registry, arrays, "")
