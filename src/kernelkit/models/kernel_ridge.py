@@ -236,10 +236,11 @@ class KernelRidge(_RidgePredictor):
                                 n_targets=1 if y.ndim == 1 else y.shape[1])
         solver = self.plan_.choice if self.solver == "auto" else self.solver
         if self.solver != "auto":
+            agree = ("as the planner would pick" if self.plan_.choice == self.solver else
+                     f"the planner would pick {self.plan_.choice}")
             self.plan_ = dataclasses.replace(
                 self.plan_, choice=self.solver,
-                reason=f"solver={self.solver!r} set by the user (the planner would pick "
-                       f"{self.plan_.choice}: {self.plan_.reason})")
+                reason=f"solver={self.solver!r} set by the user ({agree}: {self.plan_.reason})")
         if solver == "falkon" and kernel == "precomputed":
             raise ValueError("solver='falkon' needs the kernel itself to evaluate K(X, "
                              "centers); it cannot work from kernel='precomputed'. Use "
