@@ -11,6 +11,8 @@ import kernelkit
 from kernelkit.cli import main
 from kernelkit.datasets import read_table
 from kernelkit.models import KernelRidge
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 
 def _write_csv(path, X, y=None, names=None, target="y"):
@@ -32,6 +34,14 @@ def data(tmp_path):
     train = _write_csv(tmp_path / "train.csv", X[:40], y[:40])
     test = _write_csv(tmp_path / "test.csv", X[40:], y[40:])
     return tmp_path, train, test
+
+
+def _ridge(kernel, alpha):
+    """KernelRidge as kernelkit fit builds it (with an intercept where the class has one)."""
+    model = KernelRidge(kernel=kernel, alpha=alpha)
+    if "fit_intercept" in model.get_params():
+        model.set_params(fit_intercept=True)
+    return model
 
 
 def _run(capsys, *argv):
@@ -73,13 +83,14 @@ def test_fit_predict_info_round_trip(data, capsys):
 
     X, y, _ = read_table(train, target="y")
     X_test, y_test, _ = read_table(test, target="y")
-    expected = KernelRidge(kernel="rbf(gamma=0.5)", alpha=1e-2).fit(X, y).predict(X_test)
-    np.testing.assert_allclose(pred_cli, expected, rtol=1e-12, atol=1e-12)
+    # what the command promises: standardised columns, a centred target, the given kernel
+    expected = make_pipeline(StandardScaler(), _ridge("rbf(gamma=0.5)", 1e-2)).fit(X, y)
+    np.testing.assert_allclose(pred_cli, expected.predict(X_test), rtol=1e-10, atol=1e-10)
 
     code, out, err = _run(capsys, "info", model_path)
     assert code == 0, err
-    for fragment in ("KernelRidge", "RBF(gamma=0.5)", "dual", "n_features: 3",
-                     "kernelkit-model version 1", "x0, x1, x2"):
+    for fragment in ("Pipeline(scale: StandardScaler, model: KernelRidge)", "RBF(gamma=0.5)",
+                     "dual", "n_features: 3", "kernelkit-model version 2", "x0, x1, x2"):
         assert fragment in out
 
 
@@ -106,8 +117,9 @@ def test_json_outputs_parse(data, capsys):
                           "--cv-alphas", "1e-3,1e-2,0.1", "--out", model_path, "--json")
     assert code == 0, err
     fit = json.loads(out)
-    assert fit["estimator"] == "KernelRidgeCV" and fit["alpha"] in (1e-3, 1e-2, 0.1)
+    assert fit["estimator"].startswith("Pipeline") and fit["alpha"] in (1e-3, 1e-2, 0.1)
     assert fit["n"] == 40 and fit["d"] == 3 and fit["train_rmse"] >= 0
+    assert "leave-one-out" in " ".join(fit["notes"]) and fit["validation_score"] > 0
 
     code, out, err = _run(capsys, "predict", model_path, test, "--json")
     assert code == 0, err
@@ -118,8 +130,8 @@ def test_json_outputs_parse(data, capsys):
     code, out, err = _run(capsys, "info", model_path, "--json")
     assert code == 0, err
     info = json.loads(out)
-    assert info["estimator"] == "KernelRidgeCV" and info["n_train"] == 40
-    assert info["format_version"] == 1 and info["kernelkit_version"] == kernelkit.__version__
+    assert info["estimator"].endswith("model: KernelRidge)") and info["n_train"] == 40
+    assert info["format_version"] == 2 and info["kernelkit_version"] == kernelkit.__version__
 
 
 def test_fit_primal_solver(data, capsys):
@@ -129,7 +141,7 @@ def test_fit_primal_solver(data, capsys):
     assert code == 0, err
     assert json.loads(out)["solver"] == "primal"
     code, out, err = _run(capsys, "info", tmp / "lin.kk")
-    assert code == 0 and "n training: 40" in out and "target:     y" in out
+    assert code == 0 and "n training: 40" in out and "target:" in out and " y\n" in out
 
 
 # ---------------------------------------------------------------- errors
@@ -222,11 +234,44 @@ def test_predict_wrong_number_of_columns_model_without_names(tmp_path, capsys):
                                KernelRidge(kernel="linear").fit(X, y).predict(X), rtol=1e-12)
 
 
-def test_non_numeric_target(tmp_path, capsys):
+def test_non_numeric_target_is_a_classification(tmp_path, capsys):
     path = tmp_path / "labels.csv"
     path.write_text("a,b,label\n1,2,cat\n3,4,dog\n")
-    code, _, err = _run(capsys, "fit", path, "--target", "label", "--out", tmp_path / "m.kk")
-    _assert_error(code, err, "not numeric")
+    code, _, err = _run(capsys, "fit", path, "--target", "label", "--task", "regress",
+                        "--out", tmp_path / "m.kk")
+    _assert_error(code, err, "not numeric", "--task classify")
+    many = tmp_path / "many.csv"
+    many.write_text("a,label\n" + "".join(f"{i},v{i}\n" for i in range(60)))
+    code, _, err = _run(capsys, "fit", many, "--target", "label", "--out", tmp_path / "m.kk")
+    _assert_error(code, err, "too many classes", "--task regress")
+
+
+def test_classification_with_text_labels_end_to_end(tmp_path, capsys):
+    from kernelkit.datasets import load_banana
+    from kernelkit.models import KernelRidgeClassifier
+
+    X, y = load_banana(return_X_y=True)
+    X, y = X[:300] * 50.0 + 3.0, np.where(y[:300] > 0, "yes", "no")
+    for name, rows in (("train.csv", slice(0, 200)), ("test.csv", slice(200, 300))):
+        lines = ["u,v,label"] + [f"{a!r},{b!r},{c}" for (a, b), c in zip(X[rows].tolist(),
+                                                                          y[rows])]
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+    code, out, err = _run(capsys, "fit", tmp_path / "train.csv", "--target", "label",
+                          "--kernel", "rbf(gamma=1)", "--alpha", "0.01", "--out",
+                          tmp_path / "clf.kk")
+    assert code == 0, err
+    assert "classify (the target holds text labels)" in err and "train accuracy" in out
+    assert "valid. accuracy" in out
+    code, out, err = _run(capsys, "predict", tmp_path / "clf.kk", tmp_path / "test.csv",
+                          "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    clf = make_pipeline(StandardScaler(), KernelRidgeClassifier("rbf(gamma=1)", alpha=0.01))
+    if "fit_intercept" in clf[-1].get_params():
+        clf[-1].set_params(fit_intercept=True)
+    expected = clf.fit(X[:200], y[:200]).predict(X[200:])
+    assert doc["predictions"] == expected.tolist()
+    assert doc["accuracy"] == pytest.approx(np.mean(expected == y[200:])) and doc["accuracy"] > 0.8
 
 
 def test_debug_shows_traceback(tmp_path):

@@ -89,7 +89,19 @@ def _n_train(model):
 
 
 def _model_summary(model):
-    """What ``info`` and ``fit`` say about a fitted model (any allow-listed estimator)."""
+    """What ``info`` and ``fit`` say about a fitted model (any allow-listed estimator, or
+    a pipeline: its steps, then its last step)."""
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(model, Pipeline):
+        steps = [f"{n}: {type(e).__name__ if not isinstance(e, str) else e}"
+                 for n, e in model.steps]
+        info = _model_summary(model.steps[-1][1])
+        info["estimator"] = f"Pipeline({', '.join(steps)})"
+        names = getattr(model, "feature_names_in_", None)
+        info["feature_names"] = None if names is None else [str(n) for n in names]
+        info["n_features"] = int(model.n_features_in_)
+        return info
     name = type(model).__name__
     cv = name == "KernelRidgeCV"
     params = model.get_params(deep=False)
@@ -156,22 +168,24 @@ def cmd_demo(args, out, err):
 
 def cmd_fit(args, out, err):
     from ..datasets import read_table
-    from ..models import KernelRidge, KernelRidgeCV
     from ..persistence import save
+    from .fitting import FitSettings, build_and_fit
 
     # Check the whole command line before touching any file.
-    kernel = _parse_kernel(args.kernel)
+    settings = FitSettings(task=args.task, solver=args.solver, scale=not args.no_scale,
+                           holdout=_parse_fraction(args.holdout))
+    if args.kernel is not None:
+        settings.kernel = _parse_kernel(args.kernel)
     if args.cv_alphas is not None:
         if args.alpha is not None:
             _fail_usage("give either --alpha or --cv-alphas, not both")
-        if args.solver != "auto":
-            _fail_usage("--solver cannot be combined with --cv-alphas (leave-one-out "
-                        "selection always uses the dual eigendecomposition)")
-        alphas = _parse_alphas(args.cv_alphas)
-        model = KernelRidgeCV(kernel=kernel, alphas=alphas)
-    else:
-        alpha = 1.0 if args.alpha is None else _parse_alpha(args.alpha)
-        model = KernelRidge(kernel=kernel, alpha=alpha, solver=args.solver)
+        settings.cv_alphas = tuple(_parse_alphas(args.cv_alphas))
+    elif args.alpha is not None:
+        settings.alpha = _parse_alpha(args.alpha)
+    if args.centers is not None:
+        if args.solver != "falkon":
+            _fail_usage("--centers goes with --solver falkon")
+        settings.centers = _parse_count(args.centers, "--centers")
     out_path = Path(args.out)
     if out_path.is_dir():
         _fail_usage(f"--out {args.out} is a directory; give a file name such as model.kk")
@@ -179,36 +193,66 @@ def cmd_fit(args, out, err):
         _fail_usage(f"--out {args.out}: directory {out_path.parent} does not exist")
 
     X, y, names = read_table(args.data, target=args.target)
-    if y.dtype.kind != "f":
+    if args.task == "regress" and y.dtype.kind != "f":
         raise ValueError(f"{args.data}: target column {args.target!r} is not numeric "
-                         f"(e.g. {str(y[0])!r}); kernelkit fit does regression")
+                         f"(e.g. {str(y[0])!r}); use --task classify for labels")
     start = time.perf_counter()
-    model.fit(X, y)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="X does not have valid feature names")
+        model, report = build_and_fit(X, y, settings)
     fit_time = time.perf_counter() - start
     # The column names travel in the model file, so that predict can match them.
-    model.feature_names_in_ = np.asarray(names, dtype=object)
-    train_rmse = _rmse(y, _predict_quietly(model, X))
-    save(model, out_path, metadata={"target": args.target})
+    model[0].feature_names_in_ = np.asarray(names, dtype=object)
+    save(model, out_path, metadata={"target": args.target, "task": report["task"]})
 
+    metric = "accuracy" if report["task"] == "classify" else "RMSE"
     summary = _model_summary(model)
     summary.update(data=str(args.data), target=args.target, n=int(X.shape[0]),
-                   d=int(X.shape[1]), train_rmse=train_rmse, fit_time=fit_time,
-                   path=str(out_path), file_size=int(out_path.stat().st_size))
+                   d=int(X.shape[1]), task=report["task"], metric=metric,
+                   train_score=report["train_score"],
+                   validation_score=report["validation_score"],
+                   validation=report.get("validation"), notes=report["notes"],
+                   fit_time=fit_time, path=str(out_path),
+                   file_size=int(out_path.stat().st_size))
+    if report["task"] == "regress":
+        summary["train_rmse"] = report["train_score"]
     if args.json:
         _emit_json(summary, out)
         return 0
-    fields = [("data", f"{args.data} (target {args.target!r})"),
+    for note in report["notes"]:
+        err.write(f"{PROG}: {note}\n")
+    fields = [("data", f"{args.data} (target {args.target!r}, {report['task']})"),
               ("n, d", f"{summary['n']}, {summary['d']}"),
               ("estimator", summary["estimator"]), ("kernel", summary["kernel"]),
               ("solver", summary["solver"]), ("alpha", summary["alpha"])]
-    if summary["loo_mse"] is not None:
-        fields.append(("LOO RMSE", f"{math.sqrt(summary['loo_mse']):.6g}"))
-    if summary["jitter"]:
-        fields.append(("jitter", f"{summary['jitter']:.3g}"))
-    fields += [("train RMSE", f"{train_rmse:.6g}"), ("fit time", f"{fit_time:.3f} s"),
+    fields.append((f"train {metric}", f"{report['train_score']:.6g}"))
+    if report["validation_score"] is not None:
+        fields.append((f"valid. {metric}", f"{report['validation_score']:.6g} "
+                                           f"({report['validation']})"))
+    fields += [("fit time", f"{fit_time:.3f} s"),
                ("saved", f"{out_path} ({summary['file_size']} bytes)")]
     _print_fields(fields, out)
     return 0
+
+
+def _parse_fraction(text):
+    try:
+        value = float(text)
+    except ValueError:
+        _fail_usage(f"--holdout: {text!r} is not a number")
+    if not 0 <= value < 1:
+        _fail_usage(f"--holdout must be in [0, 1) (a fraction of the rows), got {text}")
+    return value
+
+
+def _parse_count(text, option):
+    try:
+        value = int(float(text))
+    except ValueError:
+        _fail_usage(f"{option}: {text!r} is not a number")
+    if value < 1 or value != float(text):
+        _fail_usage(f"{option} must be a whole number >= 1, got {text}")
+    return value
 
 
 def _predict_quietly(model, X):
@@ -219,8 +263,11 @@ def _predict_quietly(model, X):
         return model.predict(X)
 
 
-def _select_columns(model, X, names, target, path):
-    """Features in the model's order, and the target column or None."""
+def _select_columns(model, X, names, target, path, y_col=None):
+    """Features in the model's order, and the target column or None. ``y_col``: the
+    target read apart from X (its name is the last of ``names``)."""
+    if y_col is not None:
+        X = np.column_stack([X, np.zeros(len(X))])  # a placeholder column for the target
     fitted = getattr(model, "feature_names_in_", None)
     n_in = int(model.n_features_in_)
     if target is not None and target not in names:
@@ -232,7 +279,8 @@ def _select_columns(model, X, names, target, path):
                     if target is None and len(keep) == n_in + 1 else "")
             raise ValueError(f"{path}: the model expects {n_in} feature columns but the file "
                              f"has {len(keep)}{hint}")
-        y = None if target is None else X[:, names.index(target)]
+        y = None if target is None else (y_col if y_col is not None
+                                          else X[:, names.index(target)])
         return X[:, keep], y, target
     fitted = [str(n) for n in fitted]
     missing = [n for n in fitted if n not in names]
@@ -251,8 +299,25 @@ def _select_columns(model, X, names, target, path):
                          f"features; columns {others} are not features of the model. "
                          "Remove them, or name the target column with --target")
     X_sel = X[:, [names.index(n) for n in fitted]]
-    y = None if target is None else X[:, names.index(target)]
+    y = None if target is None else (y_col if y_col is not None and target == names[-1]
+                                     else X[:, names.index(target)])
     return X_sel, y, target
+
+
+def _header(path):
+    """The column names of a table (its first non-blank line)."""
+    import csv
+
+    from ..datasets.readers import read_bytes
+
+    text = read_bytes(path).decode("utf-8-sig", errors="replace")
+    for line in text.splitlines():
+        if line.strip():
+            name = Path(path).name.lower().removesuffix(".gz")
+            delim = "\t" if name.endswith((".tsv", ".tab")) or (
+                not name.endswith(".csv") and "\t" in line) else ","
+            return [c.strip() for c in next(csv.reader([line], delimiter=delim))]
+    return []
 
 
 def cmd_predict(args, out, err):
@@ -264,28 +329,44 @@ def cmd_predict(args, out, err):
         raise ValueError(f"{args.model} holds a {type(model).__name__}, which transforms data "
                          "but does not predict; kernelkit predict needs a model file of an "
                          "estimator with predict (e.g. one written by kernelkit fit)")
-    X, _, names = read_table(args.data, target=None)
+    meta = _model_metadata(args.model)
     target = args.target
-    if target is None:  # the column the model was fitted against, when present
-        fitted_target = _model_metadata(args.model)["target"]
-        target = fitted_target if fitted_target in names else None
-    X, y, target = _select_columns(model, X, names, target, args.data)
-    pred = np.asarray(_predict_quietly(model, X), dtype=np.float64)
+    if target is None and meta["target"] in _header(args.data):
+        target = meta["target"]  # the column the model was fitted against
+    if target is not None and target in _header(args.data):
+        X, y_col, names = read_table(args.data, target=target)
+        names = names + [target]
+    else:
+        X, y_col, names = read_table(args.data, target=None)
+    X, y, target = _select_columns(model, X, names, target, args.data, y_col)
+    pred = np.asarray(_predict_quietly(model, X))
+    classify = hasattr(model, "classes_") or hasattr(getattr(model, "steps", [[0, 0]])[-1][1],
+                                                     "classes_")
+    if not classify:
+        pred = pred.astype(np.float64)
     if pred.ndim == 2 and pred.shape[1] == 1:
         pred = pred[:, 0]
     if pred.ndim != 1:
         raise ValueError(f"the model predicts {pred.shape[1]} targets; kernelkit predict "
                          "writes one column")
+    if y is None:
+        quality = None
+    elif classify:
+        quality = float(np.mean(pred.astype(str) == np.asarray(y).astype(str)))
+    else:
+        quality = _rmse(np.asarray(y, dtype=np.float64), pred)
+    metric = "accuracy" if classify else "rmse"
     summary = {"model": str(args.model), "data": str(args.data), "n": int(len(pred)),
-               "target": target, "rmse": None if y is None else _rmse(y, pred),
+               "target": target, metric: quality,
                "out": None if args.out is None else str(args.out)}
     # repr of a float reads back as the same float: predictions survive the text file.
-    text = "prediction\n" + "".join(f"{float(v)!r}\n" for v in pred)
+    cells = ([_csv_cell(str(v)) for v in pred] if classify else [f"{float(v)!r}" for v in pred])
+    text = "prediction\n" + "".join(f"{c}\n" for c in cells)
     if args.out is not None:
         Path(args.out).write_text(text)
     if args.json:
         if args.out is None:
-            summary["predictions"] = pred.tolist()
+            summary["predictions"] = pred.tolist() if not classify else [str(v) for v in pred]
         _emit_json(summary, out)
         return 0
     if args.out is None:
@@ -294,10 +375,15 @@ def cmd_predict(args, out, err):
     msg = f"predicted {len(pred)} rows with {args.model}"
     if args.out is not None:
         msg += f" -> {args.out}"
-    if summary["rmse"] is not None:
-        msg += f"; RMSE against column {target!r}: {summary['rmse']:.6g}"
+    if quality is not None:
+        msg += (f"; accuracy against column {target!r}: {quality:.6g}" if classify else
+                f"; RMSE against column {target!r}: {quality:.6g}")
     note.write(msg + "\n")
     return 0
+
+
+def _csv_cell(text):
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
 
 
 def cmd_info(args, out, err):

@@ -19,7 +19,8 @@ def build_parser():
     from .. import __version__
 
     parser = argparse.ArgumentParser(
-        prog=PROG, description="Kernel machines at every scale: demo, fit, predict, info, plan.")
+        prog=PROG, description="Kernel machines at every scale: demo, fit, predict, info, plan, "
+                               "calibrate.")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--json", action="store_true", help="print one JSON document on stdout")
@@ -27,28 +28,47 @@ def build_parser():
                         help="show the traceback of errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = sub.add_parser("demo", parents=[common], help="exact kernel ridge on bundled real data",
-                       description="Kernel ridge on the bundled CPU-activity data against "
-                                   "baselines and scikit-learn, then save and reload.")
+    p = sub.add_parser("demo", parents=[common], help="the library's tour on bundled real data",
+                       description="Four parts on bundled real data: regression (exact "
+                                   "kernel ridge against baselines and scikit-learn, saved "
+                                   "and reloaded), classification (kernel SVM and kernel "
+                                   "logistic regression against scikit-learn, the planner's "
+                                   "table), scale (the planner choosing Falkon under a small "
+                                   "memory budget, next to random features and Nystroem) and "
+                                   "strings (string kernels on DNA splice junctions).")
     p.add_argument("--quick", action="store_true", help="smaller problems (seconds)")
     p.add_argument("--out", metavar="DIR", help="directory for the model file "
                    "(default: a temporary directory)")
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("fit", parents=[common], help="fit kernel ridge on a table, save it",
-                       description="Fit kernel ridge regression on a CSV/TSV table (.gz ok) "
-                                   "with a header row, and save the model. Inputs are used "
-                                   "as given (no standardisation).")
+    p = sub.add_parser("fit", parents=[common], help="fit a kernel model on a table, save it",
+                       description="Fit kernel ridge regression or classification on a CSV/TSV "
+                                   "table (.gz ok) with a header row and save the model. By "
+                                   "default the columns are standardised and the target "
+                                   "centred (both stored in the model file), the task, gamma "
+                                   "and alpha are chosen from the data, and a hold-out "
+                                   "figure is printed next to the training one; every "
+                                   "automatic choice is printed on stderr.")
     p.add_argument("data", metavar="DATA", help="CSV or TSV file with a header row")
     p.add_argument("--target", required=True, metavar="COL", help="name of the target column")
-    p.add_argument("--kernel", default="rbf", metavar="EXPR",
+    p.add_argument("--task", choices=("auto", "regress", "classify"), default="auto",
+                   help="default auto: classify text labels or few distinct integers")
+    p.add_argument("--kernel", metavar="EXPR",
                    help="kernel expression, e.g. 'rbf(gamma=0.1)' or 'poly(degree=2) + "
-                        "linear' (default: rbf)")
-    p.add_argument("--alpha", metavar="A", help="ridge penalty >= 0 (default: 1.0)")
-    p.add_argument("--solver", choices=("auto", "dual", "primal"), default="auto",
-                   help="exact solver (default: auto, the planner decides)")
+                        "linear' (default: rbf with gamma = 1/n_features)")
+    p.add_argument("--alpha", metavar="A", help="ridge penalty >= 0 (default: chosen by "
+                   "leave-one-out or on the hold-out rows)")
     p.add_argument("--cv-alphas", metavar="A1,A2,...",
-                   help="choose alpha among these by exact leave-one-out (KernelRidgeCV)")
+                   help="the candidate penalties to choose alpha from")
+    p.add_argument("--solver", choices=("auto", "dual", "primal", "falkon"), default="auto",
+                   help="default auto: the planner decides and says why")
+    p.add_argument("--centers", metavar="M", help="Nystroem centers for --solver falkon "
+                   "(default sqrt(n) log n)")
+    p.add_argument("--holdout", default="0.2", metavar="F",
+                   help="fraction of rows held out for the validation figure (default 0.2; "
+                        "0: none); the saved model is fitted on all rows")
+    p.add_argument("--no-scale", action="store_true",
+                   help="use the columns as given (no standardisation)")
     p.add_argument("--out", required=True, metavar="MODEL", help="model file to write (*.kk)")
     p.set_defaults(func=cmd_fit)
 
