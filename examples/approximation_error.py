@@ -16,7 +16,7 @@ The observed mean error falls like 1/sqrt(D), and the worst pair stays below
 the uniform level (which is loose by an order of magnitude).
 
 Run: ``python examples/approximation_error.py [--out FILE]`` (the picture needs
-matplotlib: ``pip install kernelkit[plot]``).
+matplotlib: ``pip install matplotlib``).
 """
 
 import argparse
@@ -73,7 +73,7 @@ def main():
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        print("\nmatplotlib is not installed (pip install kernelkit[plot]): no picture")
+        print("\nmatplotlib is not installed (pip install matplotlib): no picture")
         return
     from kernelkit.plotting import plot_approximation_curve
 

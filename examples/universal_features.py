@@ -7,7 +7,8 @@ fits a smooth sine, |x| and a step by least squares on q random features of
 each kind, prints the error table and saves the picture.
 
 Run: ``python examples/universal_features.py [--basis cosine|relu|step] [--out FILE]``
-(needs matplotlib: ``pip install kernelkit[plot]``).
+(the picture needs matplotlib: ``pip install matplotlib``, or ``pip install ".[plot]"``
+from the repository).
 """
 
 import argparse
@@ -33,7 +34,11 @@ def main():
             print(f"{basis:>7}  {target:>6}  " + "  ".join(f"{e:7.4f}" for e in errors))
     print("\nThe smooth sine needs few cosines; the kinks of |x| and the jump of the step "
           "need many more (random ReLUs and steps match those shapes better).")
-    fig = plot_universal_features(results[args.basis])
+    try:
+        fig = plot_universal_features(results[args.basis])
+    except ImportError:
+        print("\nmatplotlib is not installed (pip install matplotlib): no picture")
+        return
     fig.savefig(args.out, dpi=110)
     print(f"\nwrote {args.out}")
 

@@ -52,3 +52,24 @@ def test_plan_offers_falkon_for_squared_loss_and_picks_it_at_a_million_points():
     # Falkon is a least-squares solver: not offered for the hinge loss.
     hinge = plan(1_000_000, 50, loss="hinge", memory=8 * 1024**3, include_exact=True)
     assert not any(c.name.startswith("falkon") for c in hinge.candidates)
+
+
+def test_plan_considers_random_features_by_default(capsys):
+    assert main(["plan", "--n", "1e5", "--d", "20", "--json"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    feats = [c for c in doc["candidates"] if c["name"].startswith("features")]
+    assert feats and all(c["feasible"] for c in feats)
+    assert "D=1000" in captured.err
+    assert main(["plan", "--n", "1e5", "--d", "20", "--D", "0", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert not any(c["feasible"] for c in doc["candidates"] if c["name"].startswith("features"))
+
+
+def test_planner_takes_memory_sizes_as_text():
+    from kernelkit.planning import plan_ridge
+
+    assert plan(10_000, 10, memory="8GB").problem["n"] == 10_000
+    a = plan_ridge(50_000, 10, memory="1GB", n_centers=500)
+    b = plan_ridge(50_000, 10, memory=1024**3, n_centers=500)
+    assert a.choice == b.choice and a.candidates == b.candidates

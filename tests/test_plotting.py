@@ -93,5 +93,5 @@ def test_missing_matplotlib_says_how_to_install(monkeypatch):
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
-    with pytest.raises(ImportError, match=r"pip install kernelkit\[plot\]"):
+    with pytest.raises(ImportError, match=r"pip install matplotlib"):
         plot_universal_features(q_values=(5,))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ._budget import ROW_CACHE_SHARE, STORE_SHARE, budget, format_bytes
-from .config import REFERENCE_RATES, get_config
+from .config import REFERENCE_RATES, get_config, parse_memory
 
 __all__ = ["Candidate", "Choice", "Plan", "plan_sgd", "plan", "plan_ridge", "decide_store",
            "choose_machine_solver", "falkon_store_choice", "row_cache_bytes", "row_cache_choice", "falkon_centers", "RATES", "STRATEGIES", "NEWTON_MAX_N"]
@@ -108,6 +108,13 @@ class Plan:
         return self.explain()
 
 
+def _budget_of(memory):
+    """A budget in bytes from None (unlimited), a number or a size such as ``"8GB"``."""
+    if memory is None:
+        return float("inf")
+    return float(parse_memory(memory) if isinstance(memory, str) else memory)
+
+
 def _fmt_seconds(s):
     if s == float("inf"):
         return "-"
@@ -169,8 +176,8 @@ def plan_ridge(n, d, n_components=None, n_targets=1, memory=None, rates=None, n_
     n_components : int, optional
         Dimension D of the exact feature map, if the kernel has one.
     n_targets : int, default=1
-    memory : float, optional
-        Budget in bytes (None: unlimited).
+    memory : float or str, optional
+        Budget in bytes or a size such as ``"8GB"`` (None: unlimited).
     rates : dict, optional
         Overrides of the rates in force (``kernelkit.get_config()["rates"]``).
     n_centers : int, optional
@@ -185,7 +192,7 @@ def plan_ridge(n, d, n_components=None, n_targets=1, memory=None, rates=None, n_
         ``choice`` is ``"dual"``, ``"primal"``, ``"falkon"`` or ``"none"``.
     """
     r = dict(get_config()["rates"], **(rates or {}))
-    budget = float("inf") if memory is None else float(memory)
+    budget = _budget_of(memory)
     dual_s = (2.0 * n * n * d / r["gemm"] + n * n / r["kernel_entries"]
               + n ** 3 / 3.0 / r["cholesky"] + 2.0 * n * n * n_targets / r["gemm"])
     dual_mem = 8.0 * n * n
@@ -380,8 +387,8 @@ def plan_sgd(n, d, kernel=None, loss="squared", n_features=None, iterations=None
         kernel has none, so only the kernel strategies are candidates.
     iterations : int, optional
         SGD steps T (default: 10 passes, 10 n).
-    memory : float, optional
-        Budget in bytes (None: unlimited).
+    memory : float or str, optional
+        Budget in bytes or a size such as ``"8GB"`` (None: unlimited).
     rates : dict, optional
         Overrides of the rates in force (``kernelkit.get_config()["rates"]``).
     kernel_entry_cost : float, optional
@@ -397,7 +404,7 @@ def plan_sgd(n, d, kernel=None, loss="squared", n_features=None, iterations=None
     """
     r = dict(get_config()["rates"], **(rates or {}))
     T = int(iterations) if iterations else 10 * int(n)
-    budget = float("inf") if memory is None else float(memory)
+    budget = _budget_of(memory)
     c = 2.0 if kernel_entry_cost is None else float(kernel_entry_cost)
     D = n_features
     steps = 24.0 * T  # the sample order, step sizes and labels SGD keeps

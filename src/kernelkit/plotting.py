@@ -1,6 +1,6 @@
 """Figures of the lectures' pictures: approximation error against D, universal features.
 
-matplotlib is optional (``pip install kernelkit[plot]``) and imported only
+matplotlib is optional (``pip install matplotlib``, or the ``plot`` extra) and imported only
 inside the plotting functions. Figures are built with
 ``matplotlib.figure.Figure`` (no pyplot state, no GUI backend): save them with
 ``fig.savefig(...)`` or show them in a notebook. The numbers behind the
@@ -36,7 +36,7 @@ def _figure_class():
         from matplotlib.figure import Figure
     except ImportError as err:  # pragma: no cover - exercised with matplotlib hidden
         raise ImportError("kernelkit's plots need matplotlib, which is not installed: "
-                          "pip install kernelkit[plot]") from err
+                          "pip install matplotlib (or the plot extra from the kernelkit repository: pip install \".[plot]\")") from err
     return Figure
 
 

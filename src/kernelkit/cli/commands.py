@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 
 PROG = "kernelkit"
+#: Random-feature dimension that ``kernelkit plan`` considers when --D is not given.
+DEFAULT_PLAN_D = 1000
 
 
 class UsageError(Exception):
@@ -439,7 +441,12 @@ def cmd_plan(args, out, err):
     from ..planning import plan
 
     n, d = _count(args.n, "n"), _count(args.d, "d")
-    D = None if args.D is None else _count(args.D, "D")
+    if args.D is None:
+        D = DEFAULT_PLAN_D
+        err.write(f"{PROG}: random features considered with D={D} (set --D; --D 0 for a "
+                  "kernel without a feature map)\n")
+    else:
+        D = None if args.D.strip() == "0" else _count(args.D, "D")
     T = None if args.iterations is None else _count(args.iterations, "iterations")
     try:
         memory = parse_memory(args.memory) if args.memory else get_config()["memory"]

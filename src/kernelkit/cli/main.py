@@ -90,7 +90,8 @@ def build_parser():
     p.add_argument("--d", required=True, metavar="D", help="number of input features")
     p.add_argument("--loss", default="squared",
                    choices=("squared", "logistic", "hinge", "squared_hinge", "huber"))
-    p.add_argument("--D", metavar="D", help="feature dimension of an explicit/random map")
+    p.add_argument("--D", metavar="D", help="feature dimension of an explicit/random map "
+                   "(default 1000; 0: the kernel has none)")
     p.add_argument("--iterations", metavar="T", help="SGD steps (default 10 n)")
     p.add_argument("--memory", metavar="SIZE", help="memory budget, e.g. 8GB")
     p.add_argument("--kernel", metavar="EXPR", help="kernel expression (shown only)")
