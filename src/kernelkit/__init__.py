@@ -17,7 +17,7 @@ from .kernels import parse_kernel
 from .models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighborsRegressor,
                      KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
                      KernelOutlierDetector, KernelRidge, KernelRidgeClassifier, KernelRidgeCV,
-                     KernelSVC, KitchenSinksClassifier, KitchenSinksRegressor)
+                     KernelSVC, KernelSVR, KitchenSinksClassifier, KitchenSinksRegressor)
 from .persistence import load, save
 
 __version__ = "0.1.0"
@@ -27,7 +27,7 @@ __all__ = [
     "ModelFormatError", "KernelSpecError", "MemoryBudgetError", "InvalidParameterError", "gram", "GramOperator",
     "parse_kernel", "save", "load", "psd_check",
     # estimators and transformers (also in kernelkit.models / kernelkit.features)
-    "KernelRidge", "KernelRidgeCV", "KernelRidgeClassifier", "KernelSVC",
+    "KernelRidge", "KernelRidgeCV", "KernelRidgeClassifier", "KernelSVC", "KernelSVR",
     "KernelLogisticRegression", "KernelMachine", "KernelMachineClassifier",
     "KernelKNeighborsClassifier", "KernelKNeighborsRegressor", "KernelKMeans",
     "KernelOutlierDetector", "KitchenSinksRegressor", "KitchenSinksClassifier",

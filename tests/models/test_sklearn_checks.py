@@ -4,7 +4,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernelkit.kernels import RBF, Polynomial
 from kernelkit.models import (KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
-                              KernelRidge, KernelRidgeClassifier, KernelRidgeCV, KernelSVC)
+                              KernelRidge, KernelRidgeClassifier, KernelRidgeCV, KernelSVC,
+                              KernelSVR)
 from kernelkit.models import (KernelKMeans, KernelKNeighborsClassifier,
                               KernelKNeighborsRegressor, KernelOutlierDetector,
                               KitchenSinksClassifier, KitchenSinksRegressor)
@@ -45,6 +46,8 @@ def _expected_failures(estimator):
         if estimator.solver == "pegasos":
             return {**_SVC_WEIGHT_EQUIVALENCE, **_PEGASOS_FEW_STEPS}
         return _SVC_WEIGHT_EQUIVALENCE
+    if isinstance(estimator, KernelSVR):  # SMO takes indefinite precomputed matrices
+        return {} if estimator.kernel == "precomputed" else _SVC_WEIGHT_EQUIVALENCE
     if getattr(estimator, "kernel", None) == "precomputed":
         return _INDEFINITE_PRECOMPUTED
     return {}
@@ -57,6 +60,8 @@ def _expected_failures(estimator):
     KernelRidgeCV(kernel=RBF(gamma=0.5), alphas=(0.1, 1.0)),
     KernelRidgeCV(kernel="rbf", alphas=(0.1, 1.0), param_grid={"gamma": [0.1, 1.0]}),
     KernelSVC(kernel=RBF(gamma=0.5)),
+    KernelSVR(kernel=RBF(gamma=0.5)),
+    KernelSVR(kernel="precomputed"),
     KernelSVC(kernel="precomputed"),
     KernelSVC(kernel=RBF(gamma=0.5), multiclass="ovr"),
     KernelSVC(kernel=RBF(gamma=0.5), solver="pegasos", random_state=0),

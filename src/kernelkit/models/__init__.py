@@ -7,11 +7,12 @@ from .kernel_ridge_classifier import KernelRidgeClassifier
 from .kitchen_sinks import KitchenSinksClassifier, KitchenSinksRegressor
 from .logistic import KernelLogisticRegression
 from .svm import KernelSVC
+from .svr import KernelSVR
 from .neighbors import KernelKNeighborsClassifier, KernelKNeighborsRegressor
 from .cluster import KernelKMeans
 from .outliers import KernelOutlierDetector
 
-__all__ = ["KernelRidge", "KernelRidgeCV", "KernelSVC", "KernelMachine",
+__all__ = ["KernelRidge", "KernelRidgeCV", "KernelSVC", "KernelSVR", "KernelMachine",
            "KernelMachineClassifier", "KernelLogisticRegression",
            "KernelKNeighborsClassifier", "KernelKNeighborsRegressor", "KernelKMeans",
            "KernelOutlierDetector",

@@ -19,6 +19,8 @@ from sklearn.preprocessing import MinMaxScaler, RobustScaler, StandardScaler
 from .._validation import validate_params
 from ..features import ExplicitFeatures, Nystroem, RandomFourierFeatures, explicit_feature_dim
 from ..features.random_fourier import restore_scale
+from ..kernels import Kernel
+from ..models import KernelSVR
 from ._format import fail
 
 __all__ = ["step_registry"]
@@ -140,6 +142,26 @@ def _check_explicit(path, model):
                    f"the explicit feature map of {model.kernel_!r} ({D})")
 
 
+def _check_svr(path, model):
+    """KernelSVR: one coefficient per support vector, indices within the fit."""
+    dual, sup = getattr(model, "dual_coef_", None), getattr(model, "support_", None)
+    b = getattr(model, "intercept_", None)
+    if dual is None or dual.ndim != 2 or dual.shape[0] != 1 or sup is None or \
+            sup.ndim != 1 or sup.shape[0] != dual.shape[1] or sup.dtype.kind != "i" or \
+            (sup < 0).any() or b is None or b.shape != (1,):
+        fail(path, "dual_coef_ (1, n_SV), support_ (n_SV,) and intercept_ (1,) disagree")
+    sv = getattr(model, "support_vectors_", None)
+    if isinstance(model.kernel_, Kernel):
+        if sv is None or len(sv) != sup.shape[0]:
+            fail(path, "support_vectors_ must hold one row per support vector")
+        if sv.dtype.kind == "f" and (sv.ndim != 2 or sv.shape[1] != model.n_features_in_):
+            fail(path, f"support_vectors_ has shape {sv.shape}")
+    else:
+        model.support_vectors_ = None
+        if (sup >= model.n_features_in_).any():
+            fail(path, "support_ indexes beyond the precomputed training columns")
+
+
 def step_registry():
     """Name -> (class, array attributes, JSON attributes, state check)."""
     return {
@@ -154,4 +176,7 @@ def step_registry():
                      ("n_components_",) + _NAMES, _check_nystroem),
         "ExplicitFeatures": (ExplicitFeatures, (), ("n_components_",) + _NAMES,
                              _check_explicit),
+        # an estimator, kept here (not in _allowlist) while that module is being edited
+        "KernelSVR": (KernelSVR, ("dual_coef_", "support_vectors_", "intercept_", "support_"),
+                      ("n_iter_", "dual_objective_", "duality_gap_") + _NAMES, _check_svr),
     }

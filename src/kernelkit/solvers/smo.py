@@ -56,7 +56,8 @@ from .._budget import row_blocks, rows_per_block
 from ..gram import KernelRows
 from ..planning import row_cache_bytes
 
-__all__ = ["SMOResult", "smo_gram", "smo_kernel", "default_max_iter"]
+__all__ = ["SMOResult", "smo_gram", "smo_kernel", "default_max_iter", "SVRResult",
+           "svr_gram", "svr_kernel"]
 
 TAU = 1e-12  # libsvm's replacement for a non-positive curvature a_ij
 
@@ -330,8 +331,10 @@ def _smo_loop(rows, slot_of, last_use, y, Cb, QD, alpha, G, active, istate, fsta
 # --------------------------------------------------------------------------
 # the Python driver and the two sources of rows
 
-def _finish(alpha, G, y, Cb, n_iter, converged, violation):
-    """rho as libsvm's calculate_rho, and the objectives from the gradient."""
+def _finish(alpha, G, y, Cb, n_iter, converged, violation, p=None):
+    """rho as libsvm's calculate_rho, and the objectives from the gradient.
+
+    ``p`` is the linear term of 1/2 a'Qa + p'a (None: -1, the classifier's)."""
     yG = y * G
     up = alpha >= Cb
     low = alpha <= 0
@@ -346,6 +349,12 @@ def _finish(alpha, G, y, Cb, n_iter, converged, violation):
         # one-sided only when a class is empty (degenerate problem): take that side
         rho = float((ub + lb) / 2) if np.isfinite(ub) and np.isfinite(lb) else \
             float(ub if np.isfinite(ub) else (lb if np.isfinite(lb) else 0.0))
+    if p is not None:  # a general linear term (regression): primal by the caller
+        aQa = float(alpha @ (G - p))
+        dual = -float(0.5 * aQa + p @ alpha)
+        return SMOResult(alpha=alpha, bias=-rho, n_iter=int(n_iter), dual_objective=dual,
+                         primal_objective=float("nan"), duality_gap=float("nan"),
+                         max_violation=float(violation), converged=bool(converged))
     # a'Qa = sum a_i (G_i + 1); f(x_i) = y_i (G_i + 1) - rho
     aQa = float(alpha @ (G + 1.0))
     dual = float(alpha.sum() - 0.5 * aQa)
@@ -366,10 +375,10 @@ def _violation(alpha, G, y, Cb):
     return float(myG[iup].max() - myG[ilow].min())
 
 
-def _drive(source, y, Cb, QD, tol, max_iter, shrinking):
+def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None):
     n = y.shape[0]
     alpha = np.zeros(n)
-    G = -np.ones(n)
+    G = -np.ones(n) if p is None else np.array(p, dtype=np.float64)
     active = np.arange(n, dtype=np.int64)
     istate = np.zeros(10, dtype=np.int64)
     istate[_COUNTER] = min(n, 1000) + 1  # libsvm: counter = min(l,1000)+1
@@ -385,7 +394,8 @@ def _drive(source, y, Cb, QD, tol, max_iter, shrinking):
             inactive = np.setdiff1d(np.arange(n), active[:istate[_NACT]], assume_unique=True)
             if inactive.size:
                 sv = np.flatnonzero(alpha > 0)
-                G[inactive] = -1.0 + y[inactive] * source.dot(inactive, sv, (alpha * y)[sv])
+                G[inactive] = ((-1.0 if p is None else p[inactive])
+                               + y[inactive] * source.dot(inactive, sv, (alpha * y)[sv]))
             active[:] = np.arange(n)
             istate[_NACT] = n
             if status == _MAX_ITER:
@@ -393,7 +403,7 @@ def _drive(source, y, Cb, QD, tol, max_iter, shrinking):
         else:
             break
     converged = status == _DONE
-    return _finish(alpha, G, y, Cb, istate[_ITER], converged, _violation(alpha, G, y, Cb))
+    return _finish(alpha, G, y, Cb, istate[_ITER], converged, _violation(alpha, G, y, Cb), p), G
 
 
 class _GramRows:
@@ -502,7 +512,7 @@ def smo_gram(K, y, C, *, tol=1e-3, max_iter=None, shrinking=True):
     K = np.ascontiguousarray(K, dtype=np.float64)
     y, Cb = _labels_and_bounds(y, C)
     return _drive(_GramRows(K), y, Cb, np.ascontiguousarray(np.diag(K)), tol, max_iter,
-                  shrinking)
+                  shrinking)[0]
 
 
 def smo_kernel(kernel, X, y, C, *, tol=1e-3, max_iter=None, shrinking=True, cache_bytes=None,
@@ -535,4 +545,112 @@ def smo_kernel(kernel, X, y, C, *, tol=1e-3, max_iter=None, shrinking=True, cach
     n_slots = int(min(n, max(batch + 2, cache_bytes // (8 * n))))
     batch = max(1, min(batch, n_slots - 2)) if n_slots > 2 else 1
     QD = np.ascontiguousarray(kernel_rows.diag(), dtype=np.float64)
-    return _drive(_RowCache(kernel_rows, n_slots, batch), y, Cb, QD, tol, max_iter, shrinking)
+    return _drive(_RowCache(kernel_rows, n_slots, batch), y, Cb, QD, tol, max_iter,
+                  shrinking)[0]
+
+
+# --------------------------------------------------------------------------
+# epsilon-insensitive regression on the same loop (libsvm's formulation)
+
+@dataclass(frozen=True)
+class SVRResult:
+    """Solution of the epsilon-SVR dual.
+
+    Attributes
+    ----------
+    coef : ndarray of shape (n,)
+        beta_i = a_i - a*_i of f(x) = sum_i beta_i k(x_i, x) + bias.
+    bias : float
+    n_iter : int
+    dual_objective : float
+        -(1/2 a'Qa + p'a) over the 2n variables (to be maximised).
+    primal_objective : float
+        1/2 ||w||^2 + sum_i C_i max(0, |y_i - f(x_i)| - epsilon).
+    duality_gap : float
+    max_violation : float
+    converged : bool
+    """
+
+    coef: np.ndarray
+    bias: float
+    n_iter: int
+    dual_objective: float
+    primal_objective: float
+    duality_gap: float
+    max_violation: float
+    converged: bool
+
+
+def _svr_problem(y, C, epsilon):
+    """libsvm's doubled variables: a (for +) and a* (for -), labels +1/-1,
+    linear term p = [epsilon - y, epsilon + y], bounds C_i twice."""
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    n = y.shape[0]
+    Cb = np.ascontiguousarray(np.broadcast_to(np.asarray(C, dtype=np.float64), (n,)))
+    y2 = np.concatenate([np.ones(n), -np.ones(n)])
+    p = np.concatenate([epsilon - y, epsilon + y])
+    return y, y2, np.concatenate([Cb, Cb]), p
+
+
+def _svr_result(res, G, y, Cb2, p, epsilon):
+    n = y.shape[0]
+    beta = res.alpha[:n] - res.alpha[n:]
+    # (K beta)_i = G_i - p_i for i < n (y_i = +1 there), so f_i = G_i - p_i + bias
+    f = G[:n] - p[:n] + res.bias
+    aQa = float(res.alpha @ (G - p))
+    primal = 0.5 * aQa + float(Cb2[:n] @ np.maximum(0.0, np.abs(y - f) - epsilon))
+    return SVRResult(coef=beta, bias=res.bias, n_iter=res.n_iter,
+                     dual_objective=res.dual_objective, primal_objective=primal,
+                     duality_gap=primal - res.dual_objective,
+                     max_violation=res.max_violation, converged=res.converged)
+
+
+def svr_gram(K, y, C, epsilon, *, tol=1e-3, max_iter=None, shrinking=True):
+    """Solve the epsilon-SVR dual by SMO on a stored Gram matrix (libsvm's formulation).
+
+    With 2n variables (a, a*), labels (+1, -1) and linear term p = (epsilon - y,
+    epsilon + y), the regression dual is the classifier's problem with p in place
+    of -1 (Chang & Lin 2011, section 2.3), so the same working-set selection,
+    shrinking and stopping rule apply.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+    y : ndarray of shape (n,)
+        Real targets.
+    C : float or ndarray of shape (n,)
+        Bounds C_i > 0 (C times sample weights).
+    epsilon : float
+        Width of the insensitive tube, >= 0.
+    tol, max_iter, shrinking
+        As :func:`smo_gram` (``max_iter`` defaults to that of 2n variables).
+
+    Returns
+    -------
+    SVRResult
+    """
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    y, y2, Cb2, p = _svr_problem(y, C, epsilon)
+    K2 = np.block([[K, K], [K, K]])
+    res, G = _drive(_GramRows(K2), y2, Cb2, np.ascontiguousarray(np.diag(K2)), tol, max_iter,
+                    shrinking, p)
+    return _svr_result(res, G, y, Cb2, p, epsilon)
+
+
+def svr_kernel(kernel, X, y, C, epsilon, *, tol=1e-3, max_iter=None, shrinking=True,
+               cache_bytes=None, batch=64):
+    """Solve the epsilon-SVR dual with kernel rows on demand (LRU cache), as
+    :func:`svr_gram` (``X`` validated inputs of ``kernel``; the rows of the doubled
+    problem are the rows of X twice)."""
+    y, y2, Cb2, p = _svr_problem(y, C, epsilon)
+    X2 = np.concatenate([X, X])
+    kernel_rows = KernelRows(kernel, X2)
+    n2 = y2.shape[0]
+    if cache_bytes is None:
+        cache_bytes = row_cache_bytes()
+    n_slots = int(min(n2, max(batch + 2, cache_bytes // (8 * n2))))
+    batch = max(1, min(batch, n_slots - 2)) if n_slots > 2 else 1
+    QD = np.ascontiguousarray(kernel_rows.diag(), dtype=np.float64)
+    res, G = _drive(_RowCache(kernel_rows, n_slots, batch), y2, Cb2, QD, tol, max_iter,
+                    shrinking, p)
+    return _svr_result(res, G, y, Cb2, p, epsilon)

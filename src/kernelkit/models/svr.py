@@ -1,0 +1,171 @@
+"""Epsilon-insensitive support vector regression, solved as libsvm does."""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from .._validation import Interval, Options, validate_params
+from ..gram import GramOperator, gram
+from ..planning import Plan, decide_store, row_cache_choice
+from ..solvers.smo import svr_gram, svr_kernel
+from ._base import (check_sample_weight, report_plan, resolve_estimator_kernel,
+                    validate_fit_data, validate_predict_data)
+
+__all__ = ["KernelSVR"]
+
+
+class KernelSVR(RegressorMixin, BaseEstimator):
+    """Epsilon-support vector regression with any kernel, by SMO (as libsvm).
+
+    Minimises 1/2 ||w||^2 + C sum_i s_i max(0, |y_i - f(x_i)| - epsilon) with
+    f(x) = w'phi(x) + b. The dual has 2n variables (a, a*) and is solved by the
+    same second-order SMO as :class:`KernelSVC` (working-set selection, shrinking,
+    stopping rule and row cache), with libsvm's linear term p = (epsilon - y,
+    epsilon + y); f(x) = sum_i (a_i - a*_i) k(x_i, x) + b.
+
+    Parameters
+    ----------
+    kernel : Kernel, str or "precomputed", default="rbf"
+    C : float, default=1.0
+        Penalty of the deviations outside the tube, > 0.
+    epsilon : float, default=0.1
+        Half width of the tube inside which errors cost nothing, >= 0.
+    tol : float, default=1e-3
+        Stop when the maximal KKT violation is below ``tol`` (libsvm's eps).
+    max_iter : int or None, default=None
+        Cap on SMO steps (default libsvm's max(10^7, 100 * 2n)).
+    shrinking : bool, default=True
+    cache : {"auto", True, False}, default="auto"
+        Store the (2n x 2n) Gram matrix of the doubled variables (``"auto"``:
+        when it fits half the memory budget), else kernel rows on demand in a
+        cache; the choice is in ``plan_``.
+
+    Attributes
+    ----------
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors (samples with a_i != a*_i).
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+    dual_coef_ : ndarray of shape (1, n_SV)
+        a_i - a*_i of the support vectors.
+    intercept_ : ndarray of shape (1,)
+    n_iter_ : int
+    dual_objective_, duality_gap_ : float
+    plan_ : Plan
+    kernel_ : Kernel or "precomputed"
+
+    References
+    ----------
+    Chang, C.-C. and Lin, C.-J. (2011). LIBSVM: a library for support vector
+    machines. ACM Transactions on Intelligent Systems and Technology 2(3), 27.
+    Smola, A. J. and Schoelkopf, B. (2004). A tutorial on support vector
+    regression. Statistics and Computing 14, 199-222.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.models import KernelSVR
+    >>> X = np.linspace(0, 3, 30)[:, None]
+    >>> svr = KernelSVR("rbf(gamma=1)", C=10.0, epsilon=0.05).fit(X, np.sin(X[:, 0]))
+    >>> bool(np.abs(svr.predict(X) - np.sin(X[:, 0])).max() < 0.1)
+    True
+    """
+
+    _param_constraints = {
+        "kernel": ["kernel"],
+        "C": [Interval(Real, 0, None, closed="neither", note="the penalty")],
+        "epsilon": [Interval(Real, 0, None, closed="left", note="the tube's half width")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None), None],
+        "shrinking": ["boolean"],
+        "cache": ["boolean", Options(str, ("auto",))],
+    }
+
+    def __init__(self, kernel="rbf", C=1.0, epsilon=0.1, *, tol=1e-3, max_iter=None,
+                 shrinking=True, cache="auto"):
+        self.kernel = kernel
+        self.C = C
+        self.epsilon = epsilon
+        self.tol = tol
+        self.max_iter = max_iter
+        self.shrinking = shrinking
+        self.cache = cache
+
+    def _check_params(self):
+        validate_params(self, self._param_constraints, type(self).__name__)
+        return resolve_estimator_kernel(self.kernel)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X of shape (n_samples, n_features) (or the Gram matrix for
+        ``kernel="precomputed"``) and real targets y of shape (n_samples,)."""
+        kernel = self._check_params()
+        X, y = validate_fit_data(self, kernel, X, y)
+        y = column_or_1d(y, warn=True).astype(np.float64)
+        n = len(y)
+        sw = check_sample_weight(sample_weight, n)
+        Cs = float(self.C) * (np.ones(n) if sw is None else sw)
+        keep = np.flatnonzero(Cs > 0)  # as libsvm: samples of weight 0 take no part
+        opts = dict(tol=float(self.tol), max_iter=self.max_iter, shrinking=self.shrinking)
+        eps = float(self.epsilon)
+        m = len(keep)
+        if kernel == "precomputed":
+            K = np.asarray(X, dtype=np.float64)[np.ix_(keep, keep)]
+            choices = ()
+            res = svr_gram(K, y[keep], Cs[keep], eps, **opts)
+        else:
+            store = decide_store(f"the {2 * m} x {2 * m} Gram matrix of the 2n variables",
+                                 32.0 * m * m, self.cache)
+            choices = (store,)
+            Xk = X[keep]
+            if store.value:
+                res = svr_gram(gram(kernel, Xk), y[keep], Cs[keep], eps, **opts)
+            else:
+                choices += (row_cache_choice(2 * m),)
+                res = svr_kernel(kernel, Xk, y[keep], Cs[keep], eps, **opts)
+        self.kernel_ = kernel
+        sv = np.flatnonzero(res.coef != 0)
+        self.support_ = keep[sv].astype(np.int64)
+        self.support_vectors_ = (None if kernel == "precomputed" else X[self.support_])
+        self.dual_coef_ = res.coef[sv][None, :]
+        self.intercept_ = np.array([res.bias])
+        self.n_iter_ = int(res.n_iter)
+        self.dual_objective_ = float(res.dual_objective)
+        self.duality_gap_ = float(res.duality_gap)
+        self.plan_ = Plan("smo", reason="the epsilon-SVR dual (2n variables) by SMO",
+                          problem={"n": int(m)}, choices=choices)
+        report_plan(self)
+        if not res.converged:
+            warnings.warn(f"SMO stopped at max_iter={self.max_iter} before reaching "
+                          f"tol={self.tol} (max violation {res.max_violation:.3g}); raise "
+                          "max_iter or tol", ConvergenceWarning, stacklevel=2)
+        return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = isinstance(self.kernel, str) and \
+            self.kernel.strip().lower() == "precomputed"
+        return tags
+
+    def predict(self, X):
+        """Predicted values, shape (n_queries,).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features), or (n_queries, n_samples_fit)
+            for ``kernel="precomputed"``.
+        """
+        check_is_fitted(self, "dual_coef_")
+        X = validate_predict_data(self, self.kernel_, X)
+        coef = self.dual_coef_[0]
+        if self.kernel_ == "precomputed":
+            out = np.asarray(X, dtype=np.float64)[:, self.support_] @ coef
+        elif coef.size == 0:
+            out = np.zeros(len(X))
+        else:
+            out = GramOperator(self.kernel_, X, self.support_vectors_).matvec(coef)
+        return out + float(self.intercept_[0])
