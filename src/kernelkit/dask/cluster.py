@@ -116,9 +116,7 @@ class DaskKernelKMeans(ClientMixin, ClusterMixin, BaseEstimator):
         self.random_state = random_state
 
     def _rows(self, X, idx, client):
-        rows = X[idx]
-        return np.asarray(rows.compute(scheduler="threads") if client is None
-                          else client.compute(rows).result(timeout=self.timeout))
+        return np.asarray(compute(X[idx], client, self.timeout, what="the drawn rows"))
 
     def fit(self, X, y=None, sample_weight=None):
         """Cluster X (chunked by rows; numpy is wrapped).

@@ -33,7 +33,7 @@ from ..planning import Choice, falkon_centers
 from ..solvers.falkon import falkon
 from ..solvers.normal_equations import solve_normal_equations
 from ._base import ClientMixin, fit_feature_map, normal_equations_pass
-from ._runtime import align_rows, as_rows, is_dask
+from ._runtime import align_rows, as_rows, compute, is_dask
 from .operators import DaskGramOperator, persist_choice
 from .predict import map_rows
 
@@ -106,8 +106,7 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
 
     def _fit_falkon(self, kernel, X, Y, sw, M, rng, dtype, client):
         idx = uniform_centers(int(X.shape[0]), M, rng)  # as KernelRidge's "uniform"
-        centers = np.asarray(X[idx].compute(scheduler="threads") if client is None
-                             else client.compute(X[idx]).result(timeout=self.timeout))
+        centers = np.asarray(compute(X[idx], client, self.timeout, what="the centers' rows"))
         op = DaskGramOperator(kernel, X, centers, sample_weight=sw, targets=Y,
                               block_dtype=dtype, persist=self.persist, client=client,
                               timeout=self.timeout)
@@ -127,8 +126,7 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
     def _fit_features(self, kernel, X, Y, sw, D, rng, client):
         if self.features == "nystroem":
             idx = uniform_centers(int(X.shape[0]), D, rng)
-            rows = np.asarray(X[idx].compute(scheduler="threads") if client is None
-                              else client.compute(X[idx]).result(timeout=self.timeout))
+            rows = np.asarray(compute(X[idx], client, self.timeout, what="the centers' rows"))
             fmap = fit_feature_map(kernel, rows, "nystroem", D, rng)
         else:
             fmap = fit_feature_map(kernel, np.zeros((1, X.shape[1])), "rff", D, rng)
@@ -344,8 +342,7 @@ class DaskKernelRidgeClassifier(ClassifierMixin, _DaskRidgeBase):
             raise ValueError(f"y must be one label per sample (1-D), got shape {y.shape}")
         client = self._get_client()
         uniq = da.unique(y)
-        classes = np.asarray(uniq.compute(scheduler="threads") if client is None
-                             else client.compute(uniq).result(timeout=self.timeout))
+        classes = np.asarray(compute(uniq, client, self.timeout, what="the classes"))
         if len(classes) < 2:
             raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs "
                              "samples of at least two classes")
