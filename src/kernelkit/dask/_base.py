@@ -5,16 +5,14 @@ the client, and one pass of feature normal equations."""
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from .._budget import row_blocks
 from ..features import Nystroem, RandomFourierFeatures
-from ..features.centers import uniform_centers
 from ..kernels import resolve_kernel
 from ..solvers.normal_equations import NormalEquations, normal_block
 from ._runtime import compute, in_task, resolve_client, tree_sum
 
-__all__ = ["ClientMixin", "draw_rows", "fit_feature_map", "normal_equations_pass"]
+__all__ = ["ClientMixin", "fit_feature_map", "normal_equations_pass"]
 
 # Rows per sub-block inside a task: the in-memory default of
 # kernelkit.solvers.normal_equations, and below the feature maps' own threading.
@@ -45,14 +43,6 @@ class ClientMixin:
                      else self.__dict__)
         state.pop("_client", None)
         return state
-
-
-def draw_rows(X, n_rows, rng):
-    """``n_rows`` sorted rows of dask X drawn uniformly on the client (as
-    :func:`kernelkit.features.centers.uniform_centers`), and their indices;
-    only those rows are computed."""
-    idx = uniform_centers(X.shape[0], n_rows, rng)
-    return idx, idx
 
 
 def fit_feature_map(kernel, X_rows, features, n_components, rng):
@@ -101,7 +91,3 @@ def normal_equations_pass(fmap, X, Y, sw, client, timeout):
     upper = np.triu(ZtZ)
     ZtZ = upper + np.triu(upper, 1).T
     return NormalEquations(ZtZ=ZtZ, ZtY=ZtY, z_sum=z_sum, y_sum=y_sum, n=int(n))
-
-
-def random_state_of(seed):
-    return check_random_state(seed)

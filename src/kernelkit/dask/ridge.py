@@ -155,9 +155,6 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         self.jitter_ = float(jitter)
         return self
 
-    def _decision_block(self, Xb):
-        return self.to_local()._decision_local(Xb)
-
     def _ridge_state(self, est):
         """Copy the fitted state into an in-memory KernelRidge(Classifier) ``est``."""
         est.kernel_ = self.kernel_
