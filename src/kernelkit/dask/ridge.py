@@ -1,0 +1,387 @@
+"""Kernel ridge regression and classification on a Dask cluster.
+
+Two solvers, both with their randomness drawn once on the client:
+
+- ``"features"``: random Fourier or Nystroem features; one pass over the
+  chunks gives the tree-summed normal equations Z'SZ and Z'Sy (D x D), solved
+  on the client; :meth:`DaskKernelRidge.refit` solves for other alphas
+  without another pass.
+- ``"falkon"``: M centers drawn on the client (as
+  ``KernelRidge(solver="falkon", center_selection="uniform")`` draws them),
+  the preconditioner factored on the client, and every conjugate-gradient
+  iteration one map over the chunks + a tree sum
+  (:class:`~kernelkit.dask.operators.DaskGramOperator` passed to
+  :func:`kernelkit.solvers.falkon.falkon`); the K_nM chunks stay on the
+  workers when they fit, else are recomputed at each iteration.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from .. import config
+from .._validation import Interval, Options, validate_params
+from ..features.centers import uniform_centers
+from ..kernels import resolve_kernel
+from ..models import KernelRidge, KernelRidgeClassifier
+from ..planning import Choice, falkon_centers
+from ..solvers.falkon import falkon
+from ..solvers.normal_equations import solve_normal_equations
+from ._base import ClientMixin, fit_feature_map, normal_equations_pass
+from ._runtime import align_rows, as_rows, compute, is_dask
+from .operators import DaskGramOperator, persist_choice
+from .predict import map_rows
+
+__all__ = ["DaskKernelRidge", "DaskKernelRidgeClassifier"]
+
+_CONSTRAINTS = {
+    "kernel": ["kernel"],
+    "alpha": [Interval(Real, 0, None, note="the ridge penalty")],
+    "solver": [Options(str, ("auto", "features", "falkon"))],
+    "features": [Options(str, ("nystroem", "rff"))],
+    "n_components": [Interval(Integral, 1, None), Options(str, ("auto",))],
+    "tol": [Interval(Real, 0, None, closed="neither")],
+    "max_iter": [Interval(Integral, 1, None)],
+    "persist": [Options(str, ("auto",)), "boolean"],
+    "chunk_rows": [Interval(Integral, 1, None), None],
+    "timeout": [Interval(Real, 0, None, closed="neither"), None],
+    "random_state": ["random_state"],
+}
+
+
+class _DaskRidgeBase(ClientMixin, BaseEstimator):
+    def __init__(self, kernel="rbf", alpha=1.0, *, solver="auto", features="nystroem",
+                 n_components="auto", tol=1e-7, max_iter=100, persist="auto",
+                 chunk_rows=None, timeout=None, random_state=None):
+        self.kernel = kernel
+        self.alpha = alpha
+        self.solver = solver
+        self.features = features
+        self.n_components = n_components
+        self.tol = tol
+        self.max_iter = max_iter
+        self.persist = persist
+        self.chunk_rows = chunk_rows
+        self.timeout = timeout
+        self.random_state = random_state
+
+    def _fit_targets(self, X, Y, sample_weight):
+        """Fit on dask X (n, d) and dask targets Y (n, t)."""
+        validate_params(self, _CONSTRAINTS, type(self).__name__)
+        kernel = resolve_kernel(self.kernel)
+        if kernel == "precomputed" or kernel.input_kind == "string":
+            raise ValueError(f"{type(self).__name__} needs a kernel on numeric vectors")
+        client = self._get_client()
+        n, d = int(X.shape[0]), int(X.shape[1])
+        sw = align_rows(sample_weight, X, "sample_weight")
+        M = (falkon_centers(n) if self.n_components == "auto"
+             else min(int(self.n_components), n))
+        dtype = (np.float32 if X.dtype == np.float32 and config.get_config()["dtype"] ==
+                 "float32" else np.float64)
+        choice = self.solver
+        if choice == "auto":
+            stored = persist_choice(np.dtype(dtype).itemsize * n * M, client, self.persist)
+            choice = "falkon" if stored.value else "features"
+            self.solver_choice_ = Choice(
+                "solver", choice, "K_nM fits on the workers: Falkon's iterations read it"
+                if stored.value else "K_nM does not fit on the workers: one pass of "
+                "features instead of recomputed Falkon iterations")
+        else:
+            self.solver_choice_ = Choice("solver", choice, f"solver={choice!r} set by the user")
+        rng = check_random_state(self.random_state)
+        self.kernel_ = kernel
+        self.n_features_in_ = d
+        self.n_samples_fit_ = n
+        self.solver_ = choice
+        if choice == "falkon":
+            self._fit_falkon(kernel, X, Y, sw, M, rng, dtype, client)
+        else:
+            self._fit_features(kernel, X, Y, sw, M, rng, client)
+        return self
+
+    def _fit_falkon(self, kernel, X, Y, sw, M, rng, dtype, client):
+        idx = uniform_centers(int(X.shape[0]), M, rng)  # as KernelRidge's "uniform"
+        centers = np.asarray(compute(X[idx], client, self.timeout, what="the centers' rows"))
+        op = DaskGramOperator(kernel, X, centers, sample_weight=sw, targets=Y,
+                              block_dtype=dtype, persist=self.persist, client=client,
+                              timeout=self.timeout)
+        try:
+            res = falkon(kernel, None, centers, op.targets_placeholder(), float(self.alpha),
+                         tol=self.tol, maxiter=self.max_iter, dtype=dtype, operator=op)
+        finally:
+            op.release()
+        self.centers_ = centers
+        self.dual_coef_ = res.coef
+        self.n_iter_ = int(res.n_iter)
+        self.converged_ = bool(res.converged)
+        self.jitter_ = float(res.jitter)
+        self.store_choice_ = op.store_choice
+        self.n_passes_ = op.n_passes
+
+    def _fit_features(self, kernel, X, Y, sw, D, rng, client):
+        if self.features == "nystroem":
+            idx = uniform_centers(int(X.shape[0]), D, rng)
+            rows = np.asarray(compute(X[idx], client, self.timeout, what="the centers' rows"))
+            fmap = fit_feature_map(kernel, rows, "nystroem", D, rng)
+        else:
+            fmap = fit_feature_map(kernel, np.zeros((1, X.shape[1])), "rff", D, rng)
+        self.feature_map_ = fmap
+        self.normal_equations_ = normal_equations_pass(fmap, X, Y, sw, client, self.timeout)
+        self.n_passes_ = 1
+        self.n_iter_ = 1
+        self.refit(self.alpha)
+
+    def refit(self, alpha):
+        """Solve again for another ``alpha`` from the stored normal equations (no pass
+        over the data; ``solver="features"`` only).
+
+        Parameters
+        ----------
+        alpha : float
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self, "normal_equations_")
+        W, _, jitter = solve_normal_equations(self.normal_equations_, float(alpha))
+        self.alpha = alpha
+        self.coef_ = W[:, 0] if self._one_target else W
+        self.jitter_ = float(jitter)
+        return self
+
+    def _ridge_state(self, est):
+        """Copy the fitted state into an in-memory KernelRidge(Classifier) ``est``."""
+        est.kernel_ = self.kernel_
+        est.n_features_in_ = self.n_features_in_
+        est.n_samples_fit_ = self.n_samples_fit_
+        est.n_iter_ = self.n_iter_
+        est.jitter_ = self.jitter_
+        est.solver_ = "falkon"
+        if self.solver_ == "falkon":
+            est.centers_, est.dual_coef_ = self.centers_, self.dual_coef_
+            return est
+        fmap = self.feature_map_
+        if self.features != "nystroem":
+            raise ValueError("a random-Fourier-features model has no in-memory KernelRidge "
+                             "twin; use kernelkit.dask.predict or feature_map_ and coef_")
+        # Nystroem features z = K(x, C) N: w on z is c = N w on the centers.
+        est.centers_ = fmap.components_
+        est.dual_coef_ = fmap.normalization_ @ self.coef_
+        return est
+
+    def _decision_numpy(self, X):
+        """Decision values of in-memory X (float64)."""
+        X = np.asarray(X)
+        if self.solver_ == "features":
+            return self.feature_map_.transform(X) @ self.coef_
+        from ..gram import kernel_matmat
+
+        return kernel_matmat(self.kernel_, X, self.centers_, self.dual_coef_)
+
+    def _decision(self, X):
+        check_is_fitted(self, "solver_")
+        if not is_dask(X):
+            return self._decision_numpy(X)
+        X = as_rows(X, "X")
+        return map_rows(_DecisionOf(self._frozen()), X)
+
+    def _frozen(self):
+        """A client-free copy of the fitted state (small: what predict's tasks read)."""
+        import copy
+
+        state = self.__getstate__()
+        state.pop("normal_equations_", None)
+        clone = copy.copy(self)
+        clone.__dict__ = state
+        return clone
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+
+class _DecisionOf:
+    """Picklable ``X_block -> decision values`` of a fitted model."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def __call__(self, Xb):
+        return self.model._decision_numpy(Xb)
+
+
+class DaskKernelRidge(RegressorMixin, _DaskRidgeBase):
+    """Kernel ridge regression on a Dask cluster (or out of core on one machine).
+
+    Parameters
+    ----------
+    kernel : Kernel or str, default="rbf"
+    alpha : float, default=1.0
+        As in :class:`kernelkit.KernelRidge`: sum_i s_i (y_i - f(x_i))^2 + alpha ||f||^2.
+    solver : {"auto", "features", "falkon"}, default="auto"
+        ``"auto"``: Falkon when the K_nM chunks fit on the workers (see
+        ``persist``), else features (one pass). Kept in ``solver_choice_``.
+    features : {"nystroem", "rff"}, default="nystroem"
+        The feature map of ``solver="features"``.
+    n_components : int or "auto", default="auto"
+        Centers M (Falkon, Nystroem) or random features D; ``"auto"`` is
+        Falkon's sqrt(n) log(n) within [100, 20000].
+    tol, max_iter : float, int
+        Falkon's conjugate-gradient tolerance and iteration cap.
+    persist : {"auto", True, False}, default="auto"
+        Falkon: keep the K_nM chunks on the workers (see
+        :class:`~kernelkit.dask.operators.DaskGramOperator`).
+    chunk_rows : int, optional
+        Rows per chunk when numpy input is wrapped.
+    timeout : float, optional
+        Seconds one distributed pass may take before the fit fails with
+        :class:`~kernelkit.dask.DaskFitError` (default one hour).
+    random_state : int, RandomState instance or None
+
+    Attributes
+    ----------
+    solver_ : {"features", "falkon"}
+    coef_ : ndarray of shape (D,) or (D, n_targets)
+        Weights on ``feature_map_`` (features).
+    feature_map_ : Nystroem or RandomFourierFeatures
+    normal_equations_ : NormalEquations
+        Z'SZ, Z'Sy of the one pass (features; what :meth:`refit` solves).
+    centers_, dual_coef_ : ndarray
+        Falkon's centers and their coefficients.
+    n_iter_, n_passes_ : int
+        CG iterations; distributed passes over the data.
+    jitter_ : float
+    solver_choice_, store_choice_ : kernelkit.planning.Choice
+
+    Notes
+    -----
+    ``client`` is a property (``est.client = client``), not a parameter:
+    clones and pickles do not carry it. Fitted attributes are numpy;
+    :meth:`to_local` gives the in-memory :class:`kernelkit.KernelRidge`.
+    """
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X, y chunked by rows (numpy input is wrapped).
+
+        Parameters
+        ----------
+        X : dask array or DataFrame, or array-like, of shape (n_samples, n_features)
+        y : dask array or Series, or array-like, of shape (n_samples,) or (n_samples, t)
+        sample_weight : same, of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        X = as_rows(X, "X", self.chunk_rows)
+        Y = align_rows(y, X, "y").astype(np.float64)
+        self._one_target = Y.ndim == 1
+        return self._fit_targets(X, Y, sample_weight)
+
+    def predict(self, X):
+        """Predictions: a lazy dask array with X's row chunks for dask input, numpy
+        for numpy input.
+
+        Parameters
+        ----------
+        X : dask array or array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        dask array or ndarray of shape (n_queries,) or (n_queries, n_targets)
+        """
+        return self._decision(X)
+
+    def to_local(self):
+        """The fitted model as an in-memory :class:`kernelkit.KernelRidge`
+        (``solver_ == "falkon"``: centers and their coefficients)."""
+        check_is_fitted(self, "solver_")
+        est = KernelRidge(self.kernel, self.alpha, solver="falkon",
+                          n_centers=len(getattr(self, "centers_", ())) or "auto",
+                          tol=self.tol, max_iter=self.max_iter,
+                          random_state=self.random_state)
+        return self._ridge_state(est)
+
+
+class DaskKernelRidgeClassifier(ClassifierMixin, _DaskRidgeBase):
+    """Kernel ridge classification (one-vs-rest {-1, +1} targets) on a Dask cluster.
+
+    As :class:`kernelkit.KernelRidgeClassifier`; parameters and attributes as
+    :class:`DaskKernelRidge`, plus ``classes_``. The classes are found by one
+    reduction on the cluster; the indicator targets are built in the tasks.
+    """
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit one ridge regression per class (all at once).
+
+        Parameters
+        ----------
+        X : dask array or DataFrame, or array-like, of shape (n_samples, n_features)
+        y : dask array or Series, or array-like, of shape (n_samples,)
+        sample_weight : optional, of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        import dask.array as da
+
+        X = as_rows(X, "X", self.chunk_rows)
+        y = align_rows(y, X, "y")
+        if y.ndim != 1:
+            raise ValueError(f"y must be one label per sample (1-D), got shape {y.shape}")
+        client = self._get_client()
+        uniq = da.unique(y)
+        classes = np.asarray(compute(uniq, client, self.timeout, what="the classes"))
+        if len(classes) < 2:
+            raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs "
+                             "samples of at least two classes")
+        self.classes_ = classes
+        cols = 1 if len(classes) == 2 else len(classes)
+        Y = y.map_blocks(_indicator, classes, dtype=np.float64,
+                         chunks=(y.chunks[0], (cols,)), new_axis=1)
+        self._one_target = cols == 1
+        if self._one_target:
+            Y = Y[:, 0]
+        return self._fit_targets(X, Y, sample_weight)
+
+    def decision_function(self, X):
+        """Decision values (lazy for dask input), as KernelRidgeClassifier's."""
+        check_is_fitted(self, "classes_")
+        return self._decision(X)
+
+    def predict(self, X):
+        """Labels (a lazy dask array for dask input)."""
+        scores = self.decision_function(X)
+        if not is_dask(scores):
+            return _labels(scores, self.classes_)
+        return scores.map_blocks(_labels, self.classes_, dtype=self.classes_.dtype,
+                                 drop_axis=[1] if scores.ndim == 2 else [])
+
+    def to_local(self):
+        """The fitted model as an in-memory :class:`kernelkit.KernelRidgeClassifier`."""
+        check_is_fitted(self, "classes_")
+        est = KernelRidgeClassifier(self.kernel, self.alpha, solver="falkon",
+                                    tol=self.tol, max_iter=self.max_iter,
+                                    random_state=self.random_state)
+        est.classes_ = self.classes_
+        return self._ridge_state(est)
+
+
+def _indicator(yb, classes):
+    """{-1, +1} one-vs-rest columns of labels ``yb`` (one column for two classes)."""
+    Y = np.where(yb[:, None] == classes[None, :], 1.0, -1.0)
+    return Y[:, 1:] if len(classes) == 2 else Y
+
+
+def _labels(scores, classes):
+    if scores.ndim == 1:
+        return classes[(scores > 0).astype(int)]
+    return classes[np.argmax(scores, axis=1)]
