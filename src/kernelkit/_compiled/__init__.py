@@ -30,8 +30,13 @@ Conventions shared by the Gram passes
 
 Compilation is lazy (first call) and cached on disk; importing this package
 compiles nothing.
+
+Every entry point below is wrapped by :func:`._common.interruptible`: a
+Ctrl-C during a compiled loop reaches the caller as KeyboardInterrupt, not as
+numba's ``SystemError ... returned a result with an exception set``.
 """
 
+from ._common import interruptible
 from .differences import cauchy, l1_exp
 from .elementwise import (exp_scaled, poly_from_inner, powf_from_inner, rbf_from_inner,
                           scale_add_rows_cols, sqdist_from_inner, tanh_from_inner)
@@ -45,5 +50,12 @@ __all__ = [
     "rbf_from_inner", "sqdist_from_inner", "exp_scaled", "l1_exp", "cauchy",
     "poly_from_inner", "powf_from_inner", "tanh_from_inner", "scale_add_rows_cols",
     "mirror_lower", "mirror_band_upper", "member_sums", "smallest_k", "smallest_k_stable",
-    "encode", "subsequence_block", "subsequence_self", "subsequence_pair",
+    "encode", "subsequence_block", "subsequence_self", "subsequence_pair", "interruptible",
 ]
+
+# One place for every entry point (see interruptible); ``encode`` is plain Python.
+# Compiled loops elsewhere (solvers) wrap their entry points with the same function.
+for _name in __all__:
+    if _name not in ("encode", "interruptible"):
+        globals()[_name] = interruptible(globals()[_name])
+del _name
