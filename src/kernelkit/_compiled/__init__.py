@@ -42,7 +42,8 @@ from .elementwise import (exp_scaled, poly_from_inner, powf_from_inner, rbf_from
                           scale_add_rows_cols, sqdist_from_inner, tanh_from_inner)
 from .layout import mirror_band_upper, mirror_lower
 from .selection import member_sums, smallest_k, smallest_k_stable
-from .strings import encode, subsequence_block, subsequence_pair, subsequence_self
+from .strings import (encode, subsequence_block, subsequence_pair, subsequence_scratch_bytes,
+                      subsequence_self)
 
 #: Former name of :func:`smallest_k_stable` (kept for existing imports).
 
@@ -50,12 +51,14 @@ __all__ = [
     "rbf_from_inner", "sqdist_from_inner", "exp_scaled", "l1_exp", "cauchy",
     "poly_from_inner", "powf_from_inner", "tanh_from_inner", "scale_add_rows_cols",
     "mirror_lower", "mirror_band_upper", "member_sums", "smallest_k", "smallest_k_stable",
-    "encode", "subsequence_block", "subsequence_self", "subsequence_pair", "interruptible",
+    "encode", "subsequence_block", "subsequence_self", "subsequence_pair",
+    "subsequence_scratch_bytes", "interruptible",
 ]
 
-# One place for every entry point (see interruptible); ``encode`` is plain Python.
+# One place for every entry point (see interruptible); the others are plain Python.
 # Compiled loops elsewhere (solvers) wrap their entry points with the same function.
+_PLAIN = ("encode", "subsequence_scratch_bytes", "interruptible")
 for _name in __all__:
-    if _name not in ("encode", "interruptible"):
+    if _name not in _PLAIN:
         globals()[_name] = interruptible(globals()[_name])
 del _name
