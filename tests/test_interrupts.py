@@ -70,7 +70,11 @@ def _interrupt(cmd, started, delay, env=None):
 
 # Kernel k-means' member sums (a parallel numba loop) called until interrupted: the
 # case of the issue (Ctrl-C during KernelKMeans).
-_LOOP = """
+# A child started from a background job inherits SIGINT ignored, and then Python
+# installs no handler: every child program restores Python's own first.
+_RESTORE_SIGINT = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
+_LOOP = _RESTORE_SIGINT + """
 import time
 import numpy as np
 from kernelkit._compiled import member_sums
@@ -101,7 +105,7 @@ def test_cli_fit_interrupted_prints_interrupted_and_exits_130(tmp_path):
     np.savetxt(data, np.column_stack([X, X[:, 0]]), delimiter=",", header=header,
                comments="", fmt="%.6g")
     cmd = [sys.executable, "-c",
-           "import sys; from kernelkit.cli.main import main; "
+           _RESTORE_SIGINT + "import sys; from kernelkit.cli.main import main; "
            "print('started', flush=True); sys.exit(main())",
            "fit", str(data), "--target", "y", "--kernel", "laplacian(gamma=0.01)",
            "--solver", "dual", "--out", str(tmp_path / "m.kk")]
