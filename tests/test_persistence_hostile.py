@@ -236,3 +236,68 @@ def test_devices_pipes_and_directories_are_refused_without_reading(tmp_path):
         assert not worker.is_alive(), "load() blocked on a named pipe"
         assert isinstance(result.get("exc"), ModelFormatError)
         assert "not a regular file" in str(result["exc"])
+
+
+# ---- per-estimator ranges of the restored numbers (issue 13) ---------------------------
+def _saved(tmp_path, model, name):
+    path = tmp_path / f"{name}.kk"
+    kernelkit.save(model, path)
+    return _members(path)
+
+
+def _replace_array(members, member, arr):
+    return [(n, _npy(arr) if n == member else d) for n, d in members]
+
+
+@pytest.fixture(scope="module")
+def range_models(tmp_path_factory):
+    from kernelkit.features import RandomKitchenSinks
+    from kernelkit.models import KernelKMeans
+
+    tmp = tmp_path_factory.mktemp("ranges")
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 2))
+    y = np.repeat([0, 1, 2], 10)
+    return tmp, {
+        "svc": _saved(tmp, KernelSVC(kernel="rbf").fit(X, y), "svc"),
+        "kmeans": _saved(tmp, KernelKMeans(n_clusters=2, random_state=0).fit(X), "kmeans"),
+        "rks": _saved(tmp, RandomKitchenSinks(n_components=5, random_state=0).fit(X), "rks"),
+        "outlier": _saved(tmp, KernelOutlierDetector(kernel="rbf").fit(X), "outlier"),
+        "ridge": _saved(tmp, KernelRidge(kernel="rbf").fit(X, X[:, 0]), "ridge"),
+    }
+
+
+_SCALAR_CASES = [
+    ("rks", "gamma_", -0.5, "gamma_"), ("rks", "gamma_", 0.0, "gamma_"),
+    ("kmeans", "inertia_", -1.0, "inertia_"), ("kmeans", "n_iter_", -3, "n_iter_"),
+    ("kmeans", "n_iter_", 2.5, "n_iter_"), ("svc", "classes_", {"numbers": [0, 1, 1]}, "classes_"),
+    ("svc", "classes_", {"strings": ["a", "b", "a"]}, "classes_"),
+    ("outlier", "offset_", "x", "offset_"), ("ridge", "jitter_", -1e-3, "jitter_"),
+]
+
+
+@pytest.mark.parametrize("which, attr, value, name", _SCALAR_CASES)
+def test_out_of_range_scalars_are_refused_naming_the_attribute(range_models, which, attr,
+                                                               value, name):
+    tmp, saved = range_models
+    tagged = value if isinstance(value, dict) else {"value": value}
+    members = _edit_meta(saved[which], lambda m: m["attributes"].update({attr: tagged}))
+    with pytest.raises(ModelFormatError, match=name):
+        kernelkit.load(_write(tmp / f"{which}-{attr}.kk", members))
+
+
+def test_out_of_range_arrays_are_refused_naming_the_attribute(range_models):
+    tmp, saved = range_models
+    svc = saved["svc"]
+    arrays = {n: np.load(io.BytesIO(d)) for n, d in svc if n.endswith(".npy")}
+    n_iter = arrays["n_iter_.npy"].copy()
+    n_iter[0] = -1
+    with pytest.raises(ModelFormatError, match="n_iter_"):
+        kernelkit.load(_write(tmp / "a1.kk", _replace_array(svc, "n_iter_.npy", n_iter)))
+    support = arrays["support_.npy"].copy()
+    support[0] = -5
+    with pytest.raises(ModelFormatError, match="support_"):
+        kernelkit.load(_write(tmp / "a2.kk", _replace_array(svc, "support_.npy", support)))
+    # the untouched files load
+    for which, members in saved.items():
+        kernelkit.load(_write(tmp / f"ok-{which}.kk", members))

@@ -178,3 +178,57 @@ def test_string_kernel(centers):
     assert nys.n_components_ == 4
     Z = nys.transform(S)
     np.testing.assert_allclose(Z @ Z.T, gram(_CharCounts(), S), atol=1e-8)
+
+
+# ---- the centers' M x M work within the memory budget (issue 13) -----------------------
+def _fail_on_gram(monkeypatch):
+    """Make any kernel evaluation fail: the budget must be checked before any work."""
+    from kernelkit.kernels import base
+
+    def boom(*args, **kwargs):
+        raise AssertionError("a kernel block was computed before the budget check")
+
+    monkeypatch.setattr(base.Kernel, "block", boom)
+
+
+@pytest.mark.parametrize("centers", ["uniform", "kmeans++", "leverage"])
+def test_n_components_whose_eigendecomposition_does_not_fit_is_refused_first(centers,
+                                                                            monkeypatch):
+    from kernelkit import config_context
+    from kernelkit.exceptions import MemoryBudgetError
+
+    X = np.random.default_rng(0).normal(size=(4000, 2))
+    _fail_on_gram(monkeypatch)
+    with config_context(memory="16MB"):
+        with pytest.raises(MemoryBudgetError,
+                           match=r"Nystroem\(n_components=4000\).*4000 x 4000.*488 MB"
+                                 r".*16 MB.*fewer components"):
+            Nystroem(n_components=4000, centers=centers, random_state=0).fit(X)
+        with pytest.raises(MemoryBudgetError, match="Nystroem with 1000 given centers"):
+            Nystroem(centers=X[:1000]).fit(X)
+
+
+def test_leverage_pilot_is_checked_against_the_budget(monkeypatch):
+    from kernelkit import config_context
+    from kernelkit.exceptions import MemoryBudgetError
+
+    X = np.random.default_rng(0).normal(size=(1500, 2))
+    # 32 M^2 = 11 MB fits 16 MB; the pilot of 2M = 1200 rows needs 4 x 11 MB
+    with config_context(memory="16MB"):
+        Nystroem(n_components=600, random_state=0).fit(X)
+        _fail_on_gram(monkeypatch)
+        with pytest.raises(MemoryBudgetError, match=r"ridge-leverage centers \(a pilot of 1200"):
+            Nystroem(n_components=600, centers="leverage", random_state=0).fit(X)
+
+
+def test_normalization_in_place_is_bit_identical():
+    from kernelkit.features.nystroem import nystroem_normalization
+    from kernelkit.linalg import eigh_psd
+
+    X = np.random.default_rng(1).normal(size=(60, 3))
+    X[30:] = X[:30]  # duplicate centers: eigenvalues dropped
+    K = gram(RBF(gamma=0.3), X)
+    s, U = eigh_psd(K)
+    keep = s >= 1e-12 * s[-1]
+    with pytest.warns(NumericalWarning):
+        np.testing.assert_array_equal(nystroem_normalization(K), U[:, keep] / np.sqrt(s[keep]))

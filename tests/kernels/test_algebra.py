@@ -8,7 +8,7 @@ from sklearn.base import clone
 
 from kernelkit.kernels import (RBF, Bilinear, Cauchy, Composed, Constant, Exp, KroneckerDelta,
                                Laplacian, Linear, Polynomial, Power, Product, Scaled, Sigmoid,
-                               Sum, Warped, parse_kernel)
+                               Sum, Warped, kernel_from_dict, parse_kernel)
 from kernelkit.testing import check_kernel
 
 
@@ -269,3 +269,117 @@ def test_repr_round_trip_of_nested_nodes():
     for k in (Sum(RBF(), Sum(Linear(), Cauchy())), Product(RBF(), Product(Linear(), Cauchy())),
               Scaled(Scaled(RBF(), 0.5), 2.0)):
         assert parse_kernel(repr(k)) == k, repr(k)
+
+
+# ---- flat sums and products, bounded nesting (issue 13) --------------------------------
+def test_sum_of_thousands_of_kernels_is_one_flat_node_without_recursion():
+    from kernelkit.models import KernelRidge
+
+    X, _ = _data()
+    k = sum([Linear()] * 2999, RBF(gamma=0.5))  # RecursionError at fit before
+    assert type(k) is Sum and k.n_terms == 3000
+    assert k.k1 == RBF(gamma=0.5) and k.k3000 == Linear()
+    np.testing.assert_allclose(k(X), RBF(gamma=0.5)(X) + 2999 * Linear()(X), rtol=1e-10)
+    np.testing.assert_allclose(k.diag(X), np.diag(k(X)), rtol=1e-12)
+    assert parse_kernel(repr(k)) == k
+    assert kernel_from_dict(k.to_dict()) == k
+    c = clone(k)
+    assert c == k and c.k2 is not k.k2
+    assert k.get_params()["k1__gamma"] == 0.5 and len(k.get_params(deep=False)) == 3000
+    y = X[:, 0]
+    pred = KernelRidge(kernel=k, alpha=1.0).fit(X, y).predict(X)
+    assert np.isfinite(pred).all()
+
+
+def test_random_and_explicit_features_of_wide_sums_and_products():
+    from kernelkit.features import ExplicitFeatures, RandomFourierFeatures
+
+    X, _ = _data()
+    k = sum([RBF(gamma=0.1)] * 2000, RBF(gamma=0.1))
+    Z = RandomFourierFeatures(k, n_components=64, random_state=0).fit_transform(X)
+    assert Z.shape == (len(X), 64) and np.isfinite(Z).all()
+    wide = sum([Linear()] * 500, Linear())
+    np.testing.assert_allclose(ExplicitFeatures(wide).fit_transform(X) @
+                               ExplicitFeatures(wide).fit_transform(X).T, wide(X), rtol=1e-10)
+    prod = Linear() * Linear() * Constant(2.0)
+    assert type(prod) is Product and prod.n_terms == 3
+    Zp = ExplicitFeatures(prod).fit_transform(X)
+    np.testing.assert_allclose(Zp @ Zp.T, prod(X), rtol=1e-10)
+
+
+def test_nested_sums_flatten_and_three_term_params_work_in_a_grid_search():
+    from sklearn.model_selection import GridSearchCV
+
+    from kernelkit.models import KernelRidge
+
+    a, b, c = RBF(gamma=0.5), Linear(), RBF(gamma=2.0)
+    k = (a + b) + c
+    assert k == a + (b + c) == Sum(a, b, k3=c) == sum([a, b, c])
+    assert set(k.get_params(deep=False)) == {"k1", "k2", "k3"}
+    assert repr(k) == "RBF(gamma=0.5) + Linear() + RBF(gamma=2.0)"
+    assert Sum(a, b) != k and k != Sum(a, b)
+    k.set_params(k3__gamma=3.0)
+    assert k.k3.gamma == 3.0
+    with pytest.raises(ValueError, match="invalid parameter 'k4'"):
+        k.set_params(k4=RBF())
+    with pytest.raises(TypeError, match="without gaps"):
+        Sum(a, b, k4=c)
+    X, _ = _data()
+    y = X[:, 0] ** 2
+    gs = GridSearchCV(KernelRidge(kernel=k), {"kernel__k3__gamma": [0.1, 1.0]}, cv=2).fit(X, y)
+    assert gs.best_estimator_.kernel.k3.gamma in (0.1, 1.0)
+
+
+def test_mixture_and_convolution_sample_as_the_nested_binary_densities_did():
+    from kernelkit.kernels import spectral
+
+    parts = [spectral.Gaussian(0.5), spectral.LaplaceDensity(2.0, scale=3.0),
+             spectral.Gaussian(1.5, scale=0.5), spectral.Dirac(scale=0.0)]
+    nested = spectral.Mixture(spectral.Mixture(spectral.Mixture(*parts[:2]), parts[2]),
+                              parts[3])
+    flat = spectral.Mixture(*parts)
+    np.testing.assert_array_equal(flat.sample(3, 200, random_state=1),
+                                  nested.sample(3, 200, random_state=1))
+    assert flat.scale == nested.scale
+    zero = [spectral.Gaussian(1.0, scale=0.0), spectral.Gaussian(1.0, scale=0.0), parts[1]]
+    np.testing.assert_array_equal(
+        spectral.Mixture(*zero).sample(2, 50, random_state=0),
+        spectral.Mixture(spectral.Mixture(*zero[:2]), zero[2]).sample(2, 50, random_state=0))
+    conv = spectral.Convolution(*parts[:3])
+    np.testing.assert_array_equal(
+        conv.sample(3, 40, random_state=2),
+        spectral.Convolution(spectral.Convolution(*parts[:2]), parts[2]).sample(
+            3, 40, random_state=2))
+    assert (RBF() ** 3).spectral_density() == spectral.Convolution(*[RBF().spectral_density()] * 3)
+
+
+def test_deep_chains_of_unary_nodes_are_refused_with_the_parsers_message():
+    from kernelkit.exceptions import KernelSpecError
+    from kernelkit.kernels.algebra import MAX_DEPTH
+
+    k = RBF()
+    for _ in range(MAX_DEPTH - 1):
+        k = 2 * k  # MAX_DEPTH levels: accepted, and every walk over it works
+    X, _ = _data()
+    assert np.isfinite(k(X)).all() and parse_kernel(repr(k)) == k and clone(k) == k
+    assert kernel_from_dict(k.to_dict()) == k
+    with pytest.raises(KernelSpecError, match="nested too deeply"):
+        2 * k
+    with pytest.raises(KernelSpecError, match="nested too deeply"):
+        p = RBF()
+        for _ in range(20000):
+            p = p ** 1
+    with pytest.raises(KernelSpecError, match="nested too deeply") as info:
+        parse_kernel("rbf" + " * 2" * 20000)
+    assert len(str(info.value)) < 500  # the message, not 80,000 characters of expression
+    with pytest.raises(KernelSpecError, match="nested too deeply"):
+        Exp(k)
+
+
+def test_parser_builds_long_chains_as_one_flat_node():
+    k = parse_kernel("rbf" + " + rbf" * 5000)
+    assert type(k) is Sum and k.n_terms == 5001
+    p = parse_kernel("linear" + " * linear" * 3000)
+    assert type(p) is Product and p.n_terms == 3001
+    assert parse_kernel("rbf * linear * 2 + 1.5 + cauchy") == \
+        (RBF() * Linear()) * 2 + Constant(1.5) + Cauchy()

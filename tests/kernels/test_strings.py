@@ -64,6 +64,64 @@ def test_subsequence_dp_matches_brute_force(p, all_lengths):
         pytest.approx(brute[0, 0], rel=1e-12, abs=1e-14)
 
 
+@pytest.mark.parametrize("p", [1, 2, 4, 70])
+@pytest.mark.parametrize("all_lengths", [False, True])
+def test_row_by_row_dp_is_bit_identical_to_the_full_layer_twin(p, all_lengths):
+    # The compiled program keeps one row per length (O(p |t|) memory); the twin keeps
+    # two full (|s|+1) x (|t|+1) layers. Same sums in the same order: equal bits.
+    X = random_strings(12, "abc", max_len=60, seed=20 + p)
+    Y = random_strings(9, "abcd", max_len=45, seed=30 + p)
+    xc, xo = encode(X)
+    yc, yo = encode(Y)
+    out = np.empty((len(X), len(Y)))
+    subsequence_block(xc, xo, yc, yo, p, 0.7, all_lengths, -1, out)
+    np.testing.assert_array_equal(out, subsequence_block_ref(X, Y, p, 0.7, all_lengths))
+    np.testing.assert_array_equal(subsequence_self(xc, xo, p, 0.7, all_lengths),
+                                  [subsequence_pair_ref(s, s, p, 0.7, all_lengths) for s in X])
+
+
+def test_subsequence_scratch_grows_with_p_times_length_not_length_squared():
+    from kernelkit._compiled.strings import subsequence_scratch_size
+
+    assert subsequence_scratch_size(2, 5000, 5000) == 2 * 5001 + 3
+    assert subsequence_scratch_size(50, 3, 5000) == 3 * 5001 + 4  # depth min(p, |s|, |t|)
+
+
+def test_long_strings_stay_within_a_small_budget():
+    # Two 5,000-character strings under a 16 MB budget: the full-layer program took
+    # +382 MB (issue 13); rows per length take 120 KB. Peak memory of a fresh process.
+    import subprocess
+    import sys
+
+    code = """
+import resource, numpy as np, kernelkit
+from kernelkit.kernels import Subsequence
+k = Subsequence(p=2, decay=0.5)
+k(["ab"], ["abc"])  # compile (or load) first
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+rng = np.random.default_rng(0)
+X = ["".join(rng.choice(list("abcdefgh"), size=5000)) for _ in range(2)]
+with kernelkit.config_context(memory="16MB"):
+    K = k(X)
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+assert K.shape == (2, 2) and K[0, 0] == 1.0 and 0 < K[0, 1] < 1, K
+assert grown < 48 * 1024, f"peak memory grew by {grown / 1024:.0f} MB"
+"""
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_dynamic_program_refused_before_allocating_when_p_times_length_does_not_fit():
+    from kernelkit import config_context
+    from kernelkit.exceptions import MemoryBudgetError
+
+    X = ["ab" * 1500, "ba" * 1500]
+    with config_context(memory="16MB"):
+        with pytest.raises(MemoryBudgetError, match=r"p=3000.*3000 characters.*smaller p"):
+            Subsequence(p=3000)(X)
+        with pytest.raises(MemoryBudgetError, match="p=3000"):
+            Subsequence(p=3000).diag(X)
+
+
 def test_symmetric_block_with_offset_mirrors_the_same_values():
     Y = random_strings(20, seed=3)
     yc, yo = encode(Y)

@@ -30,14 +30,20 @@ Conventions shared by the Gram passes
 
 Compilation is lazy (first call) and cached on disk; importing this package
 compiles nothing.
+
+Every entry point below is wrapped by :func:`._common.interruptible`: a
+Ctrl-C during a compiled loop reaches the caller as KeyboardInterrupt, not as
+numba's ``SystemError ... returned a result with an exception set``.
 """
 
+from ._common import interruptible
 from .differences import cauchy, l1_exp
 from .elementwise import (exp_scaled, poly_from_inner, powf_from_inner, rbf_from_inner,
                           scale_add_rows_cols, sqdist_from_inner, tanh_from_inner)
 from .layout import mirror_band_upper, mirror_lower
 from .selection import member_sums, smallest_k, smallest_k_stable
-from .strings import encode, subsequence_block, subsequence_pair, subsequence_self
+from .strings import (encode, subsequence_block, subsequence_pair, subsequence_scratch_bytes,
+                      subsequence_self)
 
 #: Former name of :func:`smallest_k_stable` (kept for existing imports).
 
@@ -46,4 +52,13 @@ __all__ = [
     "poly_from_inner", "powf_from_inner", "tanh_from_inner", "scale_add_rows_cols",
     "mirror_lower", "mirror_band_upper", "member_sums", "smallest_k", "smallest_k_stable",
     "encode", "subsequence_block", "subsequence_self", "subsequence_pair",
+    "subsequence_scratch_bytes", "interruptible",
 ]
+
+# One place for every entry point (see interruptible); the others are plain Python.
+# Compiled loops elsewhere (solvers) wrap their entry points with the same function.
+_PLAIN = ("encode", "subsequence_scratch_bytes", "interruptible")
+for _name in __all__:
+    if _name not in _PLAIN:
+        globals()[_name] = interruptible(globals()[_name])
+del _name

@@ -13,6 +13,8 @@ NaN propagation that the tests pin down.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -55,6 +57,34 @@ def _exp(x):
     s1 = np.int64((k1 + 1023) << 52).view(np.float64)  # 2^k1, exact
     s2 = np.int64((ki - k1 + 1023) << 52).view(np.float64)  # 2^(k-k1), exact
     return (p * s1) * s2
+
+
+# --------------------------------------------------------------------------
+# Ctrl-C
+
+def interruptible(func):
+    """``func`` with a Ctrl-C during its compiled loop raised as KeyboardInterrupt.
+
+    A signal arriving while numba code runs only sets CPython's pending-signal
+    flag (compiled loops never check it). The first Python code run afterwards
+    is numba's own: boxing the result calls ``serialize._numba_unpickle``,
+    whose frame raises the pending KeyboardInterrupt; the dispatcher then
+    returns its result with that exception set, and CPython turns this into
+    ``SystemError: CPUDispatcher(...) returned a result with an exception
+    set`` whose cause is the KeyboardInterrupt. This wrapper gives the caller
+    the KeyboardInterrupt back; every public entry point of
+    :mod:`kernelkit._compiled` is wrapped once, in its ``__init__``.
+    """
+    @functools.wraps(func)
+    def call(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except SystemError as exc:
+            if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+                raise KeyboardInterrupt from None
+            raise
+
+    return call
 
 
 # --------------------------------------------------------------------------

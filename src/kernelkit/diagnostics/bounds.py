@@ -142,16 +142,16 @@ def spectral_second_moment(density, n_features):
         return 0.0
     if isinstance(density, spectral.ScaledDensity):
         return spectral_second_moment(density.inner, d)
-    if isinstance(density, spectral.Convolution):
-        return (spectral_second_moment(density.first, d)
-                + spectral_second_moment(density.second, d))
+    if isinstance(density, spectral.Convolution):  # flat: one part per factor
+        return sum(spectral_second_moment(p, d) for p in density.parts)
     if isinstance(density, spectral.Mixture):
-        s1, s2 = density.first.scale, density.second.scale
-        m1, m2 = (spectral_second_moment(p, d) for p in (density.first, density.second))
-        if s1 + s2 <= 0:
+        scales = [p.scale for p in density.parts]
+        moments = [spectral_second_moment(p, d) for p in density.parts]
+        total = density.scale
+        if total <= 0:
             return 0.0
         # 0 * inf is NaN; a zero-weight component contributes nothing.
-        return sum(s / (s1 + s2) * m for s, m in ((s1, m1), (s2, m2)) if s > 0)
+        return sum(s / total * m for s, m in zip(scales, moments) if s > 0)
     raise TypeError(f"no second moment known for the spectral density {density!r}")
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._budget import row_blocks, rows_per_block
+from .._budget import require, row_blocks, rows_per_block
 from .._compiled import sqdist_from_inner
 from ..gram import gram
 from ..linalg import eigh_psd
@@ -155,6 +155,9 @@ def leverage_scores(kernel, X, ridge, pilot):
     estimate of ``[K (K + ridge I)^-1]_ii`` of Alaoui & Mahoney (2015) and
     Musco & Musco (2017), with P the pilot rows. Computed in row blocks.
     """
+    P = len(pilot)  # K_PP, its eigendecomposition (copy + dsyevd work) and B: 4 P x P arrays
+    require(32.0 * P * P, f"ridge-leverage centers (a pilot of {P} rows, {P} x {P} matrices)",
+            hint="use fewer centers")
     XP = take_rows(X, pilot)
     KPP = gram(kernel, XP)
     w, Q = eigh_psd(KPP)

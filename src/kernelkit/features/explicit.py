@@ -49,12 +49,11 @@ def explicit_feature_dim(kernel, n_features):
         return math.comb(d + p, p)
     if isinstance(k, Scaled):
         return explicit_feature_dim(k.k, d)
-    if isinstance(k, Sum):
-        a, b = explicit_feature_dim(k.k1, d), explicit_feature_dim(k.k2, d)
-        return None if a is None or b is None else a + b
-    if isinstance(k, Product):
-        a, b = explicit_feature_dim(k.k1, d), explicit_feature_dim(k.k2, d)
-        return None if a is None or b is None else a * b
+    if isinstance(k, (Sum, Product)):  # flat n-ary nodes: a loop over the terms
+        dims = [explicit_feature_dim(term, d) for term in k.terms]
+        if any(dim is None for dim in dims):
+            return None
+        return sum(dims) if isinstance(k, Sum) else math.prod(dims)
     if isinstance(k, Power) and k._integer:
         a = explicit_feature_dim(k.k, d)
         return None if a is None else a ** int(k.exponent)
@@ -104,10 +103,13 @@ def _features(k, X):
     if isinstance(k, Scaled):
         return math.sqrt(k.scale) * _features(k.k, X)
     if isinstance(k, Sum):
-        return np.hstack([_features(k.k1, X), _features(k.k2, X)])
-    if isinstance(k, Product):
-        A, B = _features(k.k1, X), _features(k.k2, X)
-        return (A[:, :, None] * B[:, None, :]).reshape(len(X), -1)
+        return np.hstack([_features(term, X) for term in k.terms])
+    if isinstance(k, Product):  # left to right, as the nested binary products were
+        Z = _features(k.terms[0], X)
+        for term in k.terms[1:]:
+            B = _features(term, X)
+            Z = (Z[:, :, None] * B[:, None, :]).reshape(len(X), -1)
+        return Z
     if isinstance(k, Power):
         A = _features(k.k, X)
         Z = A

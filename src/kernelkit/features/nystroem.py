@@ -25,11 +25,16 @@ from .._validation import (Interval, Options, check_same_n_features, check_vecto
 from ..exceptions import NumericalWarning
 from ..gram import gram
 from ..kernels import resolve_kernel
-from .._budget import rows_per_block
+from .._budget import require, rows_per_block
 from ..linalg import eigh_psd
 from .centers import CENTER_METHODS, select_centers, take_rows
 
-__all__ = ["Nystroem", "nystroem_transform", "nystroem_normalization"]
+__all__ = ["Nystroem", "nystroem_transform", "nystroem_normalization", "EIGH_BYTES_PER_ENTRY"]
+
+# Peak bytes per entry of an M x M eigendecomposition: K_CC, LAPACK's Fortran copy
+# (which becomes the eigenvectors) and dsyevd's workspace of 2 M^2 floats, all
+# float64 (measured: 4.0 M^2 floats at M = 1500).
+EIGH_BYTES_PER_ENTRY = 32.0
 
 # Eigenvalues of K_CC below this fraction of the largest are dropped: their
 # 1/sqrt(s) would amplify round-off of K(x, C) by more than 1e6.
@@ -44,6 +49,17 @@ def _blocks(n, n_cols):
     step = rows_per_block(n_cols)
     for r0 in range(0, n, step):
         yield r0, min(n, r0 + step)
+
+
+def _require_centers_matrix(M, what):
+    """MemoryBudgetError unless K_CC and its eigendecomposition fit (checked before any work).
+
+    They cannot be blocked; the centers' selection (k-means++, leverage) and
+    the transform's row blocks stay within the budget on their own.
+    """
+    require(EIGH_BYTES_PER_ENTRY * M * M,
+            f"{what}: the {M} x {M} kernel matrix of the centers and its eigendecomposition",
+            hint="use fewer components")
 
 
 def nystroem_transform(kernel, X, components, normalization):
@@ -81,7 +97,9 @@ def nystroem_normalization(K_CC):
                       f"below {_RELATIVE_EIGEN_CUTOFF:g} x the largest and were dropped "
                       f"(duplicate or nearly dependent centers); n_components_ = "
                       f"{int(keep.sum())}", NumericalWarning, stacklevel=3)
-    return U[:, keep] / np.sqrt(s[keep])
+    U = U[:, keep]
+    U /= np.sqrt(s[keep])  # in place: no third M x M array
+    return U
 
 
 class Nystroem(TransformerMixin, BaseEstimator):
@@ -196,11 +214,13 @@ class Nystroem(TransformerMixin, BaseEstimator):
                 warnings.warn(f"n_components={M} > n_samples={n}: all {n} samples are used "
                               f"as centers", UserWarning, stacklevel=2)
                 M = n
+            _require_centers_matrix(M, f"Nystroem(n_components={self.n_components})")
             idx = select_centers(kernel, X, M, self.centers, rng, self.regularization)
             C = take_rows(X, idx)
         else:
             idx = None
             C = kernel.check_input(self.centers, "centers")
+            _require_centers_matrix(len(C), f"Nystroem with {len(C)} given centers")
             if _is_vector_kernel(kernel):
                 check_same_n_features(X, C, ("X", "centers"))
         self.kernel_ = kernel

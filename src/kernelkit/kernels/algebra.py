@@ -3,8 +3,12 @@
 If k1, k2 are kernels, so are k1 + k2, k1 * k2, c * k (c >= 0), k ** p
 (p a positive integer), exp(k), f(x) k(x, y) f(y), k(phi(x), phi(y)) and
 x'Ay (A positive semi-definite). Each node keeps its children as parameters
-(``k1``, ``k2``, ``k``), so nested parameters such as ``k1__gamma`` reach a
+(``k1``, ``k2``, ..., ``k``), so nested parameters such as ``k1__gamma`` reach a
 grid search, and knows whether it is shift-invariant and guaranteed PSD.
+
+Sums and products are flat n-ary nodes (a sum of 3,000 kernels is one node with
+3,000 terms, walked by loops); other nodes may nest at most :data:`MAX_DEPTH`
+deep, so no walk over a kernel can exhaust Python's recursion limit.
 """
 
 from __future__ import annotations
@@ -13,66 +17,159 @@ from numbers import Real
 
 import numpy as np
 
-from .._validation import Interval, check_vectors, looks_like_strings
-from ..exceptions import InvalidParameterError
+from .._validation import Interval, check_vectors, looks_like_strings, validate_params
+from ..exceptions import InvalidParameterError, KernelSpecError
 from .base import Kernel
 from . import spectral
 
-__all__ = ["Sum", "Product", "Scaled", "Power", "Exp", "Warped", "Composed", "Bilinear"]
+__all__ = ["Sum", "Product", "Scaled", "Power", "Exp", "Warped", "Composed", "Bilinear",
+           "MAX_DEPTH", "term_names"]
 
 
-def _combined_kind(k1, k2):
-    kinds = {k1.input_kind, k2.input_kind} - {"any"}
+#: Deepest nesting of kernel nodes accepted (Scaled of Scaled of ..., Power of Power):
+#: every walk over a kernel (evaluation, repr, equality, clone, model files) may
+#: recurse this deep. Sums and products do not nest (they are flat n-ary nodes), so
+#: only chains of unary nodes or parentheses reach it.
+MAX_DEPTH = 100
+
+
+def _check_depth(node, children):
+    """Set ``node._depth`` (1 + its deepest child); refuse nesting beyond MAX_DEPTH."""
+    depth = 1 + max((getattr(k, "_depth", 1) for k in children), default=0)
+    if depth > MAX_DEPTH:
+        raise KernelSpecError(
+            f"kernel expression nested too deeply ({depth} levels of nested nodes at "
+            f"{type(node).__name__}, at most {MAX_DEPTH}): write a chain of scales as one "
+            "factor (2 * 2 * k as 4 * k) and powers of powers as one power")
+    node._depth = depth
+
+
+def _combined_kind(terms):
+    kinds = {k.input_kind for k in terms} - {"any"}
     if len(kinds) > 1:
+        k1 = next(k for k in terms if k.input_kind != "any")
+        k2 = next(k for k in terms if k.input_kind not in ("any", k1.input_kind))
         raise InvalidParameterError(f"cannot combine {k1!r} (on {k1.input_kind}s) with {k2!r} "
                                     f"(on {k2.input_kind}s): both kernels must take the same "
                                     "kind of input")
     return kinds.pop() if kinds else "any"
 
 
-class _Binary(Kernel):
-    """A node with two child kernels ``k1`` and ``k2``."""
+_TERM_NAMES = ["k1", "k2"]
+
+
+def term_names(n):
+    """Parameter names of an n-term sum or product: ``k1, ..., kn``."""
+    while len(_TERM_NAMES) < n:  # grown once, sliced after: building sums stays cheap
+        _TERM_NAMES.append(f"k{len(_TERM_NAMES) + 1}")
+    return _TERM_NAMES[:n]
+
+
+class _TermNames:
+    """``_param_names`` of an n-ary node: k1..kN of the instance; k1, k2 on the class."""
+
+    def __get__(self, node, cls=None):
+        names = term_names(2 if node is None else node.n_terms)
+        return lambda: names
+
+
+class _Nary(Kernel):
+    """A flat node over n >= 2 terms, held as parameters ``k1``, ``k2``, ..., ``kn``.
+
+    A term of the same type is spliced in at construction, so ``(a + b) + c``
+    and ``sum([a, b, c])`` are one node with k1=a, k2=b, k3=c (as GPyTorch does):
+    nothing walks a deep tree, however many terms. Two-term nodes keep their
+    ``k1``/``k2`` parameters; ``type(node)(**node.get_params(deep=False))``
+    rebuilds any node, so scikit-learn's ``clone`` and grid search (``k3__gamma``)
+    work as for two terms.
+    """
 
     _symbol = "?"
+    _param_names = _TermNames()
     _param_constraints = {"k1": [Kernel], "k2": [Kernel]}
 
-    def __init__(self, k1, k2):
-        self.k1 = k1
-        self.k2 = k2
+    def __init__(self, k1, k2, **more):
+        if not more and type(k1) is type(self) and type(k2) is not type(self) and \
+                isinstance(k2, Kernel):
+            # a + b + c + ... built left to right: k1's terms are checked already, so
+            # copy them (one dict copy) and check the new term only.
+            self.__dict__.update(k1.__dict__)
+            self.n_terms += 1
+            setattr(self, term_names(self.n_terms)[-1], k2)
+            _combined_kind([k1, k2])
+            _check_depth(self, [k2])
+            self._depth = max(self._depth, k1._depth)
+            return
+        terms = [k1, k2]
+        names = term_names(len(more) + 2)
+        if set(more) != set(names[2:]):
+            raise TypeError(f"{type(self).__name__}() takes terms k1, k2, k3, ... numbered "
+                            f"from 1 without gaps, got {['k1', 'k2'] + sorted(more)}")
+        terms += [more[name] for name in names[2:]]
+        flat = []
+        for k in terms:
+            flat.extend(k.terms if type(k) is type(self) else [k])
+        self.n_terms = len(flat)
+        for name, k in zip(term_names(len(flat)), flat):
+            setattr(self, name, k)
         self._check_params()
 
+    @classmethod
+    def _accepted_param_names(cls, given):
+        """Names a description with the parameters ``given`` may use (model files)."""
+        return term_names(max(2, len(given)))
+
+    @property
+    def terms(self):
+        """The terms, in order."""
+        return [getattr(self, name) for name in term_names(self.n_terms)]
+
     def _check_params(self):
-        super()._check_params()
-        _combined_kind(self.k1, self.k2)
+        # Cheap checks (a sum built term by term checks O(n) terms n times); the
+        # declared constraint gives the message for a term that is not a kernel.
+        terms = self.terms
+        for name, k in zip(term_names(len(terms)), terms):
+            if not isinstance(k, Kernel):
+                validate_params(self, {name: [Kernel]}, type(self).__name__)
+        _combined_kind(terms)
+        _check_depth(self, terms)
+
+    def __eq__(self, other):
+        if type(self) is type(other) and self.n_terms != other.n_terms:
+            return False
+        return super().__eq__(other)
+
+    __hash__ = Kernel.__hash__
 
     @property
     def input_kind(self):
-        return _combined_kind(self.k1, self.k2)
+        return _combined_kind(self.terms)
 
     def check_input(self, X, name="X"):
-        child = self.k1 if self.k1.input_kind != "any" else self.k2
+        terms = self.terms
+        child = next((k for k in terms if k.input_kind != "any"), terms[-1])
         return child.check_input(X, name)
 
     @property
     def is_shift_invariant(self):
-        return self.k1.is_shift_invariant and self.k2.is_shift_invariant
+        return all(k.is_shift_invariant for k in self.terms)
 
     @property
     def is_psd(self):
-        return self.k1.is_psd and self.k2.is_psd
+        return all(k.is_psd for k in self.terms)
 
     def _child_repr(self, k):
-        return repr(k)
+        return f"({k!r})" if type(k) is type(self) else repr(k)
 
     def __repr__(self):
-        right = self._child_repr(self.k2)
-        if type(self.k2) is type(self):  # a + (b + c): the parser nests to the left
-            right = f"({self.k2!r})"
-        return f"{self._child_repr(self.k1)} {self._symbol} {right}"
+        return f" {self._symbol} ".join(self._child_repr(k) for k in self.terms)
 
 
-class Sum(_Binary):
-    """k1(x, y) + k2(x, y). Random features: a mixture of the two spectral densities.
+class Sum(_Nary):
+    """k1(x, y) + k2(x, y) (+ k3(x, y) + ...). Random features: a mixture of the densities.
+
+    Sums of sums are one flat node (``(a + b) + c`` has the terms k1=a, k2=b,
+    k3=c), evaluated left to right.
 
     Examples
     --------
@@ -87,24 +184,34 @@ class Sum(_Binary):
     >>> np.round(k(np.array([[0.0, 0.0], [1.0, 1.0]])), 4)
     array([[1.    , 0.3679],
            [0.3679, 3.    ]])
+    >>> (k + RBF()).get_params(deep=False)["k3"]
+    RBF()
     """
 
     _symbol = "+"
 
     def _block(self, X, Y, diag_offset):
-        out = self.k1._block(X, Y, diag_offset)
-        out += self.k2._block(X, Y, diag_offset)
+        terms = self.terms
+        out = terms[0]._block(X, Y, diag_offset)
+        for k in terms[1:]:
+            out += k._block(X, Y, diag_offset)
         return out
 
     def _diag(self, X):
-        return self.k1._diag(X) + self.k2._diag(X)
+        terms = self.terms
+        out = terms[0]._diag(X)
+        for k in terms[1:]:
+            out = out + k._diag(X)
+        return out
 
     def spectral_density(self):
-        return spectral.Mixture(self.k1.spectral_density(), self.k2.spectral_density())
+        return spectral.Mixture(*[k.spectral_density() for k in self.terms])
 
 
-class Product(_Binary):
-    """k1(x, y) * k2(x, y) (the Schur product theorem keeps it PSD).
+class Product(_Nary):
+    """k1(x, y) * k2(x, y) (* k3(x, y) ...) (the Schur product theorem keeps it PSD).
+
+    Products of products are one flat node, evaluated left to right.
 
     Examples
     --------
@@ -124,22 +231,32 @@ class Product(_Binary):
     _symbol = "*"
 
     def _child_repr(self, k):
-        return f"({k!r})" if isinstance(k, (Sum, Scaled)) else repr(k)
+        return f"({k!r})" if isinstance(k, (Sum, Scaled, Product)) else repr(k)
 
     def _block(self, X, Y, diag_offset):
-        out = self.k1._block(X, Y, diag_offset)
-        out *= self.k2._block(X, Y, diag_offset)
+        terms = self.terms
+        out = terms[0]._block(X, Y, diag_offset)
+        for k in terms[1:]:
+            out *= k._block(X, Y, diag_offset)
         return out
 
     def _diag(self, X):
-        return self.k1._diag(X) * self.k2._diag(X)
+        terms = self.terms
+        out = terms[0]._diag(X)
+        for k in terms[1:]:
+            out = out * k._diag(X)
+        return out
 
     def spectral_density(self):
-        return spectral.Convolution(self.k1.spectral_density(), self.k2.spectral_density())
+        return spectral.Convolution(*[k.spectral_density() for k in self.terms])
 
 
 class _Unary(Kernel):
     """A node with one child kernel ``k``."""
+
+    def _check_params(self):
+        super()._check_params()
+        _check_depth(self, [self.k])
 
     @property
     def input_kind(self):
@@ -273,10 +390,8 @@ class Power(_Unary):
             raise ValueError(f"{self!r}: a non-integer power has no spectral density "
                              "available; use Nystroem features")
         dens = self.k.spectral_density()
-        out = dens
-        for _ in range(int(self.exponent) - 1):
-            out = spectral.Convolution(out, dens)
-        return out
+        return dens if int(self.exponent) == 1 else \
+            spectral.Convolution(*[dens] * int(self.exponent))
 
 
 class Exp(_Unary):
@@ -415,6 +530,10 @@ class Composed(Kernel):
         self.k = k
         self.phi = phi
         self._check_params()
+
+    def _check_params(self):
+        super()._check_params()
+        _check_depth(self, [self.k])
 
     @property
     def is_psd(self):

@@ -102,17 +102,28 @@ class _Parser:
         return value
 
     def expr(self):
-        value = self.term()
+        values = [self.term()]
         while self.peek()[1] == "+":
             self.take()
-            value = _combine(value, self.term(), "+", self)
+            values.append(self.term())
+        if len(values) > 2 and all(isinstance(v, Kernel) for v in values):
+            # one flat Sum at once: a text of 20,000 terms stays linear in its length
+            return _combine_all(values, self, algebra.Sum)
+        value = values[0]
+        for term in values[1:]:
+            value = _combine(value, term, "+", self)
         return value
 
     def term(self):
-        value = self.factor()
+        values, ops = [self.factor()], []
         while self.peek()[1] in ("*", "/"):
-            op = self.take()[1]
-            value = _combine(value, self.factor(), op, self)
+            ops.append(self.take()[1])
+            values.append(self.factor())
+        if len(values) > 2 and set(ops) == {"*"} and all(isinstance(v, Kernel) for v in values):
+            return _combine_all(values, self, algebra.Product)
+        value = values[0]
+        for op, factor in zip(ops, values[1:]):
+            value = _combine(value, factor, op, self)
         return value
 
     def factor(self):
@@ -124,6 +135,8 @@ class _Parser:
                 self.fail("'**' needs a kernel on its left")
             try:
                 value = algebra.Power(value, exponent)
+            except KernelSpecError:
+                raise
             except (ValueError, TypeError) as exc:
                 raise KernelSpecError(f"in kernel expression {self.text!r}: {exc}") from None
         return value
@@ -211,9 +224,21 @@ def _combine(a, b, op, parser):
             if kb:
                 parser.fail("cannot divide by a kernel")
             return a / b
+    except KernelSpecError:
+        raise  # the algebra's own message (nesting too deep), without the whole text again
     except (ValueError, TypeError, ArithmeticError) as exc:
         raise KernelSpecError(f"in kernel expression {parser.text!r}: {exc}") from None
     raise AssertionError(op)
+
+
+def _combine_all(kernels, parser, node):
+    """One flat ``node`` (Sum or Product) of three or more kernels."""
+    try:
+        return node(**dict(zip(algebra.term_names(len(kernels)), kernels)))
+    except KernelSpecError:
+        raise
+    except (ValueError, TypeError) as exc:
+        raise KernelSpecError(f"in kernel expression {parser.text!r}: {exc}") from None
 
 
 def _build(cls, args, kwargs, text):
@@ -290,7 +315,8 @@ def kernel_from_dict(spec):
     cls = KERNELS.get(spec["kernel"])
     if cls is None:
         raise ValueError(f"unknown kernel {spec['kernel']!r}; known: {sorted(KERNELS)}")
-    names = cls._param_names()
+    accepted = getattr(cls, "_accepted_param_names", None)  # n-ary sums and products
+    names = cls._param_names() if accepted is None else accepted(spec["params"])
     params = {}
     for key, value in spec["params"].items():
         if key not in names:

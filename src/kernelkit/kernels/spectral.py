@@ -123,38 +123,87 @@ class ScaledDensity(SpectralDensity):
 Scaled = ScaledDensity
 
 
-@dataclass(frozen=True)
-class Mixture(SpectralDensity):
-    """The density of ``k1 + k2``: a mixture with weights s1/(s1+s2), s2/(s1+s2)."""
+class _Combination(SpectralDensity):
+    """A density made of n >= 2 parts (a flat sum or product of kernels)."""
 
-    first: SpectralDensity
-    second: SpectralDensity
+    def __init__(self, first, second, *more):
+        object.__setattr__(self, "parts", (first, second) + tuple(more))
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.parts == other.parts
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.parts))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(map(repr, self.parts))})"
+
+    @property
+    def first(self):
+        """The parts but the last, as one density (the left operand of the old binary node)."""
+        return self.parts[0] if len(self.parts) == 2 else type(self)(*self.parts[:-1])
+
+    @property
+    def second(self):
+        """The last part."""
+        return self.parts[-1]
+
+
+class Mixture(_Combination):
+    """The density of ``k1 + k2 + ...``: a mixture with weights s_i / sum_j s_j.
+
+    Sampled as the nested mixture ``((p1 + p2) + p3) + ...`` was, with a loop
+    instead of recursion, so a sum of thousands of kernels samples the same
+    frequencies as before, without a deep call stack: each level splits its
+    columns between the first m - 1 parts and part m (one uniform draw per
+    column, outermost level first); then the parts sample their columns in order.
+    """
 
     @property
     def scale(self):
-        return self.first.scale + self.second.scale
+        total = self.parts[0].scale
+        for part in self.parts[1:]:
+            total = total + part.scale
+        return total
 
     def _sample(self, d, D, rng):
-        total = self.scale
-        if total <= 0:
-            return np.zeros((d, D))
-        pick_first = rng.random_sample(D) < self.first.scale / total
-        W = np.empty((d, D))
-        W[:, pick_first] = self.first._sample(d, int(pick_first.sum()), rng)
-        W[:, ~pick_first] = self.second._sample(d, int((~pick_first).sum()), rng)
+        parts = self.parts
+        prefix = [parts[0].scale]  # prefix[m] = scale of the first m + 1 parts, left to right
+        for part in parts[1:]:
+            prefix.append(prefix[-1] + part.scale)
+        W = np.zeros((d, D))
+        columns = [None] * len(parts)  # the columns each part samples
+        cols = np.arange(D)
+        for m in range(len(parts) - 1, 0, -1):
+            total = prefix[m]
+            if total <= 0:  # this level and every one inside it: zero frequencies
+                cols = None
+                break
+            pick_first = rng.random_sample(len(cols)) < prefix[m - 1] / total
+            columns[m] = cols[~pick_first]
+            cols = cols[pick_first]
+        columns[0] = cols
+        for part, cols in zip(parts, columns):
+            if cols is not None:
+                W[:, cols] = part._sample(d, len(cols), rng)
         return W
 
 
-@dataclass(frozen=True)
-class Convolution(SpectralDensity):
-    """The density of ``k1 * k2``: w = w1 + w2 with independent draws."""
-
-    first: SpectralDensity
-    second: SpectralDensity
+class Convolution(_Combination):
+    """The density of ``k1 * k2 * ...``: w = w1 + w2 + ... with independent draws."""
 
     @property
     def scale(self):
-        return self.first.scale * self.second.scale
+        total = self.parts[0].scale
+        for part in self.parts[1:]:
+            total = total * part.scale
+        return total
 
     def _sample(self, d, D, rng):
-        return self.first._sample(d, D, rng) + self.second._sample(d, D, rng)
+        W = self.parts[0]._sample(d, D, rng)
+        for part in self.parts[1:]:
+            W = W + part._sample(d, D, rng)
+        return W

@@ -14,7 +14,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._budget import row_blocks
+from .._budget import BLOCK_SHARE, require, row_blocks
 from .._validation import Interval, check_strings
 from .base import Kernel
 
@@ -53,7 +53,10 @@ class Subsequence(_StringKernel):
     over every occurrence i of u in s and j of u in t, of
     ``decay ** (span(i) + span(j))``, span = last index - first index + 1: common
     subsequences count more the less they are spread out. Computed by dynamic
-    programming in O(p |s| |t|) per pair (compiled, parallel over rows).
+    programming in O(p |s| |t|) time and O(p |t|) memory per pair (compiled,
+    parallel over rows): the rows of the program are checked against the
+    memory budget (a :class:`~kernelkit.exceptions.MemoryBudgetError` for a
+    p and string lengths that would not fit).
 
     Parameters
     ----------
@@ -101,10 +104,22 @@ class Subsequence(_StringKernel):
     def _args(self):
         return int(self.p), float(self.decay), bool(self.all_lengths)
 
+    def _require_scratch(self, x_offsets, y_offsets):
+        """MemoryBudgetError unless the dynamic program's rows fit a block's share."""
+        from .._compiled import subsequence_scratch_bytes
+
+        nbytes = subsequence_scratch_bytes(self.p, x_offsets, y_offsets)
+        longest = int(max(np.diff(x_offsets).max(initial=0), np.diff(y_offsets).max(initial=0)))
+        require(nbytes, f"the subsequence kernel's dynamic program (p={self.p}, strings of "
+                f"up to {longest} characters; O(p x length) floats per thread)",
+                hint="use a smaller p", share=BLOCK_SHARE)
+
     def _self_values(self, X):
         from .._compiled import encode, subsequence_self
 
-        return subsequence_self(*encode(X), *self._args())
+        codes, offsets = encode(X)
+        self._require_scratch(offsets, offsets)
+        return subsequence_self(codes, offsets, *self._args())
 
     def _block_into(self, X, Y, diag_offset, out):
         from .._compiled import encode, subsequence_block
@@ -113,6 +128,7 @@ class Subsequence(_StringKernel):
             return
         xc, xo = encode(X)
         yc, yo = encode(Y)
+        self._require_scratch(xo, yo)
         if out.dtype == np.float64:
             subsequence_block(xc, xo, yc, yo, *self._args(), int(diag_offset), out)
         else:  # accumulate in float64 whatever the storage

@@ -41,7 +41,7 @@ _KS_JSON = ("gamma_", "bandwidth_", "n_iter_", "converged_", "n_features_in_",
 
 
 def registry():
-    return {
+    table = {
         "KernelRidge": (KernelRidge, ("dual_coef_", "X_fit_", "coef_", "centers_"),
                         ("solver_", "jitter_", "n_features_in_", "n_samples_fit_",
                          "feature_names_in_", "n_iter_"), _check_ridge_state),
@@ -81,6 +81,72 @@ def registry():
         "KitchenSinksClassifier": (KitchenSinksClassifier, _KS_ARRAYS, ("classes_",) + _KS_JSON,
                                    _check_kitchen_sinks_state),
     }
+    # every estimator's state check ends with the range checks of its numbers
+    return {name: (cls, arrays, scalars, _then_check_ranges(check))
+            for name, (cls, arrays, scalars, check) in table.items()}
+
+
+# ---- ranges of the restored numbers ---------------------------------------------
+# Which numbers a fitted model can hold, by attribute (every estimator alike: an
+# attribute an estimator does not have is skipped). Finiteness of every float is
+# checked where it is read (strict JSON, the arrays' reader); these are the ranges.
+_POSITIVE = ("gamma_", "bandwidth_")
+_NON_NEGATIVE = ("alpha_", "jitter_", "inertia_", "best_score_")
+# (squared norms computed as a'Ka, such as center_norms_ and mean_norm_, may round to
+# -1e-17: finite only)
+_FINITE = ("offset_", "intercept_", "dual_coef_", "coef_", "diag_fit_", "center_norms_",
+           "mean_norm_")
+_COUNTS = ("n_iter_", "n_support_")  # integers >= 0, one or an array
+_INDICES = ("support_",)  # integers >= 0
+
+
+def _numbers(path, attr, value):
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iuf" or isinstance(value, bool):
+        _fail(path, f"invalid {attr}: expected numbers, got {type(value).__name__} "
+                    f"{arr.dtype}")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        _fail(path, f"invalid {attr}: NaN or infinity")
+    return arr
+
+
+def check_ranges(path, model):
+    """Every restored number in its range; ModelFormatError naming the attribute."""
+    present = [a for a in _POSITIVE + _NON_NEGATIVE + _FINITE + _COUNTS + _INDICES
+               if getattr(model, a, None) is not None]
+    for attr in present:
+        arr = _numbers(path, attr, getattr(model, attr))
+        if attr in _POSITIVE and not (arr > 0).all():
+            _fail(path, f"invalid {attr}: must be > 0, got {getattr(model, attr)!r}")
+        if attr in _NON_NEGATIVE and not (arr >= 0).all():
+            _fail(path, f"invalid {attr}: must be >= 0, got min {arr.min()!r}")
+        if attr in _COUNTS + _INDICES:
+            if arr.dtype.kind not in "iu":
+                _fail(path, f"invalid {attr}: must hold integers, got {arr.dtype}")
+            if arr.size and arr.min() < 0:
+                _fail(path, f"invalid {attr}: must be >= 0, got {arr.min()!r}")
+    classes = getattr(model, "classes_", None)
+    if classes is not None:
+        classes = np.asarray(classes)
+        if classes.dtype.kind == "f" and not np.isfinite(classes).all():
+            _fail(path, "invalid classes_: NaN or infinity")
+        if len(set(classes.tolist())) != len(classes):  # numbers, or str (object arrays)
+            _fail(path, f"invalid classes_: repeated labels in {classes.tolist()!r}")
+    support = getattr(model, "support_", None)
+    n_support = getattr(model, "n_support_", None)
+    if support is not None and n_support is not None and \
+            int(np.sum(n_support)) != len(support):
+        _fail(path, f"invalid n_support_: sums to {int(np.sum(n_support))}, but there are "
+                    f"{len(support)} support vectors")
+
+
+def _then_check_ranges(check):
+    def check_state(path, model):
+        check(path, model)
+        check_ranges(path, model)
+
+    check_state.__doc__ = check.__doc__
+    return check_state
 
 
 def check_common_state(path, model):

@@ -42,6 +42,7 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import lapack
 
+from .._budget import require
 from .._compiled import mirror_lower
 from ..gram import GramOperator, KernelRows
 from ..linalg import THREADED_POTRF_MAX_N, pcg, robust_cholesky
@@ -240,6 +241,8 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
     Y = y[:, None] if y.ndim == 1 else y
     n, M = (len(X) if operator is None else operator.shape[0]), len(C)
     dtype = np.dtype(dtype)
+    require(16.0 * M * M, f"Falkon's preconditioner with M={M} centers (two {M} x {M} "
+            "float64 matrices)", hint="use fewer centers")
     lam = float(alpha) / n
     if operator is None:
         store_choice = falkon_store_choice(n, M, dtype.itemsize,
