@@ -16,6 +16,15 @@ times fewer samples, so ~10-30 iterations suffice. The operator replaces
 T'^-1 K_MM T^-1 by I (exact up to the eps M jitter): the coefficients solve
 the system with K_MM + eps M I.
 
+Rank-deficient K_MM (centers that repeat, or lie numerically in the span of
+others: KDD Cup 99's uniform centers are mostly such) is the paper's
+appendix case: when many Cholesky pivots are at the jitter's level, T is
+built from the eigen-directions of K_MM above a relative threshold instead,
+T = diag(sqrt(s_r)) Q_r', and the iterations run in those r directions
+(``rank``). Repeated centers are best dropped before (with their counts as
+``center_weights``: A = chol(T D T' / sum(D) + lam I) then matches the drawn
+sample); the model does not change, the preconditioner does.
+
 Cost: K_MM (M^2 d), two Cholesky and one triangular product (M^3 together),
 K_nM (n M d) once if it is stored, else at every iteration, and 4 n M t flops
 per iteration for t targets. K_nM is stored when it fits the memory budget;
