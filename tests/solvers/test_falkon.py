@@ -232,3 +232,15 @@ def test_eigen_preconditioner_equals_cholesky_on_a_full_rank_problem():
         falkon(k, X, C, y, 0.2, center_weights=np.ones(3))
     with pytest.raises(ValueError, match="preconditioner"):
         falkon(k, X, C, y, 0.2, preconditioner="qr")
+
+
+def test_auto_keeps_cholesky_above_the_eigen_size_limit(monkeypatch):
+    import sys
+
+    fk = sys.modules["kernelkit.solvers.falkon"]  # the package exports the function falkon
+    rng = np.random.default_rng(5)
+    X = np.repeat(rng.normal(size=(8, 2)), 50, axis=0) + 1e-7 * rng.normal(size=(400, 2))
+    monkeypatch.setattr(fk, "EIGEN_MAX_M", 50)
+    res = falkon(RBF(gamma=0.5), X, X[::4], X[:, 0], 1e-3, maxiter=3)
+    assert res.preconditioner_choice.value == "cholesky"
+    assert "M > 50" in res.preconditioner_choice.reason and res.rank == 100
