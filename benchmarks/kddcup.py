@@ -26,21 +26,36 @@ timed call is fit + predict on the test set. The random frequencies differ
 D = 500: medians of 3 alternating repeats; D = 2000 (full run only): one
 run each.
 
-Run: ``python benchmarks/kddcup.py`` (about 5 minutes) or ``--quick``.
+Falkon part (issue 10): ``KernelRidgeClassifier(RBF(gamma=0.05), alpha,
+solver="falkon", n_centers=M)`` (uniform centers, repeated rows dropped, the
+preconditioner chosen automatically, default stopping rule unless
+``max_iter`` is given) against scikit-learn's ``Nystroem(gamma=0.05,
+n_components=M)`` + ``RidgeClassifier(alpha)`` (the same Nystroem model; its
+alpha is the same penalty of ||f||^2), one run each, fit + predict; the
+load average (``os.getloadavg``) is recorded with every row: the machine is
+shared, times under load are inflated, accuracies are not.
+
+Run: ``python benchmarks/kddcup.py`` (about 5 minutes) or ``--quick``;
+``KDD_PART=falkon`` (or ``rff``) runs one part and keeps the other's figures;
+``KDD_FALKON_MAX_ITER=30`` caps Falkon's iterations.
 """
 
 from __future__ import annotations
 
+import json
+import os
+
 import numpy as np
 
 import _common  # noqa: F401  (sets KERNELKIT_SHARED_DATA)
-from _common import alternate, parse_args, print_table, write_json
+from _common import RESULTS, alternate, parse_args, print_table, timed, write_json
 
 from kernelkit.datasets import load_shared_table
 from kernelkit.features import RandomFourierFeatures
 from kernelkit.kernels import RBF
+from kernelkit.models import KernelRidgeClassifier
 from kernelkit.solvers import feature_normal_equations, solve_normal_equations
-from sklearn.kernel_approximation import RBFSampler
+from sklearn.kernel_approximation import Nystroem, RBFSampler
 from sklearn.linear_model import RidgeClassifier
 
 GAMMA, ALPHA, N_TRAIN, SEED = 0.01, 1.0, 400_000, 0
@@ -82,11 +97,68 @@ def kernelkit_rff_ridge(Xtr, ytr, Xte, D):
     return classes[np.argmax(scores, axis=1)]
 
 
+FALKON = {"gamma": 0.05, "alpha": 1e-6, "n_centers": 2000, "max_iter": None}
+
+
+def nystroem_peer(Xtr, ytr, Xte, M):
+    ny = Nystroem(kernel="rbf", gamma=FALKON["gamma"], n_components=M, random_state=0)
+    clf = RidgeClassifier(alpha=FALKON["alpha"]).fit(ny.fit_transform(Xtr), ytr)
+    return clf.predict(ny.transform(Xte))
+
+
+def falkon_part(Xtr, ytr, Xte, yte, M):
+    """Falkon against Nystroem + RidgeClassifier at the same M, one run each."""
+    import warnings
+
+    max_iter = os.environ.get("KDD_FALKON_MAX_ITER", FALKON["max_iter"])  # None: default
+    FALKON["max_iter"] = None if max_iter is None else int(max_iter)
+    kw = {} if max_iter is None else {"max_iter": int(max_iter)}
+    clf = KernelRidgeClassifier(RBF(gamma=FALKON["gamma"]), alpha=FALKON["alpha"],
+                                solver="falkon", n_centers=M, random_state=0, **kw)
+    rows = []
+    for name in ("sklearn Nystroem + RidgeClassifier", "kernelkit falkon"):
+        load0 = os.getloadavg()[0]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if name.startswith("sklearn"):
+                seconds, pred = timed(lambda: nystroem_peer(Xtr, ytr, Xte, M))
+            else:
+                seconds, pred = timed(lambda: clf.fit(Xtr, ytr).predict(Xte))
+        row = {"model": name, "M": M, "n_train": len(Xtr), "seconds": seconds,
+               "accuracy": float(np.mean(pred == yte)),
+               "loadavg_1min_before_after": [load0, os.getloadavg()[0]],
+               "warnings": sorted({type(w.message).__name__ for w in caught})}
+        if name.startswith("kernelkit"):
+            row.update({"cg_iter": clf.n_iter_, "rank": clf.rank_, "distinct_centers":
+                        len(clf.centers_),
+                        "residual_norm_max": float(np.max(clf.residual_norm_)),
+                        "choices": [str(c) for c in clf.plan_.choices]})
+        rows.append(row)
+    print(f"\nKDD Cup 99 Falkon vs Nystroem + RidgeClassifier, M = {M} (fit + predict)")
+    print_table(rows, [("model", "model", "s"), ("seconds", "seconds", ".3g"),
+                       ("accuracy", "accuracy", ".4f")])
+    for row in rows:
+        print(f"{row['model']}: load {row['loadavg_1min_before_after']}, "
+              + ", ".join(f"{k}={row[k]}" for k in ("cg_iter", "rank", "distinct_centers",
+                                                     "residual_norm_max") if k in row))
+    return rows
+
+
 def main():
     args = parse_args(__doc__.splitlines()[0])
+    part = os.environ.get("KDD_PART", "all")  # "rff" or "falkon": one part only
+    path = RESULTS / f"kddcup{'_quick' if args.quick else ''}.json"
+    old = json.loads(path.read_text()) if part != "all" and path.exists() else {}
     n_train, n_test = (50_000, 20_000) if args.quick else (N_TRAIN, None)
     cases = [(200, 2)] if args.quick else [(500, 3), (2000, 1)]
     Xtr, ytr, Xte, yte = preprocess(n_train, n_test)
+    falkon_rows = old.get("falkon", {}).get("rows")
+    if part in ("all", "falkon"):
+        falkon_rows = falkon_part(Xtr, ytr, Xte, yte, 500 if args.quick else FALKON["n_centers"])
+    if part == "falkon":
+        old["falkon"] = {"settings": FALKON, "rows": falkon_rows}
+        write_json("kddcup", old, quick=args.quick)
+        return
     print(f"KDD Cup 99: train {Xtr.shape}, test {Xte.shape}, {len(np.unique(ytr))} classes, "
           f"gamma={GAMMA}, alpha={ALPHA}")
     # Warm-up (BLAS threads, first-call imports), untimed.
@@ -108,7 +180,9 @@ def main():
                                 ("kernelkit_acc", "acc kernelkit", ".4f")])
     write_json("kddcup", {"question": "RFF + ridge classifier on KDD Cup 99, fit + predict",
                           "n_train": len(Xtr), "n_test": len(Xte), "gamma": GAMMA,
-                          "alpha": ALPHA, "rows": rows}, quick=args.quick)
+                          "alpha": ALPHA, "rows": rows,
+                          "falkon": {"settings": FALKON, "rows": falkon_rows}},
+               quick=args.quick)
 
 
 if __name__ == "__main__":

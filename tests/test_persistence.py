@@ -64,7 +64,7 @@ def test_is_a_zip_of_json_and_npy_only(data, tmp_path):
     with zipfile.ZipFile(tmp_path / "m.kk") as zf:
         names = sorted(zf.namelist())
         meta = json.loads(zf.read("metadata.json"))
-    assert names == ["X_fit_.npy", "dual_coef_.npy", "metadata.json"]
+    assert names == ["X_fit_.npy", "dual_coef_.npy", "intercept_.npy", "metadata.json"]
     assert meta["format"] == "kernelkit-model" and meta["estimator"] == "KernelRidge"
     assert meta["params"]["kernel"] == {"value": "rbf"}
     assert meta["attributes"]["kernel_"]["kernel"]["kernel"] == "RBF"

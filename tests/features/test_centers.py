@@ -157,3 +157,17 @@ def test_select_centers_dispatches(method, blobs):
 def test_select_centers_unknown_method():
     with pytest.raises(ValueError, match="center selection must be one of"):
         select_centers(RBF(), np.zeros((3, 1)), 2, "random", np.random.RandomState(0))
+
+
+def test_distinct_centers_keep_first_rows_and_count_repeats():
+    from kernelkit.features.centers import distinct_centers
+
+    X = np.array([[1.0, 2.0], [3.0, 4.0], [1.0, 2.0], [5.0, 6.0], [3.0, 4.0]])
+    kept, counts = distinct_centers(X, np.array([4, 0, 1, 2, 3]))
+    np.testing.assert_array_equal(kept, [4, 0, 3])
+    np.testing.assert_array_equal(counts, [2, 2, 1])
+    kept, counts = distinct_centers(["ab", "c", "ab", "d"], np.arange(4))
+    np.testing.assert_array_equal(kept, [0, 1, 3])
+    np.testing.assert_array_equal(counts, [2, 1, 1])
+    kept, counts = distinct_centers(X, np.array([], dtype=int))
+    assert kept.size == counts.size == 0

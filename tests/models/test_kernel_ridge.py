@@ -30,7 +30,7 @@ def cpu():
 ])
 def test_matches_sklearn_on_real_data(cpu, ours, theirs):
     Xtr, ytr, Xte, _ = cpu
-    a = KernelRidge(kernel=ours, alpha=0.3, solver="dual").fit(Xtr, ytr).predict(Xte)
+    a = KernelRidge(kernel=ours, alpha=0.3, solver="dual", fit_intercept=False).fit(Xtr, ytr).predict(Xte)
     b = SkKernelRidge(alpha=0.3, **theirs).fit(Xtr, ytr).predict(Xte)
     assert np.max(np.abs(a - b)) <= 1e-8 * np.max(np.abs(b))
 
@@ -58,7 +58,7 @@ def test_auto_picks_primal_when_features_are_few(cpu):
 def test_linear_kernel_ridge_equals_ridge_without_intercept(cpu):
     Xtr, ytr, Xte, _ = cpu
     for solver in ("primal", "dual"):
-        ours = KernelRidge(kernel=Linear(), alpha=2.0, solver=solver).fit(Xtr, ytr)
+        ours = KernelRidge(kernel=Linear(), alpha=2.0, solver=solver, fit_intercept=False).fit(Xtr, ytr)
         ref = Ridge(alpha=2.0, fit_intercept=False).fit(Xtr, ytr)
         np.testing.assert_allclose(ours.predict(Xte), ref.predict(Xte), rtol=1e-8,
                                    atol=1e-8 * np.abs(ref.predict(Xte)).max())
@@ -69,7 +69,7 @@ def test_closed_form_small_problem():
     X, y = rng.normal(size=(30, 2)), rng.normal(size=30)
     K = np.exp(-0.7 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
     u = np.linalg.solve(K + 0.1 * np.eye(30), y)
-    model = KernelRidge(kernel=RBF(gamma=0.7), alpha=0.1).fit(X, y)
+    model = KernelRidge(kernel=RBF(gamma=0.7), alpha=0.1, fit_intercept=False).fit(X, y)
     np.testing.assert_allclose(model.dual_coef_, u, rtol=1e-9, atol=1e-10)
 
 
@@ -78,9 +78,9 @@ def test_multi_output_and_per_target_alpha():
     X = rng.normal(size=(60, 3))
     Y = np.column_stack([np.sin(X[:, 0]), X[:, 1] ** 2])
     alpha = np.array([0.1, 2.0])
-    both = KernelRidge(kernel="rbf(gamma=0.4)", alpha=alpha).fit(X, Y).predict(X)
+    both = KernelRidge(kernel="rbf(gamma=0.4)", alpha=alpha, fit_intercept=False).fit(X, Y).predict(X)
     for j in range(2):
-        one = KernelRidge(kernel="rbf(gamma=0.4)", alpha=alpha[j]).fit(X, Y[:, j]).predict(X)
+        one = KernelRidge(kernel="rbf(gamma=0.4)", alpha=alpha[j], fit_intercept=False).fit(X, Y[:, j]).predict(X)
         np.testing.assert_allclose(both[:, j], one, rtol=1e-8, atol=1e-10)
     ref = SkKernelRidge(kernel="rbf", gamma=0.4, alpha=alpha).fit(X, Y).predict(X)
     np.testing.assert_allclose(both, ref, rtol=1e-8, atol=1e-10)
@@ -90,12 +90,13 @@ def test_sample_weight_matches_sklearn_and_repetition():
     rng = np.random.default_rng(3)
     X, y = rng.normal(size=(40, 2)), rng.normal(size=40)
     sw = rng.integers(1, 4, size=40).astype(float)
-    ours = KernelRidge(kernel="rbf(gamma=0.5)", alpha=0.3).fit(X, y, sample_weight=sw)
+    ours = KernelRidge(kernel="rbf(gamma=0.5)", alpha=0.3, fit_intercept=False).fit(
+        X, y, sample_weight=sw)
     ref = SkKernelRidge(kernel="rbf", gamma=0.5, alpha=0.3).fit(X, y, sample_weight=sw)
     np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-8, atol=1e-10)
     # integer weights = repeated rows
     rep = np.repeat(np.arange(40), sw.astype(int))
-    rep_model = KernelRidge(kernel="rbf(gamma=0.5)", alpha=0.3).fit(X[rep], y[rep])
+    rep_model = KernelRidge(kernel="rbf(gamma=0.5)", alpha=0.3, fit_intercept=False).fit(X[rep], y[rep])
     np.testing.assert_allclose(ours.predict(X), rep_model.predict(X), rtol=1e-6, atol=1e-8)
 
 
@@ -112,7 +113,8 @@ def test_jitter_recorded_for_singular_gram():
     X = np.tile(np.arange(5.0), 8)[:, None]  # 40 rows, rank-1 Gram matrix
     y = 2.0 * X[:, 0]
     with pytest.warns(kernelkit.NumericalWarning):
-        model = KernelRidge(kernel="linear", alpha=0.0, solver="dual").fit(X, y)
+        model = KernelRidge(kernel="linear", alpha=0.0, solver="dual",
+                            fit_intercept=False).fit(X, y)
     assert model.jitter_ > 0
     np.testing.assert_allclose(model.predict(X), y, atol=1e-3)
 
@@ -204,3 +206,54 @@ def test_grid_search_reaches_nested_kernel_parameters():
     search = GridSearchCV(KernelRidge(kernel=RBF(gamma=1.0) + Linear(), alpha=0.1),
                           {"kernel__k1__gamma": [0.01, 1.0]}, cv=3).fit(X, y)
     assert search.best_params_["kernel__k1__gamma"] == 1.0
+
+
+# ---- fit_intercept -----------------------------------------------------------------
+
+@pytest.mark.parametrize("solver,kernel", [("dual", "rbf(gamma=0.5)"), ("primal", "poly(degree=2)"),
+                                           ("falkon", "rbf(gamma=0.5)")])
+def test_intercept_is_sklearn_on_centred_y_plus_the_mean(solver, kernel):
+    rng = np.random.default_rng(7)
+    X, Xt = rng.normal(size=(60, 3)), rng.normal(size=(15, 3))
+    y = np.sin(X[:, 0]) + 12.0
+    sw = rng.uniform(0.5, 2.0, size=60)
+    ours = KernelRidge(kernel, alpha=0.3, solver=solver, n_centers=60, tol=1e-12,
+                       max_iter=500).fit(X, y, sample_weight=sw)
+    mean = np.average(y, weights=sw)
+    assert ours.intercept_ == pytest.approx(mean, rel=1e-14)
+    sk_kernel = dict(kernel="rbf", gamma=0.5) if kernel.startswith("rbf") else \
+        dict(kernel="poly", degree=2, gamma=1.0, coef0=1.0)
+    ref = SkKernelRidge(alpha=0.3, **sk_kernel).fit(X, y - mean, sample_weight=sw)
+    np.testing.assert_allclose(ours.predict(Xt), ref.predict(Xt) + mean, rtol=1e-7, atol=1e-7)
+
+
+@pytest.mark.parametrize("solver", ["dual", "falkon"])
+def test_uncentred_target_gives_shifted_predictions(solver):
+    rng = np.random.default_rng(8)
+    X, Xt = rng.normal(size=(80, 2)), 3.0 * rng.normal(size=(20, 2))  # some far away
+    y = X[:, 0] ** 2 - X[:, 1]
+    Y = np.column_stack([y, -2.0 * y])
+    kw = dict(alpha=0.1, solver=solver, n_centers=40, random_state=0, tol=1e-12, max_iter=500)
+    base = KernelRidge("rbf(gamma=0.5)", **kw).fit(X, Y).predict(Xt)
+    shifted = KernelRidge("rbf(gamma=0.5)", **kw).fit(X, Y + 1e6).predict(Xt)
+    np.testing.assert_allclose(shifted - 1e6, base, atol=1e-6)
+    # Without an intercept the far-away predictions fall toward 0, not toward 1e6.
+    none = KernelRidge("rbf(gamma=0.5)", fit_intercept=False, **kw).fit(X, Y + 1e6)
+    assert np.abs(none.predict(Xt) - 1e6).max() > 1e5
+    assert none.intercept_.shape == (2,) and not none.intercept_.any()
+
+
+def test_intercept_survives_save_and_old_files_without_it_load(tmp_path):
+    rng = np.random.default_rng(9)
+    X, y = rng.normal(size=(40, 2)), rng.normal(size=40) + 5.0
+    model = KernelRidge("rbf(gamma=0.5)", alpha=0.1).fit(X, y)
+    kernelkit.save(model, tmp_path / "m.kk")
+    back = kernelkit.load(tmp_path / "m.kk")
+    assert back.intercept_ == model.intercept_ and back.fit_intercept
+    np.testing.assert_array_equal(back.predict(X), model.predict(X))
+    old = KernelRidge("rbf(gamma=0.5)", alpha=0.1, fit_intercept=False).fit(X, y)
+    del old.intercept_  # as written before these attributes existed
+    kernelkit.save(old, tmp_path / "old.kk")
+    back = kernelkit.load(tmp_path / "old.kk")
+    assert back.intercept_ == 0.0 and not back.fit_intercept
+    np.testing.assert_array_equal(back.predict(X), old.predict(X))

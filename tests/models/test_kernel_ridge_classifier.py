@@ -20,7 +20,8 @@ def _blobs(n=150, k=3, seed=0):
 @pytest.mark.parametrize("k", [2, 3])
 def test_linear_kernel_equals_ridge_classifier_without_intercept(k):
     X, y, Xt = _blobs(k=k)
-    ours = KernelRidgeClassifier("linear", alpha=2.0, solver="dual").fit(X, y)
+    ours = KernelRidgeClassifier("linear", alpha=2.0, solver="dual",
+                                 fit_intercept=False).fit(X, y)
     ref = RidgeClassifier(alpha=2.0, fit_intercept=False, solver="cholesky").fit(X, y)
     np.testing.assert_allclose(ours.decision_function(Xt), ref.decision_function(Xt),
                                rtol=1e-9, atol=1e-10)

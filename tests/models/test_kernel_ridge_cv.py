@@ -11,7 +11,7 @@ def _brute_loo_mse(kernel, X, y, alpha):
     errs = []
     for i in range(len(X)):
         keep = np.arange(len(X)) != i
-        m = KernelRidge(kernel=kernel, alpha=alpha, solver="dual").fit(X[keep], y[keep])
+        m = KernelRidge(kernel=kernel, alpha=alpha, solver="dual", fit_intercept=False).fit(X[keep], y[keep])
         errs.append(m.predict(X[i:i + 1])[0] - y[i])
     return float(np.mean(np.square(errs)))
 
@@ -36,7 +36,7 @@ def test_refit_equals_kernel_ridge_with_selected_parameters():
     X = rng.normal(size=(50, 3))
     y = X[:, 0] * X[:, 1]
     cv = KernelRidgeCV(kernel=RBF(gamma=0.5), alphas=(0.05, 0.5)).fit(X, y)
-    ref = KernelRidge(kernel=cv.kernel_, alpha=cv.alpha_).fit(X, y)
+    ref = KernelRidge(kernel=cv.kernel_, alpha=cv.alpha_, fit_intercept=False).fit(X, y)
     np.testing.assert_allclose(cv.predict(X), ref.predict(X), rtol=1e-7, atol=1e-9)
 
 

@@ -30,7 +30,7 @@ def test_subset_of_centers_matches_closed_form_and_is_close_to_exact():
     X, y, Xt = _data(n=300)
     k = RBF(gamma=0.5)
     fk = KernelRidge(k, alpha=0.3, solver="falkon", n_centers=100, tol=1e-12, max_iter=500,
-                     random_state=0).fit(X, y)
+                     random_state=0, fit_intercept=False).fit(X, y)
     C = fk.centers_
     assert C.shape == (100, 3) and all((X == c).all(axis=1).any() for c in C)
     Knm, Kmm = gram(k, X, C), gram(k, C)
@@ -126,3 +126,34 @@ def test_save_load_round_trip(tmp_path):
     back = load(tmp_path / "m.kk")
     assert back.solver_ == "falkon" and back.n_iter_ == m.n_iter_
     np.testing.assert_allclose(back.predict(Xt), m.predict(Xt), rtol=1e-12, atol=1e-13)
+
+
+def test_stopping_short_of_tol_warns_and_keeps_the_residual():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y, _ = _data()
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        m = KernelRidge(RBF(gamma=0.5), alpha=1e-4, solver="falkon", n_centers=80, max_iter=2,
+                        tol=1e-10, random_state=0).fit(X, y)
+    assert m.n_iter_ == 2 and m.residual_norm_ > 1e-10
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ok = KernelRidge(RBF(gamma=0.5), alpha=0.1, solver="falkon", n_centers=80,
+                         random_state=0).fit(X, y)  # the default tol is reached
+    assert ok.n_iter_ < 100 and ok.residual_norm_ <= 1e-4 and ok.rank_ == 80
+
+
+def test_repeated_rows_give_distinct_centers_and_the_same_model():
+    X, y, Xt = _data(n=60)
+    Xr, yr = np.repeat(X, 5, axis=0), np.repeat(y, 5)  # every row five times
+    m = KernelRidge(RBF(gamma=0.5), alpha=0.1, solver="falkon", n_centers=150, tol=1e-12,
+                    max_iter=500, random_state=0).fit(Xr, yr)
+    assert len(np.unique(m.centers_, axis=0)) == len(m.centers_) < 150
+    assert any(c.what == "distinct centers" and "dropped" in c.reason for c in m.plan_.choices)
+    # The model is Nystroem ridge on the distinct centers (closed form).
+    k, C = RBF(gamma=0.5), m.centers_
+    Knm = gram(k, Xr, C)
+    ref = np.linalg.solve(Knm.T @ Knm + 0.1 * gram(k, C), Knm.T @ (yr - yr.mean()))
+    np.testing.assert_allclose(m.predict(Xt), gram(k, Xt, C) @ ref + yr.mean(), atol=1e-6)

@@ -197,3 +197,50 @@ def test_solver_on_a_given_operator_matches_the_default_one(dtype):
     assert res.n_iter == ref.n_iter and res.store_choice is op.store_choice
     with pytest.raises(ValueError, match="operator"):
         falkon(k, None, C, y, 0.2, sample_weight=sw, operator=op)
+
+
+def test_rank_deficient_kmm_chooses_the_eigen_preconditioner():
+    # Centers in a few tight clusters: K_MM numerically rank-deficient.
+    rng = np.random.default_rng(5)
+    X = np.repeat(rng.normal(size=(8, 2)), 50, axis=0) + 1e-7 * rng.normal(size=(400, 2))
+    y = np.sin(X[:, 0]) + X[:, 1]
+    C, k = X[::4], RBF(gamma=0.5)
+    res = falkon(k, X, C, y, 1e-3, tol=1e-10, maxiter=200)
+    assert res.preconditioner_choice.value == "eigen" and "rank-deficient" in \
+        res.preconditioner_choice.reason
+    assert res.rank < len(C) and res.jitter == 0.0 and res.converged
+    # The fit is as good as Nystroem ridge on one center per cluster.
+    C1 = X[::50]
+    ref = _nystroem_krr(k, X, C1, y[:, None], 1e-3)[:, 0]
+    G, G1 = gram(k, X, C), gram(k, X, C1)
+    np.testing.assert_allclose(G @ res.coef, G1 @ ref, atol=1e-4)
+    forced = falkon(k, X, C, y, 1e-3, tol=1e-10, maxiter=200, preconditioner="cholesky")
+    assert forced.preconditioner_choice.value == "cholesky" and forced.rank == len(C)
+
+
+def test_eigen_preconditioner_equals_cholesky_on_a_full_rank_problem():
+    X, y, Xt = _data()
+    C, k = X[:50], RBF(gamma=0.3)
+    sw = np.arange(1.0, 51.0)
+    a = falkon(k, X, C, y, 0.2, tol=1e-12, maxiter=500, center_weights=sw)
+    b = falkon(k, X, C, y, 0.2, tol=1e-12, maxiter=500, center_weights=sw,
+               preconditioner="eigen", rank_rtol=1e-14)
+    assert a.preconditioner_choice.value == "cholesky" and b.rank == 50
+    G = gram(k, Xt, C)
+    np.testing.assert_allclose(G @ b.coef, G @ a.coef, atol=1e-7 * np.abs(G @ a.coef).max())
+    with pytest.raises(ValueError, match="center_weights"):
+        falkon(k, X, C, y, 0.2, center_weights=np.ones(3))
+    with pytest.raises(ValueError, match="preconditioner"):
+        falkon(k, X, C, y, 0.2, preconditioner="qr")
+
+
+def test_auto_keeps_cholesky_above_the_eigen_size_limit(monkeypatch):
+    import sys
+
+    fk = sys.modules["kernelkit.solvers.falkon"]  # the package exports the function falkon
+    rng = np.random.default_rng(5)
+    X = np.repeat(rng.normal(size=(8, 2)), 50, axis=0) + 1e-7 * rng.normal(size=(400, 2))
+    monkeypatch.setattr(fk, "EIGEN_MAX_M", 50)
+    res = falkon(RBF(gamma=0.5), X, X[::4], X[:, 0], 1e-3, maxiter=3)
+    assert res.preconditioner_choice.value == "cholesky"
+    assert "M > 50" in res.preconditioner_choice.reason and res.rank == 100

@@ -4,11 +4,13 @@ Nystroem by Falkon's preconditioned conjugate gradient."""
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -17,9 +19,9 @@ from ..exceptions import InvalidParameterError
 from .._validation import Interval, Options, validate_params
 from .._budget import budget as memory_budget, require
 from ..features import ExplicitFeatures, explicit_feature_dim
-from ..features.centers import select_centers
+from ..features.centers import distinct_centers, select_centers
 from ..gram import GramOperator, gram, kernel_matmat
-from ..planning import falkon_centers, falkon_store_choice, plan_ridge
+from ..planning import Choice, falkon_centers, falkon_store_choice, plan_ridge
 from ..solvers import dual_ridge, primal_ridge
 from ..solvers.falkon import falkon
 from ._base import (check_alpha, check_sample_weight, resolve_estimator_kernel,
@@ -37,6 +39,7 @@ RIDGE_CONSTRAINTS = {
     "solver": [Options(str, _SOLVERS)],
     "n_centers": [Interval(Integral, 1, None), Options(str, ("auto",))],
     "center_selection": [Options(str, _CENTER_SELECTION)],
+    "fit_intercept": ["boolean"],
     "tol": [Interval(Real, 0, None, closed="neither")],
     "max_iter": [Interval(Integral, 1, None)],
     "random_state": ["random_state"],
@@ -53,16 +56,38 @@ def predict_dual(kernel, X, X_fit, dual_coef):
 
 
 def ridge_decision(est, X):
-    """Predictions of a fitted kernel ridge state (dual, primal or falkon) on validated X."""
+    """Predictions of a fitted kernel ridge state (dual, primal or falkon) on validated X,
+    plus its ``intercept_`` (0 when it has none: models fitted before it existed)."""
     solver = getattr(est, "solver_", "dual")
     if solver == "primal":
-        return est.feature_map_.transform(X) @ est.coef_
-    if solver == "falkon":
-        return kernel_matmat(est.kernel_, X, est.centers_, est.dual_coef_,
-                             dtype=compute_dtype(X))
-    if est.kernel_ == "precomputed":
-        return np.asarray(X, dtype=np.float64) @ est.dual_coef_
-    return predict_dual(est.kernel_, X, est.X_fit_, est.dual_coef_)
+        out = est.feature_map_.transform(X) @ est.coef_
+    elif solver == "falkon":
+        out = kernel_matmat(est.kernel_, X, est.centers_, est.dual_coef_,
+                            dtype=compute_dtype(X))
+    elif est.kernel_ == "precomputed":
+        out = np.asarray(X, dtype=np.float64) @ est.dual_coef_
+    else:
+        out = predict_dual(est.kernel_, X, est.X_fit_, est.dual_coef_)
+    intercept = getattr(est, "intercept_", None)
+    if intercept is not None and np.any(intercept != 0):
+        out = out + intercept
+    return out
+
+
+def center_targets(y, sample_weight, fit_intercept):
+    """``(y - mean, mean)``: the (weighted) mean of each target column, or 0.
+
+    Kernel ridge penalises every function in the RKHS, constants included, so
+    an uncentred target (log prices around 12) is shrunk toward 0 away from
+    the data (an RBF model falls to 0 there). Fitting the centred target and
+    adding its mean back leaves the level unpenalised, as scikit-learn's
+    ``Ridge(fit_intercept=True)`` does for y (the kernel is not centred: f
+    is still penalised for the rest of a constant part it takes up).
+    """
+    if not fit_intercept:
+        return y, (0.0 if y.ndim == 1 else np.zeros(y.shape[1]))
+    mean = np.average(y, axis=0, weights=sample_weight)
+    return y - mean, (float(mean) if y.ndim == 1 else np.asarray(mean, dtype=np.float64))
 
 
 def compute_dtype(X):
@@ -135,10 +160,19 @@ class KernelRidge(_RidgePredictor):
         (:func:`kernelkit.planning.falkon_centers`).
     center_selection : {"uniform", "kmeans++", "leverage"}, default="uniform"
         How Falkon's centers are drawn (see :mod:`kernelkit.features.nystroem`).
-    tol : float, default=1e-7
-        Falkon: relative residual of the preconditioned system to stop at.
+    fit_intercept : bool, default=True
+        Fit the centred target (its mean weighted by ``sample_weight``) and add
+        the mean back at prediction (``intercept_``), for every solver. False
+        is scikit-learn's ``KernelRidge`` (no intercept).
+    tol : float, default=1e-4
+        Falkon: relative residual of the preconditioned system to stop at
+        (each target separately). The preconditioned system is well
+        conditioned, so 1e-4 is reached in tens of iterations and its error
+        is far below the statistical error of the model.
     max_iter : int, default=100
-        Falkon: maximum conjugate-gradient iterations.
+        Falkon: maximum conjugate-gradient iterations. Stopping here short of
+        ``tol`` raises a :class:`~sklearn.exceptions.ConvergenceWarning`
+        (``residual_norm_`` keeps the residual reached).
     random_state : int, RandomState instance or None, default=None
         Seed of the center selection.
     verbose : int, default=0
@@ -151,9 +185,19 @@ class KernelRidge(_RidgePredictor):
         Dual coefficients u (dual solver); of shape (M,) or (M, n_targets)
         for falkon (coefficients of the centers).
     centers_ : ndarray of shape (M, n_features)
-        Falkon's centers.
+        Falkon's centers: the drawn rows, each distinct row once (repeated
+        rows add nothing to the model; the choice is recorded in ``plan_``).
+    intercept_ : float or ndarray of shape (n_targets,)
+        The target mean added to the predictions (0.0 if ``fit_intercept``
+        is False).
     n_iter_ : int
         Falkon's conjugate-gradient iterations; 1 for the direct solvers.
+    residual_norm_ : float or ndarray of shape (n_targets,)
+        Falkon only: final relative residual of the preconditioned system,
+        per target (compare with ``tol``).
+    rank_ : int
+        Falkon: dimension of the space the iterations ran in (the number of
+        centers, or the eigen-directions kept when K_MM is rank-deficient).
     X_fit_ : ndarray of shape (n_samples, n_features)
         Training inputs (dual solver; for "precomputed", None).
     coef_ : ndarray of shape (D,) or (D, n_targets)
@@ -164,7 +208,7 @@ class KernelRidge(_RidgePredictor):
         The resolved kernel.
     jitter_ : float
         Jitter the robust Cholesky added to the diagonal (0.0 if none); for
-        falkon, the jitter of K_MM.
+        falkon, the jitter of K_MM (0.0 with the eigen preconditioner).
     plan_ : Plan
         The planner's decision (with ``plan_.explain()``).
     n_features_in_ : int
@@ -185,13 +229,14 @@ class KernelRidge(_RidgePredictor):
     _param_constraints = RIDGE_CONSTRAINTS
 
     def __init__(self, kernel="rbf", alpha=1.0, *, solver="auto", n_centers="auto",
-                 center_selection="uniform", tol=1e-7, max_iter=100, random_state=None,
-                 verbose=0):
+                 center_selection="uniform", fit_intercept=True, tol=1e-4, max_iter=100,
+                 random_state=None, verbose=0):
         self.kernel = kernel
         self.alpha = alpha
         self.solver = solver
         self.n_centers = n_centers
         self.center_selection = center_selection
+        self.fit_intercept = fit_intercept
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
@@ -228,6 +273,7 @@ class KernelRidge(_RidgePredictor):
         y = np.asarray(y, dtype=np.float64)
         n = X.shape[0]
         sw = check_sample_weight(sample_weight, n)
+        y, self.intercept_ = center_targets(y, sw, self.fit_intercept)
         alpha = check_alpha(self.alpha, 1 if y.ndim == 1 else y.shape[1])
         budget = memory_budget()
         D = None if kernel == "precomputed" else explicit_feature_dim(kernel, input_dim(X))
@@ -289,20 +335,35 @@ class KernelRidge(_RidgePredictor):
                              "preconditioner depends on alpha); fit one model per alpha")
         rng = check_random_state(self.random_state)
         idx = select_centers(kernel, X, M, self.center_selection, rng)
-        centers = X[idx]
+        kept, counts = distinct_centers(X, idx)
+        centers = X[kept]
+        self.plan_ = self.plan_.with_choices(Choice(
+            "distinct centers", len(kept),
+            f"{len(idx)} drawn, {len(idx) - len(kept)} repeated rows dropped (the model is "
+            "the same; their counts weight the preconditioner)" if len(kept) < len(idx)
+            else f"all {len(idx)} drawn rows distinct"))
         bar = _progress_bar(self.verbose, self.max_iter)
         try:
             res = falkon(kernel, X, centers, y, float(alpha.flat[0]), sample_weight=sw,
                          tol=self.tol, maxiter=self.max_iter, dtype=compute_dtype(X),
-                         store=store,
+                         store=store, center_weights=None if len(kept) == len(idx) else counts,
                          callback=None if bar is None else (lambda _: bar.update(1)))
         finally:
             if bar is not None:
                 bar.close()
+        self.plan_ = self.plan_.with_choices(res.preconditioner_choice)
         self.centers_ = centers
         self.dual_coef_ = res.coef
         self.n_iter_ = int(res.n_iter)
         self.jitter_ = res.jitter
+        self.rank_ = int(res.rank)
+        self.residual_norm_ = res.residual_norm
+        if not res.converged:
+            warnings.warn(
+                f"Falkon stopped at max_iter={self.max_iter} conjugate-gradient iterations "
+                f"with relative residual {np.max(res.residual_norm):.2e} > tol={self.tol:g} "
+                "(residual_norm_). Increase max_iter, or alpha (a larger ridge is better "
+                "conditioned), or n_centers.", ConvergenceWarning, stacklevel=3)
 
 
 def _progress_bar(verbose, total):

@@ -18,13 +18,14 @@ __all__ = ["KernelRidgeClassifier"]
 
 # The fitted state copied from the inner KernelRidge (whichever solver ran).
 _RIDGE_STATE = ("kernel_", "solver_", "plan_", "jitter_", "n_samples_fit_", "dual_coef_",
-                "X_fit_", "coef_", "feature_map_", "centers_", "n_iter_")
+                "X_fit_", "coef_", "feature_map_", "centers_", "n_iter_", "intercept_",
+                "residual_norm_", "rank_")
 
 
 class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
     """Classifier by kernel ridge regression on one-vs-rest {-1, +1} targets.
 
-    As scikit-learn's ``RidgeClassifier`` (without intercept) with a kernel:
+    As scikit-learn's ``RidgeClassifier`` with a kernel:
     labels of any type become the columns of a {-1, +1} indicator matrix
     (one column for two classes), all columns are fitted at once by
     :class:`KernelRidge` (exact, or Falkon for large n: one solve for every
@@ -36,16 +37,25 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
     alpha : float, default=1.0
         Ridge penalty: sum_i s_i (y_i - f(x_i))^2 + alpha ||f||^2 per class.
     solver : {"auto", "dual", "primal", "falkon"}, default="auto"
+    fit_intercept : bool, default=True
+        Fit each class's centred {-1, +1} column and add its mean back
+        (``intercept_``), as ``RidgeClassifier``; False: no intercept.
     n_centers, center_selection, tol, max_iter, random_state, verbose
-        Falkon's options, as in :class:`KernelRidge`.
+        Falkon's options, as in :class:`KernelRidge` (a
+        :class:`~sklearn.exceptions.ConvergenceWarning` when Falkon stops at
+        ``max_iter`` short of ``tol``).
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
     dual_coef_ : ndarray of shape (n_samples,) or (n_samples, n_classes)
         (M instead of n_samples for falkon; one column for two classes.)
+    intercept_ : float or ndarray of shape (n_classes,)
+        The mean of each {-1, +1} column (0.0 without ``fit_intercept``).
     X_fit_, centers_, coef_, solver_, kernel_, plan_, jitter_, n_iter_, n_samples_fit_
         As in :class:`KernelRidge`.
+    residual_norm_, rank_
+        Falkon's final relative residual and rank, as in :class:`KernelRidge`.
     n_features_in_ : int
 
     Examples
@@ -63,13 +73,14 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, kernel="rbf", alpha=1.0, *, solver="auto", n_centers="auto",
-                 center_selection="uniform", tol=1e-7, max_iter=100, random_state=None,
-                 verbose=0):
+                 center_selection="uniform", fit_intercept=True, tol=1e-4, max_iter=100,
+                 random_state=None, verbose=0):
         self.kernel = kernel
         self.alpha = alpha
         self.solver = solver
         self.n_centers = n_centers
         self.center_selection = center_selection
+        self.fit_intercept = fit_intercept
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state

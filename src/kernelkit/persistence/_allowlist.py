@@ -26,6 +26,9 @@ def is_fitted(model):
 # The allow-list: estimator name -> (class, array attributes, JSON attributes,
 # the check that the restored state is one consistent fitted model).
 _KM_ARRAYS = ("dual_coef_", "X_fit_", "coef_", "objective_")
+# Kernel ridge's intercept and Falkon's final residual: absent from files written
+# before they existed (a missing intercept_ is 0, see _check_ridge_intercept).
+_RIDGE_ARRAYS = ("intercept_", "residual_norm_")
 _KNN_ARRAYS = ("X_fit_", "y_fit_", "diag_fit_")
 _KNN_JSON = ("n_features_in_", "n_samples_fit_", "feature_names_in_")
 _KM_JSON = ("representation_", "solver_", "strategy_", "n_iter_", "n_features_in_",
@@ -42,13 +45,14 @@ _KS_JSON = ("gamma_", "bandwidth_", "n_iter_", "converged_", "n_features_in_",
 
 def registry():
     table = {
-        "KernelRidge": (KernelRidge, ("dual_coef_", "X_fit_", "coef_", "centers_"),
+        "KernelRidge": (KernelRidge, ("dual_coef_", "X_fit_", "coef_", "centers_")
+                        + _RIDGE_ARRAYS,
                         ("solver_", "jitter_", "n_features_in_", "n_samples_fit_",
-                         "feature_names_in_", "n_iter_"), _check_ridge_state),
+                         "feature_names_in_", "n_iter_", "rank_"), _check_ridge_state),
         "KernelRidgeClassifier": (KernelRidgeClassifier,
-                                  ("dual_coef_", "X_fit_", "coef_", "centers_"),
+                                  ("dual_coef_", "X_fit_", "coef_", "centers_") + _RIDGE_ARRAYS,
                                   ("classes_", "solver_", "jitter_", "n_features_in_",
-                                   "n_samples_fit_", "feature_names_in_", "n_iter_"),
+                                   "n_samples_fit_", "feature_names_in_", "n_iter_", "rank_"),
                                   _check_ridge_classifier_state),
         "KernelRidgeCV": (KernelRidgeCV, ("dual_coef_", "X_fit_"),
                           ("alpha_", "best_score_", "n_features_in_", "feature_names_in_"),
@@ -219,8 +223,32 @@ def _check_kernel_machine_state(path, model):
     _check_ridge_state(path, model)
 
 
+def _check_ridge_intercept(path, model):
+    """``intercept_``: one number per target column, or absent (an older file: 0,
+    and the model is marked as fitted without one)."""
+    coef = getattr(model, "coef_", None) if getattr(model, "solver_", None) == "primal" \
+        else getattr(model, "dual_coef_", None)
+    cols = () if coef is None or coef.ndim == 1 else (coef.shape[1],)
+    for attr in ("intercept_", "residual_norm_"):
+        value = getattr(model, attr, None)
+        if value is None:
+            continue
+        value = np.asarray(value, dtype=np.float64)
+        if cols == () and value.shape in ((), (1,)):  # a float is saved as shape (1,)
+            value = float(value.ravel()[0])
+        elif value.shape != cols:
+            _fail(path, f"{attr} has shape {value.shape}, expected {cols or '(1,)'}")
+        setattr(model, attr, value)
+    if getattr(model, "intercept_", None) is None:
+        model.intercept_ = 0.0
+        if hasattr(model, "fit_intercept"):
+            model.fit_intercept = False
+
+
 def _check_ridge_state(path, model):
     """Kernel ridge: dual coefficients and training inputs, or primal weights, agree."""
+    if type(model).__name__.startswith("KernelRidge"):
+        _check_ridge_intercept(path, model)
     n_in = getattr(model, "n_features_in_", None)
     kernel = model.kernel_
     solver = getattr(model, "representation_", getattr(model, "solver_", "dual"))

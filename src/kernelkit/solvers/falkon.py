@@ -16,6 +16,15 @@ times fewer samples, so ~10-30 iterations suffice. The operator replaces
 T'^-1 K_MM T^-1 by I (exact up to the eps M jitter): the coefficients solve
 the system with K_MM + eps M I.
 
+Rank-deficient K_MM (centers that repeat, or lie numerically in the span of
+others: KDD Cup 99's uniform centers are mostly such) is the paper's
+appendix case: when many Cholesky pivots are at the jitter's level, T is
+built from the eigen-directions of K_MM above a relative threshold instead,
+T = diag(sqrt(s_r)) Q_r', and the iterations run in those r directions
+(``rank``). Repeated centers are best dropped before (with their counts as
+``center_weights``: A = chol(T D T' / sum(D) + lam I) then matches the drawn
+sample); the model does not change, the preconditioner does.
+
 Cost: K_MM (M^2 d), two Cholesky and one triangular product (M^3 together),
 K_nM (n M d) once if it is stored, else at every iteration, and 4 n M t flops
 per iteration for t targets. K_nM is stored when it fits the memory budget;
@@ -45,14 +54,31 @@ from scipy.linalg import lapack
 from .._budget import require
 from .._compiled import mirror_lower
 from ..gram import GramOperator, KernelRows
-from ..linalg import THREADED_POTRF_MAX_N, pcg, robust_cholesky
-from ..planning import falkon_store_choice
+from ..linalg import THREADED_POTRF_MAX_N, eigh_psd, pcg, robust_cholesky
+from ..planning import Choice, falkon_store_choice
 
-__all__ = ["FalkonResult", "falkon"]
+__all__ = ["FalkonResult", "falkon", "dependent_pivots", "EIGEN_RTOL", "DEPENDENT_SHARE",
+           "EIGEN_MAX_M"]
 
 # Relative jitter eps of T = chol(K_MM + eps M I) (times mean diag K_MM): small
 # enough that M = n reproduces exact kernel ridge to ~1e-8 on a well-posed problem.
 _EPS = {np.dtype(np.float64): 1e-12, np.dtype(np.float32): 1e-7}
+#: Eigenvalues of K_MM kept by the eigen preconditioner: s_i > EIGEN_RTOL * max(s).
+#: Measured on KDD Cup 99 (50k rows, M = 2000 drawn, 886 distinct, alpha = 1e-6,
+#: 30 iterations): 1e-10 kept 446 directions, accuracy 0.945, residual 0.84;
+#: 1e-8: 355, 0.987; 1e-6: 257 directions, 0.9965, residual 0.04. Directions
+#: below ~1e-6 of the top are where a sample of M centers no longer describes
+#: the data (the preconditioner's K_MM^2 / M stands for K_nM'K_nM / n), and
+#: where float32 kernel blocks are round-off.
+EIGEN_RTOL = 1e-6
+#: "auto" preconditioner: the eigen form when more than this share of the
+#: Cholesky pivots show dependent centers (a few near-duplicates are harmless;
+#: KDD Cup 99's uniform centers have most of them).
+DEPENDENT_SHARE = 0.01
+#: ... and only up to this many centers: the eigendecomposition costs about 4
+#: Cholesky factorisations (M = 8000: ~20 s here), and a large M of images
+#: (Fashion-MNIST, M = 15000) is better left to the Cholesky form.
+EIGEN_MAX_M = 8000
 
 
 @dataclass(frozen=True)
@@ -70,12 +96,18 @@ class FalkonResult:
     residual_norm : float or ndarray of shape (t,)
         Final preconditioned residual norms relative to the right-hand side.
     jitter : float
-        Total jitter added to K_MM's diagonal (eps M plus any robust-Cholesky retry).
+        Total jitter added to K_MM's diagonal (eps M plus any robust-Cholesky
+        retry); 0.0 for the eigen preconditioner, which adds none.
     stored : bool
         Whether K_nM was kept in memory.
     store_choice : kernelkit.planning.Choice or None
         The decision to store K_nM and why (sizes against the budget, or
         forced); the operator's own when one was passed in.
+    rank : int
+        Dimension of the space the iterations ran in: M for the Cholesky
+        preconditioner, the eigen-directions kept for the eigen one.
+    preconditioner_choice : kernelkit.planning.Choice
+        Which preconditioner ran ("cholesky" or "eigen") and why.
     """
 
     coef: np.ndarray
@@ -85,6 +117,8 @@ class FalkonResult:
     jitter: float
     stored: bool
     store_choice: object = None
+    rank: int | None = None
+    preconditioner_choice: object = None
 
 
 def _kmm(kernel, C, dtype, out=None):
@@ -120,21 +154,27 @@ def _widen_in_place(buf):
     return buf
 
 
-def _gram_of_factor(L, lam, out=None):
-    """``L'L / M + lam I`` (lower triangle and mirror) by LAPACK's lauum.
+def _gram_of_factor(L, lam, out=None, weights=None):
+    """``L'DL / sum(D) + lam I`` (lower triangle and mirror) by LAPACK's lauum.
 
+    D = diag(``weights``), the identity by default (then ``L'L / M + lam I``).
     In ``out`` (C-ordered, L's dtype) if given, else in a new array. A
     C-ordered lower L is a Fortran-ordered upper U = L', and lauum(U, upper)
-    gives U U' = L'L (M^3/3 flops).
+    gives U U' = L'L (M^3/3 flops); D^(1/2) L is lower triangular too.
     """
     M = L.shape[0]
     lauum = lapack.slauum if L.dtype == np.float32 else lapack.dlauum
+    root = None if weights is None else np.sqrt(weights).astype(L.dtype)[:, None]
     if out is None:
+        if root is not None:
+            L = np.tril(L) * root  # a copy: L itself stays the factor of K_MM
         U = L.T if L.flags.c_contiguous else np.asfortranarray(L).T
         LtL, info = lauum(U, lower=0, overwrite_c=0)
         LtL = LtL.T  # Fortran upper -> C lower, no copy
     else:
         out[...] = L
+        if root is not None:
+            out *= root
         LtL, info = lauum(out.T, lower=0, overwrite_c=1)
         if not np.shares_memory(LtL, out):  # pragma: no cover - f2py copied after all
             out.T[...] = LtL
@@ -142,15 +182,16 @@ def _gram_of_factor(L, lam, out=None):
     if info != 0:
         raise np.linalg.LinAlgError(f"lauum failed with info={info}")
     mirror_lower(LtL)
-    LtL /= M
+    LtL /= M if weights is None else float(np.sum(weights))
     LtL.flat[:: M + 1] += lam
     return LtL
 
 
-def _preconditioner(kernel, C, lam, dtype):
+def _preconditioner(kernel, C, lam, dtype, weights=None):
     """Lower factors L (K_MM + eps M I = L L') and La (L'L / M + lam I = La La').
 
-    Only the lower triangles (with the diagonals) of L and La are meaningful.
+    With center ``weights`` D, La La' = L'DL / sum(D) + lam I. Only the lower
+    triangles (with the diagonals) of L and La are meaningful.
 
     For float32 the two Cholesky factorisations and the triangular product run
     in float32 (half the time of float64); the factors are returned in float64
@@ -169,7 +210,7 @@ def _preconditioner(kernel, C, lam, dtype):
         block = -(-M // -(-M // THREADED_POTRF_MAX_N))
         chol = robust_cholesky(K, overwrite_a=True, dtype=np.float32, block_size=block,
                                jitter_start=eps * M)
-        LtL = _gram_of_factor(K, lam, _float32_half(bufs[1]))
+        LtL = _gram_of_factor(K, lam, _float32_half(bufs[1]), weights)
         robust_cholesky(LtL, overwrite_a=True, dtype=np.float32, block_size=block,
                         jitter_start=max(lam, eps))
         # The iterations' solves stay float64 (float32 solves lost 0.5% accuracy on
@@ -177,8 +218,69 @@ def _preconditioner(kernel, C, lam, dtype):
         return _widen_in_place(bufs[0]), _widen_in_place(bufs[1]), eps * M + chol.jitter
     chol = robust_cholesky(K, overwrite_a=True)
     L = chol.L
-    chol_a = robust_cholesky(_gram_of_factor(L, lam), overwrite_a=True)
+    chol_a = robust_cholesky(_gram_of_factor(L, lam, weights=weights), overwrite_a=True)
     return L, chol_a.L, eps * M + chol.jitter
+
+
+def _eigen_preconditioner(kernel, C, lam, weights=None, rtol=None):
+    """Falkon's preconditioner in the numerical range of K_MM (rank-deficient case).
+
+    K_MM = Q diag(s) Q'; the r eigenvalues s_i > ``rtol`` * max(s) are kept and
+    T = diag(sqrt(s_r)) Q_r' (r x M) replaces the Cholesky factor (Rudi et
+    al. 2017, appendix, for rank-deficient K_MM): then T^+' K_MM T^+ = I_r
+    exactly, with no jitter, and the problem is solved in the r directions
+    where K_MM is well above its round-off. La = chol(T D T' / sum(D) + lam I).
+    Computed in float64 (an eigendecomposition, about 4x a Cholesky's time).
+
+    Returns
+    -------
+    Q : ndarray of shape (M, r)
+    root : ndarray of shape (r,)
+        sqrt(s_r).
+    La : ndarray of shape (r, r)
+        Lower factor (lower triangle meaningful).
+    """
+    K = _kmm(kernel, C, np.float64)
+    w, Q = eigh_psd(K, overwrite_a=True)
+    top = max(float(w[-1]), np.finfo(float).tiny) if w.size else 1.0
+    keep = w > (EIGEN_RTOL if rtol is None else rtol) * top
+    if not keep.any():
+        keep[-1:] = True
+    root, Q = np.sqrt(w[keep]), np.ascontiguousarray(Q[:, keep])
+    if weights is None:
+        G = np.diag(w[keep] / len(C))
+    else:
+        G = (Q.T @ (Q * weights[:, None])) * (root[:, None] * root[None, :])
+        G /= float(np.sum(weights))
+    G.flat[:: len(G) + 1] += lam
+    return Q, root, robust_cholesky(G, overwrite_a=True).L
+
+
+class _Factors:
+    """The preconditioner B = T^-1 A^-1 as four solves (Cholesky or eigen form)."""
+
+    def __init__(self, La, L=None, Q=None, root=None):
+        self.La, self.L, self.Q, self.root = La, L, Q, root
+
+    def inv(self, W):  # T^-1 W: r-space -> M-space
+        if self.L is not None:
+            return _tri(self.L, W, "T")
+        return self.Q @ (W / self.root[:, None])
+
+    def inv_t(self, Z):  # T^-T Z: M-space -> r-space
+        if self.L is not None:
+            return _tri(self.L, Z, "N")
+        return (self.Q.T @ Z) / self.root[:, None]
+
+
+def dependent_pivots(L, jitter):
+    """How many Cholesky pivots L_ii^2 of K_MM + jitter I are below 10 x jitter.
+
+    A pivot is the part of a center's k(c, c) that the centers before it do not
+    explain; one this small means the center lies (numerically) in their span,
+    so K_MM is rank-deficient at the jitter's level."""
+    d = np.diagonal(L)
+    return int(np.count_nonzero(d * d < 10.0 * jitter))
 
 
 def _tri(L, B, trans):
@@ -189,7 +291,8 @@ def _tri(L, B, trans):
 
 
 def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
-           dtype=np.float64, store=None, callback=None, operator=None):
+           dtype=np.float64, store=None, callback=None, operator=None, center_weights=None,
+           preconditioner="auto", rank_rtol=None):
     """Nystroem kernel ridge regression by Falkon-preconditioned conjugate gradient.
 
     The iterations see K_nM only through an operator's ``gram_matmat``
@@ -227,6 +330,24 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
         ``sample_weight`` and ``store`` are not used (give the weights to the
         operator). Default: ``GramOperator(kernel, X, C, block_dtype=dtype,
         cache=<store>, sample_weight=sample_weight, n_temporaries=3)``.
+    center_weights : ndarray of shape (M,), optional
+        How many drawn centers each row of C stands for (repeated rows
+        dropped by :func:`kernelkit.features.centers.distinct_centers`). The
+        preconditioner then approximates K_nM' K_nM / n by
+        K_MM diag(w) K_MM / sum(w), which is what the drawn sample gives; the
+        model does not depend on them. Default: all ones.
+    preconditioner : {"auto", "cholesky", "eigen"}, default="auto"
+        ``"cholesky"``: T = chol(K_MM + eps M I), Falkon's Algorithm 1.
+        ``"eigen"``: T from the eigen-directions of K_MM above ``rank_rtol``
+        times its largest eigenvalue, for rank-deficient K_MM (the model is
+        then restricted to those directions). ``"auto"``: Cholesky, unless
+        more than :data:`DEPENDENT_SHARE` of its pivots are below 10 x jitter
+        (:func:`dependent_pivots`), i.e. K_MM is numerically rank-deficient,
+        and M <= :data:`EIGEN_MAX_M`.
+        The choice is returned as ``preconditioner_choice``.
+    rank_rtol : float, optional
+        Relative eigenvalue threshold of the eigen preconditioner, default
+        :data:`EIGEN_RTOL`.
 
     Returns
     -------
@@ -237,6 +358,9 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
     Rudi, A., Carratino, L. and Rosasco, L. (2017). FALKON: An optimal large
     scale kernel method. NIPS 30.
     """
+    if preconditioner not in ("auto", "cholesky", "eigen"):
+        raise ValueError(f"preconditioner must be 'auto', 'cholesky' or 'eigen', "
+                         f"got {preconditioner!r}")
     y = np.asarray(y, dtype=np.float64)
     Y = y[:, None] if y.ndim == 1 else y
     n, M = (len(X) if operator is None else operator.shape[0]), len(C)
@@ -244,6 +368,11 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
     require(16.0 * M * M, f"Falkon's preconditioner with M={M} centers (two {M} x {M} "
             "float64 matrices)", hint="use fewer centers")
     lam = float(alpha) / n
+    weights = None
+    if center_weights is not None:
+        weights = np.asarray(center_weights, dtype=np.float64)
+        if weights.shape != (M,) or not np.all(weights > 0):
+            raise ValueError(f"center_weights must be {M} positive numbers")
     if operator is None:
         store_choice = falkon_store_choice(n, M, dtype.itemsize,
                                            "auto" if store is None else bool(store))
@@ -251,20 +380,22 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
         if sample_weight is not None:
             raise ValueError("with an operator, give the sample weights to the operator")
         store_choice = getattr(operator, "store_choice", None)
-    L, La, jitter = _preconditioner(kernel, C, lam, dtype)
+    factors, jitter, rank, choice = _factors(kernel, C, lam, dtype, weights, preconditioner,
+                                             rank_rtol)
     op = operator
     if op is None:
         op = GramOperator(kernel, X, C, cache=store_choice.value, block_dtype=dtype,
                           sample_weight=sample_weight, n_temporaries=3)
+    La = factors.La
 
     def apply(U):  # B' H B U with B = T^-1 A^-1 / sqrt(n)
         W = _tri(La, U, "T")
-        Z = op.gram_matmat(_tri(L, W, "T")) / n
-        Z = _tri(L, Z, "N") + lam * W
+        Z = op.gram_matmat(factors.inv(W)) / n
+        Z = factors.inv_t(Z) + lam * W
         return _tri(La, Z, "N")
 
     _, KtY = op.gram_matmat(np.zeros((M, 0)), Y)
-    rhs = _tri(La, _tri(L, KtY / n, "N"), "N")
+    rhs = _tri(La, factors.inv_t(KtY / n), "N")
     count = [0]
 
     def progress(_):
@@ -272,14 +403,44 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
         if callback is not None:
             callback(count[0])
 
-    res = pcg(_Op(apply, M), rhs, rtol=tol, maxiter=maxiter, callback=progress)
-    coef = _tri(L, _tri(La, res.x, "T"), "T")
+    res = pcg(_Op(apply, rank), rhs, rtol=tol, maxiter=maxiter, callback=progress)
+    coef = factors.inv(_tri(La, res.x, "T"))
     rhs_norm = np.maximum(np.linalg.norm(rhs, axis=0), np.finfo(float).tiny)
     rn = np.asarray(res.residual_norm) / rhs_norm
     stored = bool(store_choice.value) if store_choice is not None else False
     return FalkonResult(coef[:, 0] if y.ndim == 1 else coef, res.n_iter, res.converged,
                         float(rn[0]) if y.ndim == 1 else rn, float(jitter), stored,
-                        store_choice)
+                        store_choice, rank, choice)
+
+
+def _factors(kernel, C, lam, dtype, weights, preconditioner, rank_rtol):
+    """The preconditioner's factors, the jitter, the rank and the Choice made."""
+    M = len(C)
+    rtol = EIGEN_RTOL if rank_rtol is None else float(rank_rtol)
+    if preconditioner != "eigen":
+        L, La, jitter = _preconditioner(kernel, C, lam, dtype, weights)
+        if preconditioner == "cholesky":
+            return _Factors(La, L=L), jitter, M, Choice("preconditioner", "cholesky",
+                                                        "set by the user")
+        dep = dependent_pivots(L, jitter)
+        if dep <= DEPENDENT_SHARE * M or M > EIGEN_MAX_M:
+            return _Factors(La, L=L), jitter, M, Choice(
+                "preconditioner", "cholesky",
+                f"{dep} of {M} Cholesky pivots of K_MM below 10 x its jitter {jitter:.3g} "
+                + (f"(<= {DEPENDENT_SHARE:.0%}): numerically full rank"
+                   if dep <= DEPENDENT_SHARE * M else
+                   f"(rank-deficient, but M > {EIGEN_MAX_M}: an eigendecomposition "
+                   "would cost too much; pass preconditioner='eigen' to force it)"))
+        del L, La
+        why = (f"{dep} of {M} Cholesky pivots of K_MM below 10 x its jitter {jitter:.3g} "
+               f"(> {DEPENDENT_SHARE:.0%}): numerically rank-deficient")
+    else:
+        why = "set by the user"
+    Q, root, La = _eigen_preconditioner(kernel, C, lam, weights, rtol)
+    r = len(root)
+    return _Factors(La, Q=Q, root=root), 0.0, r, Choice(
+        "preconditioner", "eigen", f"{why}; kept {r} of {M} eigen-directions "
+                                   f"(eigenvalues > {rtol:.0e} x the largest)")
 
 
 class _Op:
