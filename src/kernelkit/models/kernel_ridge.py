@@ -15,11 +15,11 @@ from sklearn.utils.validation import check_is_fitted
 from .. import config
 from ..exceptions import InvalidParameterError
 from .._validation import Interval, Options, validate_params
-from .._budget import budget as memory_budget, require
+from .._budget import budget as memory_budget, format_bytes, require
 from ..features import ExplicitFeatures, explicit_feature_dim
 from ..features.centers import select_centers
 from ..gram import GramOperator, gram, kernel_matmat
-from ..planning import falkon_centers, falkon_store_choice, plan_ridge
+from ..planning import Choice, falkon_centers, falkon_store_choice, plan_ridge
 from ..solvers import dual_ridge, primal_ridge
 from ..solvers.falkon import falkon
 from ._base import (check_alpha, check_sample_weight, resolve_estimator_kernel,
@@ -234,6 +234,9 @@ class KernelRidge(_RidgePredictor):
         M = None if kernel == "precomputed" else self._n_centers(n)
         self.plan_ = plan_ridge(n, input_dim(X), n_components=D, memory=budget, n_centers=M,
                                 n_targets=1 if y.ndim == 1 else y.shape[1])
+        if self.solver == "auto" and self.n_centers == "auto" and self.plan_.choice == "none":
+            M, self.plan_ = centers_within_budget(
+                self.plan_, M, n, input_dim(X), D, 1 if y.ndim == 1 else y.shape[1], budget)
         solver = self.plan_.choice if self.solver == "auto" else self.solver
         if self.solver != "auto":
             agree = ("as the planner would pick" if self.plan_.choice == self.solver else
@@ -253,7 +256,7 @@ class KernelRidge(_RidgePredictor):
             solver = "dual"
             if kernel != "precomputed":
                 require(8.0 * n * n, f"exact kernel ridge on n={n} samples (the {n} x {n} "
-                        "Gram matrix)", hint="subsample", memory=budget)
+                        "Gram matrix)", hint=_no_fit_hint(self.plan_), memory=budget)
         store_knm = None
         if solver == "falkon":  # decided before the fit, so that the printed plan shows it
             store_knm = falkon_store_choice(n, M, np.dtype(compute_dtype(X)).itemsize)
@@ -303,6 +306,60 @@ class KernelRidge(_RidgePredictor):
         self.dual_coef_ = res.coef
         self.n_iter_ = int(res.n_iter)
         self.jitter_ = res.jitter
+
+
+# Fewest Nystroem centers solver="auto" shrinks to before giving up (falkon_centers' floor).
+_MIN_AUTO_CENTERS = 100
+
+
+def centers_within_budget(plan, M, n, d, D, n_targets, budget):
+    """``solver="auto"``, ``n_centers="auto"`` and nothing fits: Falkon with fewer centers.
+
+    The default M (sqrt(n) log n) may need M x M factors beyond the budget;
+    the most centers (at least 100) with which Falkon fits are found by
+    bisection on the planner's memory estimate, and recorded as a Choice in
+    ``plan_``. Fewer centers is a coarser approximation: the reason says so.
+
+    Parameters
+    ----------
+    plan : Plan
+        The planner's answer with the default M (``choice == "none"``).
+    M : int
+        The default number of centers.
+    n, d, D, n_targets, budget
+        The arguments of :func:`~kernelkit.planning.plan_ridge`.
+
+    Returns
+    -------
+    M : int
+    plan : Plan
+        Unchanged (``choice == "none"``) when even 100 centers do not fit.
+    """
+    def replan(m):
+        return plan_ridge(n, d, n_components=D, memory=budget, n_centers=m,
+                          n_targets=n_targets)
+
+    low, high = min(_MIN_AUTO_CENTERS, M), M  # replan(high) is known not to fit
+    if replan(low).choice != "falkon":
+        return M, plan
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if replan(mid).choice == "falkon" else (low, mid)
+    chosen = replan(low)
+    return low, chosen.with_choices(Choice(
+        "Nystroem centers (n_centers='auto')", low,
+        f"the default {M} (sqrt(n) log n) does not fit the memory budget of "
+        f"{format_bytes(budget)} and exact ridge does not either; {low} is the most "
+        "that fits (fewer centers: a coarser approximation; raise the budget for more)"))
+
+
+def _no_fit_hint(plan):
+    """What to do when nothing fits: said in the MemoryBudgetError of exact ridge."""
+    fk = next((c for c in plan.candidates if c.name == "falkon"), None)
+    if fk is None or fk.feasible:
+        return "subsample"
+    return (f"use solver='falkon' with fewer n_centers (with M={plan.problem.get('M')} it "
+            f"needs {format_bytes(fk.memory)}), or subsample")
 
 
 def _progress_bar(verbose, total):
