@@ -61,8 +61,9 @@ def bounded_power(base, exponent):
     """``base ** exponent`` for base >= 0, inf instead of OverflowError."""
     if base <= 1.0:
         return float(base) ** exponent
-    log_value = exponent * math.log(base)
-    return math.inf if log_value > 700.0 else math.exp(log_value)
+    if exponent * math.log(base) > 700.0:  # beyond float64's range (exp(709.8))
+        return math.inf
+    return float(base) ** exponent
 
 def _output_dtype(*arrays):
     if config.get_config()["dtype"] == "float32" and all(a.dtype == np.float32 for a in arrays):
