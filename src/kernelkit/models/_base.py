@@ -50,8 +50,12 @@ def _precheck(kernel, X):
         check_vectors(X, "X")
 
 
-def validate_fit_data(est, kernel, X, y, *, y_numeric=True):
-    """Validate training data; sets ``n_features_in_`` (and feature names)."""
+def validate_fit_data(est, kernel, X, y, *, y_numeric=True, check_symmetry=True):
+    """Validate training data; sets ``n_features_in_`` (and feature names).
+
+    A precomputed Gram matrix must be square and (``check_symmetry``)
+    symmetric; an estimator that checks its labels first calls
+    :func:`check_symmetric_gram` itself."""
     if y is None:
         raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
     if takes_strings(kernel):
@@ -68,7 +72,7 @@ def validate_fit_data(est, kernel, X, y, *, y_numeric=True):
     if kernel == "precomputed" and X.shape[0] != X.shape[1]:
         raise ValueError(f"with kernel='precomputed', X must be the square Gram matrix of the "
                          f"training samples, got shape {X.shape}")
-    if kernel == "precomputed":
+    if kernel == "precomputed" and check_symmetry:
         check_symmetric_gram(X)
     return X, y
 
