@@ -32,7 +32,8 @@ from .._validation import (check_kernel_values, check_same_n_features, check_vec
                            validate_params)
 from .rows import KernelRows
 
-__all__ = ["Kernel", "KernelRows", "pairwise_blocked", "certainly_finite", "max_abs"]
+__all__ = ["Kernel", "KernelRows", "pairwise_blocked", "certainly_finite", "max_abs",
+           "bounded_power"]
 
 # A block whose values are bounded by this (in magnitude) is stored without
 # overflow: float64's or float32's largest number, with a wide margin for the
@@ -64,6 +65,7 @@ def bounded_power(base, exponent):
     if exponent * math.log(base) > 700.0:  # beyond float64's range (exp(709.8))
         return math.inf
     return float(base) ** exponent
+
 
 def _output_dtype(*arrays):
     if config.get_config()["dtype"] == "float32" and all(a.dtype == np.float32 for a in arrays):
