@@ -19,7 +19,7 @@ import numbers
 
 import numpy as np
 
-from .exceptions import InvalidParameterError
+from .exceptions import InvalidParameterError, NonFiniteKernelError
 
 __all__ = [
     "Interval",
@@ -32,6 +32,8 @@ __all__ = [
     "check_same_n_features",
     "check_scalar",
     "check_finite",
+    "all_finite",
+    "check_kernel_values",
     "looks_like_strings",
     "check_strings",
 ]
@@ -64,6 +66,73 @@ def check_finite(A, name="X") -> None:
         raise ValueError(
             f"{name} contains NaN or infinity ({int(bad.sum())} values; first is {kind} at {where}). "
             "Remove or impute them first, e.g. with sklearn.impute.SimpleImputer.")
+
+
+def all_finite(A) -> bool:
+    """Whether every entry of the float array ``A`` is finite, without a temporary.
+
+    One summing pass (no boolean array the size of ``A``): a finite sum
+    proves every entry finite, since inf and NaN propagate through sums; only
+    a non-finite sum (a non-finite entry, or finite ones whose sum overflows)
+    pays for the elementwise test.
+    """
+    if A.size == 0:
+        return True
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.add.reduce(A, axis=None)
+    return bool(np.isfinite(total) or np.isfinite(A).all())
+
+
+def _largest_magnitude(inputs):
+    """The largest |value| among numeric input arrays, or None if there is none."""
+    largest = None
+    for A in inputs:
+        if isinstance(A, np.ndarray) and A.dtype.kind in "biuf" and A.size:
+            m = float(np.abs(A).max())
+            largest = m if largest is None else max(largest, m)
+    return largest
+
+
+def check_kernel_values(values, source, inputs=()):
+    """Raise :class:`~kernelkit.exceptions.NonFiniteKernelError` if ``values`` hold NaN or inf.
+
+    The one check of kernel blocks (``Kernel.block``) and feature-map outputs:
+    inputs are validated finite, so a non-finite value means that the inputs'
+    scale overflowed float64 in the computation, and the message says so and
+    how to fix it.
+
+    Parameters
+    ----------
+    values : ndarray
+        Kernel values or features.
+    source : str
+        What computed them, e.g. ``"RBF(gamma=0.5)"`` or
+        ``"RandomFourierFeatures.transform"``.
+    inputs : sequence of ndarray, default=()
+        The arrays they were computed from (their largest magnitude is
+        reported; only read when raising).
+    """
+    if all_finite(values):
+        return
+    largest = _largest_magnitude(inputs)
+    dtype = np.dtype(np.float32 if values.dtype == np.float32 else np.float64)
+    top = float(np.finfo(dtype).max)
+    if largest is None:
+        cause = (f"its values overflow {dtype} for these inputs and parameters (e.g. very "
+                 "long strings or a large scale)")
+        fix = "Use smaller kernel parameters, or normalise the kernel"
+    elif largest >= top ** (1 / 3):
+        cause = (f"the inputs' scale overflows {dtype} in the kernel (the largest |value| in "
+                 f"the inputs is {largest:.3g}; squared norms and inner products of rows that "
+                 f"large exceed {dtype}'s largest number, about {top:.2g})")
+        fix = ("Standardise the columns first, e.g. with sklearn.preprocessing.StandardScaler "
+               "(or divide the data by a constant)")
+    else:
+        cause = (f"its values exceed {dtype}'s range at these inputs' scale (largest |value| "
+                 f"{largest:.3g}) with these parameters")
+        fix = ("Standardise the columns first, e.g. with sklearn.preprocessing.StandardScaler, "
+               "or use smaller kernel parameters (gamma, degree, scale)")
+    raise NonFiniteKernelError(f"{source} gave non-finite values (inf or NaN): {cause}. {fix}.")
 
 
 def check_vectors(X, name="X", *, allow_empty=False):
@@ -204,7 +273,8 @@ def check_strings(X, name="X", *, allow_empty=False):
     TypeError
         For numbers, bytes, None or a mix of strings and other objects.
     ValueError
-        For a 2-D array or empty input.
+        For a 2-D array, empty input, or a lone surrogate (``"\\ud800"``), which
+        is not a character and cannot be encoded.
     """
     if X is None:
         raise TypeError(f"{name} is None; pass a list or 1-D array of strings")
@@ -250,10 +320,33 @@ def check_strings(X, name="X", *, allow_empty=False):
             "kernel, and a column of strings can be flattened with .ravel()")
     if A.shape[0] == 0 and not allow_empty:
         raise ValueError(f"{name} is empty (0 strings); at least one sample is required")
+    _check_no_surrogates(A, name)
     return A
 
 
 _NOTHING = object()
+_SURROGATES = (0xD800, 0xE000)  # U+D800..U+DFFF: halves of UTF-16 pairs, not characters
+
+
+def _check_no_surrogates(A, name):
+    """Refuse lone surrogates: no codec (the string kernels', model files') can encode them."""
+    width = A.dtype.itemsize // 4
+    if A.size == 0 or width == 0:
+        return
+    codes = np.ascontiguousarray(A).view(np.uint32).reshape(len(A), width)
+    step = max(1, (1 << 20) // width)  # rows per pass: about 4 MiB of codes
+    for r0 in range(0, len(A), step):
+        block = codes[r0:r0 + step]
+        bad = (block - np.uint32(_SURROGATES[0])) < np.uint32(_SURROGATES[1] - _SURROGATES[0])
+        if bad.any():
+            i, pos = (int(v) for v in np.argwhere(bad)[0])
+            i += r0
+            raise ValueError(
+                f"{name}[{i}] holds a lone surrogate (U+{int(codes[i, pos]):04X}) at position "
+                f"{pos}: it is half of a UTF-16 pair, not a character, and cannot be encoded "
+                "(it usually comes from decoding bytes with errors='surrogateescape'). Fix the "
+                "decoding, or replace such characters, e.g. "
+                "s.encode('utf-8', 'replace').decode('utf-8')")
 
 
 # ---- declared hyperparameter constraints ------------------------------------------------
@@ -318,8 +411,11 @@ class Interval:
                    value <= self.high if self.closed in ("both", "right") else value < self.high)
         return bool(low_ok and high_ok)
 
-    def describe(self):
-        what = "an integer" if self.kind is numbers.Integral else "a number"
+    def describe(self, finite=False):
+        """The words for the range: ``'a number > 0'``; ``finite=True`` says
+        ``'a finite number > 0'`` (the wording for an infinite value)."""
+        what = ("an integer" if self.kind is numbers.Integral else
+                "a finite number" if finite else "a number")
         lo_closed = self.closed in ("both", "left")
         hi_closed = self.closed in ("both", "right")
         if self.low is None and self.high is None:
@@ -443,21 +539,27 @@ def _satisfies(c, value):
     return c.is_satisfied_by(value)
 
 
-def _describe(c):
+def _describe(c, finite=False):
     if c is None:
         return "None"
     if isinstance(c, str):
         return _NAMED[c][1]
     if isinstance(c, type):
         return _article(c.__name__)
+    if isinstance(c, Interval):
+        return c.describe(finite=finite)
     return c.describe()
 
 
-def describe_constraints(constraints):
-    """The words for a list of constraints: ``'an integer >= 1 or None'``."""
+def describe_constraints(constraints, *, finite=False):
+    """The words for a list of constraints: ``'an integer >= 1 or None'``.
+
+    ``finite=True`` words real ranges as ``'a finite number > 0'``: the
+    message for an infinite value, which such a range excludes.
+    """
     if not isinstance(constraints, (list, tuple)):
         constraints = [constraints]
-    parts = [_describe(_check_constraint(c)) for c in constraints]
+    parts = [_describe(_check_constraint(c), finite) for c in constraints]
     if len(parts) == 1:
         return parts[0]
     return ", ".join(parts[:-1]) + " or " + parts[-1]
@@ -531,6 +633,8 @@ def validate_params(params, constraints, owner):
         if any(_satisfies(_check_constraint(c), value) for c in allowed):
             continue
         notes = [c.note for c in allowed if getattr(c, "note", None)]
+        infinite = _is_number(value) and value in (np.inf, -np.inf)
         raise InvalidParameterError(
-            f"{owner}: {name} must be {describe_constraints(allowed)}, got {_format_got(value)}"
+            f"{owner}: {name} must be {describe_constraints(allowed, finite=infinite)}, "
+            f"got {_format_got(value)}"
             + (f" ({'; '.join(notes)})" if notes else ""))

@@ -6,7 +6,7 @@ handlers keep working, and its message says what is wrong and how to fix it.
 """
 
 __all__ = ["NumericalWarning", "ModelFormatError", "KernelSpecError", "MemoryBudgetError",
-           "InvalidParameterError"]
+           "InvalidParameterError", "NonFiniteKernelError", "DivergenceError"]
 
 
 class NumericalWarning(UserWarning):
@@ -37,3 +37,20 @@ class InvalidParameterError(ValueError, TypeError):
     :func:`kernelkit._validation.validate_params` with one wording everywhere,
     e.g. ``"KernelSVC: max_iter must be an integer >= 1 or None, got 1.5 (float)"``.
     """
+
+
+class NonFiniteKernelError(ValueError):
+    """Kernel values or features came out as inf or NaN from finite inputs.
+
+    The inputs' scale overflows float64 inside the kernel (squared norms or
+    inner products of rows with entries near 1e154 and beyond, a polynomial
+    of a large inner product, ...). The message names the kernel or feature
+    map, the inputs' largest magnitude and the fix: standardise the columns
+    (e.g. ``sklearn.preprocessing.StandardScaler``).
+    """
+
+
+class DivergenceError(ValueError):
+    """An iterative solver diverged: its coefficients or objective became
+    non-finite or exploded. The message says which, and what to change (for
+    SGD, a smaller ``eta0``)."""

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ._budget import ROW_CACHE_SHARE, STORE_SHARE, budget, format_bytes
+from ._budget import (BLOCK_SHARE, MAX_BLOCK_BYTES, ROW_CACHE_SHARE, STORE_SHARE, budget,
+                      format_bytes)
 from .config import REFERENCE_RATES, get_config, parse_memory
 
 __all__ = ["Candidate", "Choice", "Plan", "plan_sgd", "plan", "plan_ridge", "decide_store",
@@ -157,7 +158,10 @@ def _falkon_candidate(n, d, M, n_targets, r, budget):
     stored = 8.0 * n * M + small <= budget
     it = FALKON_ITERATIONS
     seconds = kmm + prec + per_iter * it + (knm if stored else knm * (it + 1))
-    memory = 8.0 * n * M + small if stored else small + min(8.0 * n * M, 256 * 2**20)
+    # Recomputed K_nM lives in row blocks of the block share of the budget (capped),
+    # as GramOperator sizes them (_budget.rows_per_block).
+    memory = (8.0 * n * M + small if stored else
+              small + min(8.0 * n * M, budget * BLOCK_SHARE, MAX_BLOCK_BYTES))
     if memory > budget:
         return Candidate("falkon", seconds, memory, False,
                          f"the centers' M x M factors exceed the memory budget (M={M})")

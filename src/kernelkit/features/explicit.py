@@ -17,7 +17,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_vectors, validate_params
+from .._validation import check_kernel_values, check_vectors, validate_params
 from ..kernels import Bilinear, Constant, Linear, Polynomial, Power, Product, Scaled, Sum
 from ..kernels import resolve_kernel
 
@@ -177,4 +177,7 @@ class ExplicitFeatures(TransformerMixin, BaseEstimator):
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but ExplicitFeatures is expecting "
                              f"{self.n_features_in_} features as input")
-        return _features(self.kernel_, np.asarray(X, dtype=np.float64))
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+            Z = _features(self.kernel_, np.asarray(X, dtype=np.float64))
+        check_kernel_values(Z, "ExplicitFeatures.transform", (X,))
+        return Z

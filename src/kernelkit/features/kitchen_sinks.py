@@ -55,7 +55,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._budget import row_blocks, rows_per_block
-from .._validation import Interval, Options, check_vectors, validate_params
+from .._validation import Interval, Options, check_kernel_values, check_vectors, validate_params
 
 __all__ = ["RandomKitchenSinks", "BASES", "SAMPLERS"]
 
@@ -208,13 +208,18 @@ class RandomKitchenSinks(TransformerMixin, BaseEstimator):
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                              f"expecting {self.n_features_in_} features as input")
         W = self.random_weights_
-        X = X.astype(W.dtype, copy=False)
+        given = X  # for the message: the rows as given, before a float32 cast
+        with np.errstate(over="ignore"):  # float32 maps: overflowing rows are reported below
+            X = X.astype(W.dtype, copy=False)
         q = self.n_components_
         out = np.empty((len(X), q), dtype=W.dtype)
         step = rows_per_block(q, bytes_per_entry=W.dtype.itemsize, n_temporaries=2)
         w_sq = np.einsum("ij,ij->j", W, W) if self.basis == "bump" else None
         for r0, r1 in row_blocks(len(X), step):
-            out[r0:r1] = _basis_block(self.basis, X[r0:r1], W, self.random_offset_, w_sq)
+            with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+                out[r0:r1] = _basis_block(self.basis, X[r0:r1], W, self.random_offset_, w_sq)
+            check_kernel_values(out[r0:r1], f"{type(self).__name__}.transform",
+                                (given[r0:r1],))
         if self.normalize:
             out *= math.sqrt((2.0 if self.basis == "cosine" else 1.0) / q)
         return out
@@ -297,6 +302,8 @@ def _basis_block(basis, X, W, offset, w_sq):
         D2 *= -2.0
         D2 += x_sq[:, None]
         D2 += w_sq[None, :]
+        # NaN (inf - inf: rows too large) would compare False and give 0 silently.
+        check_kernel_values(D2, "RandomKitchenSinks (bump basis) squared distances", (X,))
         return (D2 <= offset * offset).astype(W.dtype)  # squared distances <= h^2
     if callable(basis):
         Z = basis(X, W)

@@ -20,8 +20,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import (Interval, Options, check_same_n_features, check_vectors,
-                           validate_params)
+from .._validation import (Interval, Options, check_kernel_values, check_same_n_features,
+                           check_vectors, validate_params)
 from ..exceptions import NumericalWarning
 from ..gram import gram
 from ..kernels import resolve_kernel
@@ -75,7 +75,9 @@ def nystroem_transform(kernel, X, components, normalization):
     out = np.empty((len(X), normalization.shape[1]))
     # Row blocks keep the (rows, M) kernel block within the memory budget.
     for r0, r1 in _blocks(len(X), len(components)):
-        out[r0:r1] = gram(kernel, X[r0:r1], components) @ normalization
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+            out[r0:r1] = gram(kernel, X[r0:r1], components) @ normalization
+        check_kernel_values(out[r0:r1], "Nystroem.transform", (X[r0:r1],))
     return out
 
 

@@ -39,7 +39,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import Interval, Options, check_vectors, validate_params
+from .._validation import Interval, Options, check_kernel_values, check_vectors, validate_params
 from ..exceptions import InvalidParameterError
 from ..kernels import resolve_kernel
 from ..kernels import spectral
@@ -226,7 +226,9 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                              f"expecting {self.n_features_in_} features as input")
         W = self.random_weights_
-        X = X.astype(W.dtype, copy=False)
+        given = X  # for the message: the rows as given, before a float32 cast
+        with np.errstate(over="ignore"):  # float32 maps: overflowing rows are reported below
+            X = X.astype(W.dtype, copy=False)
         D = self.n_components_
         out = np.empty((len(X), D), dtype=W.dtype)
         # The output is written block by block; the one temporary is the
@@ -242,6 +244,9 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         def one(block):
             r0, r1 = block
             _features_block(X[r0:r1], W, self.random_offset_, self._scale, out[r0:r1])
+            # Phases that overflow give cos(inf) = NaN: checked while the block is in cache.
+            check_kernel_values(out[r0:r1], f"{type(self).__name__}.transform",
+                                (given[r0:r1],))
 
         if workers > 1:
             from threadpoolctl import threadpool_limits
@@ -267,6 +272,11 @@ def _n_workers(n_rows):
 
 def _features_block(X, W, offset, scale, out):
     """Fill ``out`` (rows of X, D) with the features of one block of rows."""
+    with np.errstate(over="ignore", invalid="ignore"):  # checked by the caller
+        return _features_block_values(X, W, offset, scale, out)
+
+
+def _features_block_values(X, W, offset, scale, out):
     if offset is not None:  # cos_bias: sqrt(2 s / D) cos(X W + b), in place
         np.matmul(X, W, out=out)
         out += offset

@@ -11,22 +11,61 @@ Everything inside kernelkit that needs kernel values (``gram``, the Gram
 operator, the solvers) goes through the public **block API** of
 :class:`Kernel` -- :meth:`Kernel.prepare`, :meth:`Kernel.block`,
 :meth:`Kernel.diag_prepared` -- or the :class:`~kernelkit.kernels.KernelRows`
-object built on it, never through the private hooks.
+object built on it, never through the private hooks. The block API is also
+the one place where kernel values are checked finite: a block with inf or NaN
+raises :class:`~kernelkit.exceptions.NonFiniteKernelError`, unless the
+kernel's :meth:`Kernel.value_bound` proves every value finite beforehand (then
+no pass over the block is spent on it).
 """
 
 from __future__ import annotations
 
 import inspect
+import math
 import numbers
 
 import numpy as np
 
 from .. import config
 from .._budget import row_blocks, rows_per_block
-from .._validation import check_same_n_features, check_vectors, validate_params
+from .._validation import (check_kernel_values, check_same_n_features, check_vectors,
+                           validate_params)
 from .rows import KernelRows
 
-__all__ = ["Kernel", "KernelRows", "pairwise_blocked"]
+__all__ = ["Kernel", "KernelRows", "pairwise_blocked", "certainly_finite", "max_abs",
+           "bounded_power"]
+
+# A block whose values are bounded by this (in magnitude) is stored without
+# overflow: float64's or float32's largest number, with a wide margin for the
+# rounding of the sums that computed the values.
+_SAFE_MAGNITUDE = {np.dtype(np.float64): 1e300, np.dtype(np.float32): 1e37}
+
+
+def certainly_finite(bound, dtype=np.float64):
+    """Whether kernel values bounded by ``bound`` in magnitude are finite in ``dtype``.
+
+    ``bound`` comes from :meth:`Kernel.value_bound`: ``False`` means "not
+    proven" (blocks are then checked after they are computed), not
+    "non-finite".
+    """
+    return bool(bound <= _SAFE_MAGNITUDE.get(np.dtype(dtype), 0.0))
+
+
+def max_abs(X):
+    """The largest |value| of a numeric array (0 for an empty one), without a temporary."""
+    if X.size == 0:
+        return 0.0
+    return max(float(X.max()), -float(X.min()))
+
+
+def bounded_power(base, exponent):
+    """``base ** exponent`` for base >= 0, inf instead of OverflowError."""
+    if base <= 1.0:
+        return float(base) ** exponent
+    if exponent * math.log(base) > 700.0:  # beyond float64's range (exp(709.8))
+        return math.inf
+    return float(base) ** exponent
+
 
 def _output_dtype(*arrays):
     if config.get_config()["dtype"] == "float32" and all(a.dtype == np.float32 for a in arrays):
@@ -82,7 +121,10 @@ class Kernel:
       values between rows of prepared inputs, allocated or written into
       ``out``: a pure function of one block of rows, so a loop, a thread pool
       or a Dask task can call it on any split of the rows;
-    - :meth:`diag_prepared` ``(Xp)`` gives ``k(x_i, x_i)``.
+    - :meth:`diag_prepared` ``(Xp)`` gives ``k(x_i, x_i)``;
+    - :meth:`value_bound` ``(Xp, Yp)`` bounds ``|k|`` on prepared rows, so
+      that blocks proven finite skip the finiteness check every other block
+      gets (:class:`~kernelkit.exceptions.NonFiniteKernelError`).
 
     :class:`~kernelkit.kernels.KernelRows` wraps the three for one (X, Y)
     pair (blocks of rows, rows by index, the diagonal). Subclasses implement
@@ -255,7 +297,7 @@ class Kernel:
             return self._prepare_float32(X, Y)
         return self._prepare(X, Y)
 
-    def block(self, X, Y, diag_offset=-1, *, out=None):
+    def block(self, X, Y, diag_offset=-1, *, out=None, assume_finite=False):
         """Kernel values ``k(X[i], Y[j])`` of prepared rows: one block of a kernel matrix.
 
         A pure function of its arguments: any split of the rows gives the
@@ -276,16 +318,57 @@ class Kernel:
             A float32 ``out`` holds values computed in float64 and rounded,
             or, for inputs prepared with ``dtype=np.float32`` by a kernel with
             a float32 fast path, computed in float32.
+        assume_finite : bool, default=False
+            Skip the finiteness check: the caller has proven every value
+            finite (:class:`KernelRows` does, once for its whole inputs, with
+            :func:`certainly_finite`).
 
         Returns
         -------
         ndarray of shape (n_rows, n_cols)
             ``out``, or a new float64 array.
+
+        Raises
+        ------
+        NonFiniteKernelError
+            If the block holds inf or NaN (inputs whose scale overflows
+            float64 in the kernel; standardise them).
         """
+        dtype = np.float64 if out is None else out.dtype
+        if assume_finite or certainly_finite(self.value_bound(X, Y), dtype):
+            return self._compute_block(X, Y, diag_offset, out)
+        with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the fix
+            out = self._compute_block(X, Y, diag_offset, out)
+        check_kernel_values(out, repr(self), (X, Y))
+        return out
+
+    def _compute_block(self, X, Y, diag_offset, out):
         if out is None:
             return self._block(X, Y, diag_offset)
         self._block_into(X, Y, diag_offset, out)
         return out
+
+    def value_bound(self, X, Y):
+        """An upper bound of ``|k(x, y)|`` over prepared rows X and Y (inf when unknown).
+
+        A cheap bound (O(1), or O((n + m) d) from the inputs' largest
+        magnitude) that lets the block API skip the finiteness check of
+        blocks whose values are proven finite: RBF, Laplacian and Cauchy are
+        bounded by 1 whatever the inputs, a linear kernel by
+        ``d max|x| max|y|``. Composite and string kernels say inf (unknown),
+        so their blocks are checked after they are computed.
+
+        Parameters
+        ----------
+        X, Y : prepared rows, as for :meth:`block`
+
+        Returns
+        -------
+        float
+            A bound such that no value or intermediate sum of the block
+            exceeds it, or ``inf``.
+        """
+        return math.inf
 
     def diag_prepared(self, X):
         """The diagonal ``k(x_i, x_i)`` of prepared rows.
@@ -298,8 +381,16 @@ class Kernel:
         Returns
         -------
         ndarray of shape (n_rows,)
+
+        Raises
+        ------
+        NonFiniteKernelError
+            If a value is inf or NaN (checked: O(n_rows)).
         """
-        return self._diag(X)
+        with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the fix
+            values = self._diag(X)
+        check_kernel_values(np.asarray(values), repr(self), (X,))
+        return values
 
     def _prepare(self, X, Y):
         """Canonicalise validated inputs once per call (vectors become float64)."""

@@ -5,6 +5,8 @@ out blocks of rows, rows by index and the diagonal. It is what ``gram``, the
 Gram operator and the solvers (SMO's row cache, Pegasos, SGD, Falkon) read
 kernel values through; each of its methods is a pure function of the rows
 asked for, so a loop, a thread pool or a Dask task can call it on any split.
+Every block it hands out is finite: proven once for the whole inputs by the
+kernel's value bound (``certainly_finite``), or checked block by block.
 """
 
 from __future__ import annotations
@@ -42,6 +44,12 @@ class KernelRows:
     dtype : numpy.dtype
     symmetric : bool
         Whether ``Y`` was ``None``.
+    value_bound : float
+        The kernel's :meth:`~kernelkit.kernels.Kernel.value_bound` on the
+        whole inputs (computed once, at O((n + m) d) at most). When it proves
+        the values finite in a block's dtype, the block is not checked;
+        otherwise each block is, and a non-finite one raises
+        :class:`~kernelkit.exceptions.NonFiniteKernelError`.
 
     Examples
     --------
@@ -61,6 +69,7 @@ class KernelRows:
         self.dtype = np.dtype(dtype)
         self.X, self.Y = kernel.prepare(X, Y, dtype=self.dtype)
         self.shape = (len(self.X), len(self.Y))
+        self.value_bound = kernel.value_bound(self.X, self.Y)
 
     def block(self, r0, r1, *, out=None, lower=False):
         """Rows ``r0:r1`` of K, with the exact diagonal of a symmetric K.
@@ -85,7 +94,8 @@ class KernelRows:
         diag_offset = r0 if self.symmetric else -1
         if out is None and self.dtype != np.float64:
             out = np.empty((r1 - r0, len(Y)), dtype=self.dtype)
-        return self.kernel.block(self.X[r0:r1], Y, diag_offset, out=out)
+        return self.kernel.block(self.X[r0:r1], Y, diag_offset, out=out,
+                                 assume_finite=self._proven_finite(out))
 
     def rows(self, index, columns=None, *, out=None):
         """``K[index][:, columns]``: kernel values of chosen rows and columns.
@@ -109,7 +119,13 @@ class KernelRows:
         """
         X = self.X[_as_index(index)]
         Y = self.Y if columns is None else self.Y[_as_index(columns)]
-        return self.kernel.block(X, Y, -1, out=out)
+        return self.kernel.block(X, Y, -1, out=out, assume_finite=self._proven_finite(out))
+
+    def _proven_finite(self, out):
+        from .base import certainly_finite  # base imports this module
+
+        dtype = np.float64 if out is None else out.dtype
+        return certainly_finite(self.value_bound, dtype)
 
     def diag(self):
         """The diagonal ``k(x_i, x_i)`` of the rows, in float64.

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._validation import Interval
 from ..exceptions import InvalidParameterError
-from .base import Kernel
+from .base import Kernel, bounded_power, max_abs
 from . import spectral
 
 __all__ = ["Linear", "Polynomial", "RBF", "Laplacian", "Cauchy", "Sigmoid",
@@ -46,10 +46,75 @@ def _centered(X, Y):
     a shift gains nothing and the copy is skipped: ``prepare`` centres whole
     inputs once per call, so the blocks of a Gram matrix skip it.
     """
-    shift = Y.mean(axis=0)
-    if shift @ shift <= 0.5 * np.mean(np.einsum("ij,ij->i", Y, Y)):
+    with np.errstate(over="ignore", invalid="ignore"):
+        shift = Y.mean(axis=0)
+        shift_sq = shift @ shift
+        if shift_sq <= 0.5 * np.mean(np.einsum("ij,ij->i", Y, Y)):
+            return X, Y
+    if not np.isfinite(shift_sq):  # inputs near float64's limit: shifting could overflow
         return X, Y
     return X - shift, Y - shift
+
+
+def _inner_bound(X, Y):
+    """A bound of |x'y| and of every partial sum of it: d max|x| max|y| (inf on overflow)."""
+    return X.shape[1] * max_abs(X) * max_abs(Y)
+
+
+# Above this, ||x||^2 + ||y||^2 - 2 x'y may overflow (inf - inf = NaN): RBF then
+# computes its distances on inputs scaled by a power of two (see _rbf_scaled_into).
+_PLAIN_SQ_NORM_LIMIT = 1e300
+# RBF's float32 fast path needs float32 inner products and norms of the
+# centred rows far from float32's largest number (3.4e38).
+_FLOAT32_INNER_LIMIT = 1e36
+
+
+def _scale_of(X, Y):
+    """A power of two s with max|X|, max|Y| <= 2 s: dividing by it is exact."""
+    largest = max(max_abs(X), max_abs(Y))
+    return float(np.ldexp(1.0, int(np.frexp(largest)[1]) - 1)) if largest > 0 else 1.0
+
+
+def _rbf_scaled_into(X, Y, gamma, diag_offset, out):
+    """RBF values of inputs so large that their squared norms overflow float64.
+
+    exp(-gamma ||x - y||^2) = exp(-(gamma s^2) ||x/s - y/s||^2) with s a power
+    of two (exact scaling). The distances are summed from coordinate
+    differences, not from the expansion, whose round-off (1e-16 ||x||^2)
+    times gamma s^2 would swamp them (k(x, x) would come out 0); a product
+    gamma s^2 d that overflows can only mean a value of 0, and 0 * inf is
+    avoided. So X * 1e200 gives the mathematically right kernel values
+    instead of NaN. Rare and slower (d passes over the block, in row chunks
+    that stay in cache), it is only taken when the expansion would overflow.
+    """
+    s = _scale_of(X, Y)
+    Xs, Ys = X / s, Y / s
+    with np.errstate(over="ignore", under="ignore"):
+        factor = (gamma * s) * s
+    n, m = out.shape
+    step = max(1, (1 << 15) // max(m, 1))  # rows of a chunk: a 256 KiB temporary
+    D = np.empty((min(step, n), m))
+    T = np.empty_like(D)
+    for r0 in range(0, n, step):
+        r1 = min(n, r0 + step)
+        d, t = D[:r1 - r0], T[:r1 - r0]
+        d[...] = 0.0
+        for k in range(Xs.shape[1]):
+            np.subtract(Xs[r0:r1, k:k + 1], Ys[:, k], out=t)
+            np.multiply(t, t, out=t)
+            d += t
+        if diag_offset >= 0:  # exact diagonal of a symmetric Gram matrix
+            i = np.arange(r0, r1)
+            inside = i + diag_offset < m
+            d[i[inside] - r0, i[inside] + diag_offset] = 0.0
+        with np.errstate(over="ignore", under="ignore"):
+            if np.isfinite(factor):
+                d *= factor
+            else:  # any nonzero distance gives exp(-inf) = 0
+                d[d > 0] = np.inf
+            np.negative(d, out=d)
+            np.exp(d, out=d)
+        out[r0:r1] = d
 
 
 class Linear(Kernel):
@@ -76,6 +141,9 @@ class Linear(Kernel):
 
     def _diag(self, X):
         return _sq_norms(X)
+
+    def value_bound(self, X, Y):
+        return _inner_bound(X, Y)
 
 
 class Polynomial(Kernel):
@@ -124,6 +192,11 @@ class Polynomial(Kernel):
 
     def _diag(self, X):
         return (self.gamma * _sq_norms(X) + self.coef0) ** int(self.degree)
+
+    def value_bound(self, X, Y):
+        inner = _inner_bound(X, Y)
+        base = float(self.gamma) * inner + abs(float(self.coef0))
+        return max(inner, bounded_power(base, int(self.degree)))
 
 
 class RBF(Kernel):
@@ -207,12 +280,18 @@ class RBF(Kernel):
         # float64, then round), since float32 inner products lose digits in
         # proportion to ||x||^2 / ||x - y||^2 much sooner than float64 ones.
         shift = np.asarray(Y, dtype=np.float64).mean(axis=0)
-        Yc = (np.asarray(Y, dtype=np.float64) - shift).astype(np.float32)
+        Yc64 = np.asarray(Y, dtype=np.float64) - shift
+        Xc64 = Yc64 if X is Y else np.asarray(X, dtype=np.float64) - shift
+        if not (_inner_bound(Xc64, Yc64) <= _FLOAT32_INNER_LIMIT):
+            # float32 products of rows this large would overflow (inf - inf):
+            # the float64 path (scaled if need be), rounded to float32.
+            return self._prepare(X, Y)
+        Yc = Yc64.astype(np.float32)
         if X is Y:
             # Two arrays, not one: numpy sends A @ A.T to SYRK, whose rounding
             # differs from GEMM's, and K(C, C) must round like the K_nM blocks.
             return Yc, Yc.copy()
-        return (np.asarray(X, dtype=np.float64) - shift).astype(np.float32), Yc
+        return Xc64.astype(np.float32), Yc
 
     def _block_into(self, X, Y, diag_offset, out):
         from .._compiled import rbf_from_inner
@@ -226,12 +305,22 @@ class RBF(Kernel):
             if G is not out:
                 out[...] = G
             return
+        rows, cols = X, Y
         X, Y = _centered(X, Y)
+        xx, yy = _sq_norms(X), _sq_norms(Y)
+        # The expansion cannot overflow while ||x||^2 + ||y||^2 <= 1e300 (then
+        # |x'y| is below that too, by Cauchy-Schwarz); beyond, the scaled twin.
+        if not xx.max(initial=0.0) + yy.max(initial=0.0) <= _PLAIN_SQ_NORM_LIMIT:
+            _rbf_scaled_into(rows, cols, self.gamma_value, diag_offset, out)
+            return
         G = _inner_into(X, Y, out)
-        rbf_from_inner(G, _sq_norms(X), _sq_norms(Y), self.gamma_value, diag_offset, out)
+        rbf_from_inner(G, xx, yy, self.gamma_value, diag_offset, out)
 
     def _diag(self, X):
         return np.ones(len(X))
+
+    def value_bound(self, X, Y):
+        return 1.0  # exp of -(a distance clamped at 0); overflowing inputs are scaled
 
 
 class _Stationary(Kernel):
@@ -262,6 +351,11 @@ class _Stationary(Kernel):
 
     def _diag(self, X):
         return np.ones(len(X))
+
+    def value_bound(self, X, Y):
+        # exp(-gamma * a sum of |differences|) and a product of 1 / (1 + ...):
+        # an overflowing difference only drives a value to 0, never to NaN.
+        return 1.0
 
 
 class Laplacian(_Stationary):
@@ -370,6 +464,11 @@ class Sigmoid(Kernel):
     def _diag(self, X):
         return np.tanh(self.gamma * _sq_norms(X) + self.coef0)
 
+    def value_bound(self, X, Y):
+        # tanh is bounded by 1 once its argument is finite (no inf - inf in x'y).
+        inner = _inner_bound(X, Y)
+        return 1.0 if float(self.gamma) * inner + abs(float(self.coef0)) <= 1e300 else np.inf
+
 
 class KroneckerDelta(Kernel):
     """The Kronecker delta kernel: k(x, y) = 1 if x == y (every feature equal), else 0.
@@ -396,6 +495,9 @@ class KroneckerDelta(Kernel):
 
     def _diag(self, X):
         return np.ones(len(X))
+
+    def value_bound(self, X, Y):
+        return 1.0
 
 
 class Constant(Kernel):
@@ -444,3 +546,6 @@ class Constant(Kernel):
 
     def _diag(self, X):
         return np.full(len(X), float(self.value))
+
+    def value_bound(self, X, Y):
+        return float(self.value)

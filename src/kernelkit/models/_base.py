@@ -23,7 +23,7 @@ from ..kernels import Kernel, resolve_kernel
 __all__ = ["resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
            "check_sample_weight", "check_alpha", "takes_strings", "input_dim",
            "validate_fit_X", "validate_classifier_data", "predict_labels",
-           "reject_precomputed", "report_plan"]
+           "reject_precomputed", "report_plan", "check_symmetric_gram", "SYMMETRY_RTOL"]
 
 
 def resolve_estimator_kernel(kernel):
@@ -50,8 +50,12 @@ def _precheck(kernel, X):
         check_vectors(X, "X")
 
 
-def validate_fit_data(est, kernel, X, y, *, y_numeric=True):
-    """Validate training data; sets ``n_features_in_`` (and feature names)."""
+def validate_fit_data(est, kernel, X, y, *, y_numeric=True, check_symmetry=True):
+    """Validate training data; sets ``n_features_in_`` (and feature names).
+
+    A precomputed Gram matrix must be square and (``check_symmetry``)
+    symmetric; an estimator that checks its labels first calls
+    :func:`check_symmetric_gram` itself."""
     if y is None:
         raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
     if takes_strings(kernel):
@@ -68,7 +72,46 @@ def validate_fit_data(est, kernel, X, y, *, y_numeric=True):
     if kernel == "precomputed" and X.shape[0] != X.shape[1]:
         raise ValueError(f"with kernel='precomputed', X must be the square Gram matrix of the "
                          f"training samples, got shape {X.shape}")
+    if kernel == "precomputed" and check_symmetry:
+        check_symmetric_gram(X)
     return X, y
+
+
+# Round-off allowed between K[i, j] and K[j, i] of a precomputed Gram matrix,
+# relative to max |K| (products computed in two orders differ by ~1e-16 n).
+SYMMETRY_RTOL = 1e-10
+
+
+def check_symmetric_gram(K):
+    """Refuse a precomputed Gram matrix that is not symmetric (beyond round-off).
+
+    A kernel matrix is symmetric; the solvers read one triangle or assume it,
+    so a non-symmetric one would be fitted silently as something else. Checked
+    in row blocks within the memory budget (no n x n temporary).
+
+    Raises
+    ------
+    ValueError
+        Naming the worst pair (i, j) and how to symmetrise, ``(K + K.T) / 2``.
+    """
+    from .._budget import row_blocks, rows_per_block
+
+    n = K.shape[0]
+    scale = max(float(K.max()), -float(K.min())) if K.size else 0.0
+    worst, where = 0.0, None
+    for r0, r1 in row_blocks(n, rows_per_block(n, n_temporaries=1)):
+        diff = np.subtract(K[r0:r1], K[:, r0:r1].T, dtype=np.float64)
+        np.abs(diff, out=diff)
+        k = int(np.argmax(diff))
+        if diff.flat[k] > worst:
+            worst, where = float(diff.flat[k]), (r0 + k // n, k % n)
+    if worst > SYMMETRY_RTOL * scale:
+        i, j = where
+        raise ValueError(
+            f"with kernel='precomputed', X must be a symmetric Gram matrix K(X_train, X_train), "
+            f"but X[{i}, {j}] = {float(K[i, j])!r} and X[{j}, {i}] = {float(K[j, i])!r} differ "
+            f"by {worst:.3g} (more than {SYMMETRY_RTOL:g} x max |X| = {SYMMETRY_RTOL * scale:.3g}). If X is a "
+            "kernel matrix made non-symmetric by round-off, symmetrise it: X = (X + X.T) / 2")
 
 
 def validate_predict_data(est, kernel, X):

@@ -19,7 +19,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._budget import budget, format_bytes, require
-from ..exceptions import MemoryBudgetError
+from ..exceptions import DivergenceError, MemoryBudgetError
 from ..features import ExplicitFeatures, explicit_feature_dim
 from ..gram import GramOperator, gram
 from ..planning import Choice, Plan, choose_machine_solver, decide_store, plan_sgd
@@ -160,6 +160,7 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
     results = [sgd(strategy, Y[:, j], loss, lam, X=X, kernel=kernel, features=fmap,
                    n_epochs=n_epochs, eta0=float(eta0), average=average, random_state=seed,
                    **shared) for j in range(Y.shape[1])]
+    _raise_if_diverged(results, loss, lam, eta0, kernel, X)
     coef = _stack([r.coef for r in results])
     objective = np.array([r.objective for r in results])
     if results[0].representation == "w":
@@ -167,6 +168,19 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
                          feature_map=fmap, strategy=strategy)
     return ColumnFit("sgd", "dual", coef, results[0].n_iter, objective, plan, X_fit=X,
                      strategy=strategy)
+
+
+def _raise_if_diverged(results, loss, lam, eta0, kernel, X):
+    """A diverged SGD run must not become a model that predicts 1e290: say why, and what to do."""
+    bad = next((j for j, r in enumerate(results) if r.diverged), None)
+    if bad is None:
+        return
+    stable = default_eta0(loss, float(np.max(kernel.diag(X))), lam)
+    column = f" (target column {bad})" if len(results) > 1 else ""
+    raise DivergenceError(
+        f"SGD diverged{column}: {results[bad].diverged} with eta0={float(eta0):.4g}. "
+        f"Use a smaller eta0, e.g. eta0='auto' (here {stable:.4g}, stable for this kernel "
+        "and loss), or standardise the inputs.")
 
 
 def decision_columns(est, X):

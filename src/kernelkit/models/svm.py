@@ -18,8 +18,8 @@ from ..planning import Plan, decide_store, row_cache_choice
 from ..solvers.pegasos import pegasos_gram, pegasos_kernel, pegasos_objectives
 from ..solvers.class_pairs import pair_grams, pair_grams_bytes, sub_gram
 from ..solvers.smo import smo_gram, smo_kernel
-from ._base import (check_sample_weight, resolve_estimator_kernel, validate_fit_data,
-                    validate_predict_data)
+from ._base import (check_sample_weight, check_symmetric_gram, resolve_estimator_kernel,
+                    validate_fit_data, validate_predict_data)
 from ._base import report_plan, takes_strings
 
 __all__ = ["KernelSVC"]
@@ -178,7 +178,8 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         self
         """
         kernel = self._check_params()
-        X, y = validate_fit_data(self, kernel, X, y, y_numeric=False)
+        # Labels first (a one-class problem says so), then the Gram matrix's symmetry.
+        X, y = validate_fit_data(self, kernel, X, y, y_numeric=False, check_symmetry=False)
         y = column_or_1d(y, warn=True)
         if y.dtype == object and len({isinstance(v, str) for v in y}) > 1:
             example = (next(v for v in y if isinstance(v, str)),
@@ -204,6 +205,8 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         counts = np.bincount(yk, minlength=n_classes)
         if (counts > 0).sum() < 2:
             raise ValueError("KernelSVC needs samples of at least 2 classes with positive weight")
+        if kernel == "precomputed":
+            check_symmetric_gram(X)
         starts = np.concatenate([[0], np.cumsum(counts)])
         self.classes_ = classes
         self.kernel_ = kernel

@@ -52,7 +52,7 @@ from ..gram import KernelRows
 from .losses import get_loss
 
 __all__ = ["SGDResult", "sgd", "sgd_order", "sgd_step_sizes", "default_eta0", "LOSS_CODES",
-           "sgd_w_steps", "sgd_u_steps"]
+           "sgd_w_steps", "sgd_u_steps", "divergence", "DIVERGENCE_FACTOR"]
 
 STRATEGIES = ("features_on_the_fly", "features_cached", "kernel_on_the_fly", "gram_cached")
 
@@ -76,6 +76,11 @@ _CHUNK = 256
 _CHUNK_MAX = 2048
 _CHUNK_BYTES = 64 * 1024**2
 
+#: An objective this many times its value at w = 0 means divergence: the
+#: optimum's objective is at most that value, and SGD starts there, so a
+#: stable run ends near or below it (noisy runs a few times above at most).
+DIVERGENCE_FACTOR = 1e6
+
 
 @dataclass(frozen=True)
 class SGDResult:
@@ -91,12 +96,19 @@ class SGDResult:
         SGD steps T.
     objective : float or None
         (lam/2) ||w||^2 + (1/n) sum_i l(f(x_i); y_i) at ``coef`` (None if not computed).
+    diverged : str or None
+        Why the run is judged to have diverged, or None: the coefficients or
+        the objective became non-finite, or the objective exploded to more
+        than ``DIVERGENCE_FACTOR`` times its value at w = 0 (where SGD starts,
+        and which bounds the optimum's). Usually a first step ``eta0`` too
+        large; the caller decides what to raise.
     """
 
     coef: np.ndarray
     representation: str
     n_iter: int
     objective: float | None
+    diverged: str | None = None
 
 
 def default_eta0(loss, max_sq_norm, lam):
@@ -349,10 +361,11 @@ def sgd(strategy, y, loss, lam, *, X=None, kernel=None, features=None, Z=None, K
                             state, t0, avg_start)
         w = _finish(v, a, state, avg_start >= 0)
         obj = None
-        if compute_objective:
-            f = Z @ w if Z is not None else _feature_scores(features, X, w)
-            obj = 0.5 * lam * float(w @ w) + float(np.mean(loss.value(f, y)))
-        return SGDResult(w, "w", T, obj)
+        if compute_objective and np.isfinite(w).all():
+            with np.errstate(over="ignore", invalid="ignore"):  # judged by divergence()
+                f = Z @ w if Z is not None else _feature_scores(features, X, w)
+                obj = 0.5 * lam * float(w @ w) + float(np.mean(loss.value(f, y)))
+        return SGDResult(w, "w", T, obj, divergence(w, obj, loss, y))
 
     v, a = np.zeros(n), np.zeros(n)
     if strategy == "gram_cached":
@@ -372,15 +385,46 @@ def sgd(strategy, y, loss, lam, *, X=None, kernel=None, features=None, Z=None, K
                         loss, v, a, state, t0, avg_start)
     u = _finish(v, a, state, avg_start >= 0)
     obj = None
-    if compute_objective:
-        if K is not None:
-            f = K @ u
-        else:
-            from ..gram import GramOperator
+    if compute_objective and np.isfinite(u).all():
+        with np.errstate(over="ignore", invalid="ignore"):  # judged by divergence()
+            if K is not None:
+                f = K @ u
+            else:
+                from ..gram import GramOperator
 
-            f = GramOperator(kernel, X).matvec(u)
-        obj = 0.5 * lam * float(u @ f) + float(np.mean(loss.value(f, y)))
-    return SGDResult(u, "u", T, obj)
+                f = GramOperator(kernel, X).matvec(u)
+            obj = 0.5 * lam * float(u @ f) + float(np.mean(loss.value(f, y)))
+    return SGDResult(u, "u", T, obj, divergence(u, obj, loss, y))
+
+
+def divergence(coef, objective, loss, y):
+    """Why an SGD result diverged, or None (see :attr:`SGDResult.diverged`).
+
+    Parameters
+    ----------
+    coef : ndarray
+        w or u.
+    objective : float or None
+        The objective at ``coef`` (None: only the coefficients are judged).
+    loss : str or Loss
+    y : ndarray of shape (n,)
+
+    Returns
+    -------
+    str or None
+    """
+    if not np.isfinite(coef).all():
+        return "the coefficients became non-finite (inf or NaN)"
+    if objective is None:
+        return None
+    start = float(np.mean(get_loss(loss).value(np.zeros(len(y)), np.asarray(y, np.float64))))
+    if not np.isfinite(objective):
+        return (f"the objective became non-finite ({objective}; it is {start:.4g} at w = 0, "
+                "where SGD starts)")
+    if objective > DIVERGENCE_FACTOR * start:
+        return (f"the objective exploded to {objective:.4g} (it is {start:.4g} at w = 0, where "
+                "SGD starts)")
+    return None
 
 
 def _feature_scores(features, X, w):
