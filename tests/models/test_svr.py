@@ -8,7 +8,7 @@ import kernelkit
 from kernelkit.datasets import load_cpu_act
 from kernelkit.kernels import RBF, Linear
 from kernelkit.models import KernelSVR
-from kernelkit.solvers.smo import svr_gram, svr_kernel
+from kernelkit.solvers.svr import svr_gram, svr_kernel
 
 
 @pytest.fixture(scope="module")

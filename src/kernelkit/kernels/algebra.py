@@ -9,6 +9,9 @@ grid search, and knows whether it is shift-invariant and guaranteed PSD.
 Sums and products are flat n-ary nodes (a sum of 3,000 kernels is one node with
 3,000 terms, walked by loops); other nodes may nest at most :data:`MAX_DEPTH`
 deep, so no walk over a kernel can exhaust Python's recursion limit.
+
+(About 600 lines: one node class per row of the lectures' table, each short;
+splitting them would separate the n-ary nodes from the depth rule they share.)
 """
 
 from __future__ import annotations

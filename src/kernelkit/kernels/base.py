@@ -16,6 +16,10 @@ the one place where kernel values are checked finite: a block with inf or NaN
 raises :class:`~kernelkit.exceptions.NonFiniteKernelError`, unless the
 kernel's :meth:`Kernel.value_bound` proves every value finite beforehand (then
 no pass over the block is spent on it).
+
+(A little over 500 lines: the Kernel base class is the contract every kernel
+and consumer shares -- parameters, the block API with its finiteness check, the
+operators of the algebra and the JSON form -- and reads best in one place.)
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
 from ..planning import Plan, decide_store, row_cache_choice
-from ..solvers.smo import svr_gram, svr_kernel
+from ..solvers.svr import svr_gram, svr_kernel
 from ._base import (check_sample_weight, report_plan, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
 
