@@ -47,6 +47,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from .._compiled import interruptible
+
 from ..gram import GramOperator, KernelRows
 
 __all__ = ["PegasosResult", "pegasos_gram", "pegasos_kernel", "pegasos_objectives", "draw_indices"]
@@ -118,6 +120,10 @@ def _labels_weights_and_lambda(y, C, sample_weight, T):
     return y, s, lam, int(T)
 
 
+# Ctrl-C during the compiled loop arrives as KeyboardInterrupt (see _compiled.interruptible).
+_run_pegasos_loop = interruptible(_pegasos_loop)
+
+
 def pegasos_gram(K, y, C, n_iter, *, sample_weight=None, random_state=None):
     """Kernelised Pegasos on a stored Gram matrix.
 
@@ -144,7 +150,7 @@ def pegasos_gram(K, y, C, n_iter, *, sample_weight=None, random_state=None):
     idx = draw_indices(len(y), T, random_state)
     n = len(y)
     beta, acc, h = np.zeros(n), np.zeros(n), np.zeros(n)
-    H_T = _pegasos_loop(K, y, s, lam, idx, beta, acc, h)
+    H_T = _run_pegasos_loop(K, y, s, lam, idx, beta, acc, h)
     return _finish(beta, acc, h, H_T, lam, T)
 
 

@@ -48,6 +48,7 @@ import numpy as np
 from numba import njit
 
 from .._budget import row_blocks, rows_per_block
+from .._compiled import interruptible
 from ..gram import KernelRows
 from .losses import get_loss
 
@@ -246,6 +247,11 @@ def _contiguous_step_inputs(Z, rows, y, etas):
             np.ascontiguousarray(y, np.float64), np.ascontiguousarray(etas, np.float64))
 
 
+
+# Ctrl-C during the compiled loops arrives as KeyboardInterrupt (see _compiled.interruptible).
+_run_w_steps = interruptible(_sgd_w_steps)
+_run_u_steps = interruptible(_sgd_u_steps)
+
 def sgd_w_steps(Z, rows, y, etas, lam, loss, v, a, state, t0=0, avg_start=-1):
     """Run SGD steps on w = state[0] v: step s uses feature row Z[rows[s]], label y[s].
 
@@ -254,7 +260,7 @@ def sgd_w_steps(Z, rows, y, etas, lam, loss, v, a, state, t0=0, avg_start=-1):
     """
     loss = get_loss(loss)
     Z, rows, y, etas = _contiguous_step_inputs(Z, rows, y, etas)
-    _sgd_w_steps(Z, rows, y, etas, float(lam), LOSS_CODES[loss.name], float(loss.epsilon),
+    _run_w_steps(Z, rows, y, etas, float(lam), LOSS_CODES[loss.name], float(loss.epsilon),
                  v, a, state, int(t0), _avg(avg_start))
 
 
@@ -263,7 +269,7 @@ def sgd_u_steps(K, rows, idx, y, etas, lam, loss, v, a, state, t0=0, avg_start=-
     updates coordinate idx[s] (the sample's index) with label y[s]."""
     loss = get_loss(loss)
     K, rows, y, etas = _contiguous_step_inputs(K, rows, y, etas)
-    _sgd_u_steps(K, rows, np.ascontiguousarray(idx, np.int64), y, etas, float(lam),
+    _run_u_steps(K, rows, np.ascontiguousarray(idx, np.int64), y, etas, float(lam),
                  LOSS_CODES[loss.name], float(loss.epsilon), v, a, state, int(t0),
                  _avg(avg_start))
 

@@ -53,6 +53,7 @@ import numpy as np
 from numba import njit
 
 from .._budget import row_blocks, rows_per_block
+from .._compiled import interruptible
 from ..gram import KernelRows
 from ..planning import row_cache_bytes
 
@@ -374,6 +375,10 @@ def _violation(alpha, G, y, Cb):
     return float(myG[iup].max() - myG[ilow].min())
 
 
+# Ctrl-C during the compiled loop arrives as KeyboardInterrupt (see _compiled.interruptible).
+_run_smo_loop = interruptible(_smo_loop)
+
+
 def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None):
     n = y.shape[0]
     alpha = np.zeros(n)
@@ -385,7 +390,7 @@ def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None):
     fstate = np.zeros(4)
     max_iter = default_max_iter(n) if max_iter is None else int(max_iter)
     while True:
-        status = _smo_loop(source.rows, source.slot_of, source.last_use, y, Cb, QD, alpha, G,
+        status = _run_smo_loop(source.rows, source.slot_of, source.last_use, y, Cb, QD, alpha, G,
                            active, istate, fstate, float(tol), max_iter, bool(shrinking))
         if status == _NEED_ROW:
             source.fetch(int(istate[_NEED]), alpha, G, y, Cb, active[:istate[_NACT]], istate)
