@@ -72,7 +72,8 @@ def test_falkon_equals_kernel_ridge(where):
     kw = dict(alpha=1.0, tol=1e-10, max_iter=200, random_state=0)
     m = _fitted(DaskKernelRidge(KERNEL, solver="falkon", n_components=60, **kw),
                 where).fit(Xd, y)
-    ref = KernelRidge(KERNEL, solver="falkon", n_centers=60, **kw).fit(X, y)
+    ref = KernelRidge(KERNEL, solver="falkon", n_centers=60, fit_intercept=False,
+                      **kw).fit(X, y)
     np.testing.assert_array_equal(m.centers_, ref.centers_)
     np.testing.assert_allclose(m.dual_coef_, ref.dual_coef_, rtol=1e-8,
                                atol=1e-8 * np.abs(ref.dual_coef_).max())
@@ -90,7 +91,8 @@ def test_falkon_recomputed(client):
     m.client = client
     m.fit(da.from_array(X, chunks=400), y)
     assert m.store_choice_.value is persist
-    ref = KernelRidge(KERNEL, solver="falkon", n_centers=40, **kw).fit(X, y)
+    ref = KernelRidge(KERNEL, solver="falkon", n_centers=40, fit_intercept=False,
+                      **kw).fit(X, y)
     np.testing.assert_allclose(m.dual_coef_, ref.dual_coef_, rtol=1e-8,
                                atol=1e-8 * np.abs(ref.dual_coef_).max())
 
@@ -102,7 +104,8 @@ def test_classifier_equals_in_memory(where):
     Xd = da.from_array(X, chunks=300)
     m = _fitted(DaskKernelRidgeClassifier(KERNEL, solver="falkon", n_components=30, **kw),
                 where).fit(Xd, labels)
-    ref = KernelRidgeClassifier(KERNEL, solver="falkon", n_centers=30, **kw).fit(X, labels)
+    ref = KernelRidgeClassifier(KERNEL, solver="falkon", n_centers=30, fit_intercept=False,
+                                **kw).fit(X, labels)
     np.testing.assert_array_equal(m.classes_, ref.classes_)
     np.testing.assert_allclose(m.dual_coef_, ref.dual_coef_, rtol=1e-8,
                                atol=1e-8 * np.abs(ref.dual_coef_).max())

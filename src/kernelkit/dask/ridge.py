@@ -163,6 +163,10 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         est.n_iter_ = self.n_iter_
         est.jitter_ = self.jitter_
         est.solver_ = "falkon"
+        # The Dask estimators fit no intercept (yet): the twin has none either.
+        coef = getattr(self, "dual_coef_", None)
+        coef = getattr(self, "coef_", None) if coef is None else coef
+        est.intercept_ = 0.0 if np.ndim(coef) <= 1 else np.zeros(np.shape(coef)[1])
         if self.solver_ == "falkon":
             est.centers_, est.dual_coef_ = self.centers_, self.dual_coef_
             return est
@@ -306,7 +310,7 @@ class DaskKernelRidge(RegressorMixin, _DaskRidgeBase):
         est = KernelRidge(self.kernel, self.alpha, solver="falkon",
                           n_centers=len(getattr(self, "centers_", ())) or "auto",
                           tol=self.tol, max_iter=self.max_iter,
-                          random_state=self.random_state)
+                          random_state=self.random_state, fit_intercept=False)
         return self._ridge_state(est)
 
 
@@ -370,7 +374,7 @@ class DaskKernelRidgeClassifier(ClassifierMixin, _DaskRidgeBase):
         check_is_fitted(self, "classes_")
         est = KernelRidgeClassifier(self.kernel, self.alpha, solver="falkon",
                                     tol=self.tol, max_iter=self.max_iter,
-                                    random_state=self.random_state)
+                                    random_state=self.random_state, fit_intercept=False)
         est.classes_ = self.classes_
         return self._ridge_state(est)
 
