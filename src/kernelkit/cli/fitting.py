@@ -11,7 +11,7 @@ cheap, else on a hold-out split; and validation figures next to the training one
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -36,7 +36,6 @@ class FitSettings:
     scale: bool = True
     holdout: float = 0.2
     seed: int = 0
-    notes: list = field(default_factory=list)
 
 
 def infer_task(y, task="auto"):
@@ -105,7 +104,7 @@ def build_and_fit(X, y, settings):
             raise ValueError(f"the target has {n_classes} distinct values for {len(y)} rows: "
                              "too many classes for classification; if it is a number written "
                              "as text, fix the file, or pass --task regress")
-    notes = list(settings.notes) + [f"task: {task} ({why_task})"]
+    notes = [f"task: {task} ({why_task})"]
     n, d = X.shape
     if settings.scale:
         notes.append("columns standardised (StandardScaler, stored in the model file)")

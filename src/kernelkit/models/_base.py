@@ -200,6 +200,13 @@ def predict_labels(classes, scores):
     return classes[np.argmax(scores, axis=1)]
 
 
+def tag_precomputed(tags, kernel):
+    """scikit-learn's tags: ``pairwise`` when X is a precomputed Gram matrix."""
+    tags.input_tags.pairwise = isinstance(kernel, str) and \
+        kernel.strip().lower() == "precomputed"
+    return tags
+
+
 def reject_precomputed(kernel, est_name):
     """Distances need k(x, x) of every query, which a precomputed K(X, X_fit) lacks."""
     if kernel == "precomputed":

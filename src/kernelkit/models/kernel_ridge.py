@@ -26,7 +26,7 @@ from ..solvers import dual_ridge, primal_ridge
 from ..solvers.falkon import falkon
 from ._base import (check_alpha, check_sample_weight, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
-from ._base import input_dim, report_plan
+from ._base import input_dim, report_plan, tag_precomputed
 
 __all__ = ["KernelRidge"]
 
@@ -117,9 +117,7 @@ class _RidgePredictor(RegressorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
-        tags.input_tags.pairwise = isinstance(self.kernel, str) and \
-            self.kernel.strip().lower() == "precomputed"
-        return tags
+        return tag_precomputed(tags, self.kernel)
 
 
 class KernelRidge(_RidgePredictor):

@@ -11,7 +11,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._validation import Interval, validate_params
-from ._base import predict_labels, resolve_estimator_kernel, validate_fit_data, validate_predict_data
+from ._base import (predict_labels, resolve_estimator_kernel, tag_precomputed,
+                    validate_fit_data, validate_predict_data)
 from .kernel_ridge import RIDGE_CONSTRAINTS, KernelRidge, ridge_decision
 
 __all__ = ["KernelRidgeClassifier"]
@@ -159,6 +160,4 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = isinstance(self.kernel, str) and \
-            self.kernel.strip().lower() == "precomputed"
-        return tags
+        return tag_precomputed(tags, self.kernel)

@@ -20,7 +20,7 @@ from ..solvers.class_pairs import pair_grams, pair_grams_bytes, sub_gram
 from ..solvers.smo import smo_gram, smo_kernel
 from ._base import (check_sample_weight, check_symmetric_gram, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
-from ._base import report_plan, takes_strings
+from ._base import report_plan, tag_precomputed, takes_strings
 
 __all__ = ["KernelSVC"]
 
@@ -437,6 +437,4 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = isinstance(self.kernel, str) and \
-            self.kernel.strip().lower() == "precomputed"
-        return tags
+        return tag_precomputed(tags, self.kernel)

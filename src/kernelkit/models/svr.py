@@ -14,7 +14,7 @@ from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
 from ..planning import Plan, decide_store, row_cache_choice
 from ..solvers.svr import svr_gram, svr_kernel
-from ._base import (check_sample_weight, report_plan, resolve_estimator_kernel,
+from ._base import (check_sample_weight, report_plan, tag_precomputed, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
 
 __all__ = ["KernelSVR"]
@@ -147,9 +147,7 @@ class KernelSVR(RegressorMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = isinstance(self.kernel, str) and \
-            self.kernel.strip().lower() == "precomputed"
-        return tags
+        return tag_precomputed(tags, self.kernel)
 
     def predict(self, X):
         """Predicted values, shape (n_queries,).

@@ -541,13 +541,19 @@ def smo_kernel(kernel, X, y, C, *, tol=1e-3, max_iter=None, shrinking=True, cach
     -------
     SMOResult
     """
-    kernel_rows = KernelRows(kernel, X)
     y, Cb = _labels_and_bounds(y, C)
-    n = y.shape[0]
+    source, QD = row_source(KernelRows(kernel, X), cache_bytes, batch)
+    return _drive(source, y, Cb, QD, tol, max_iter, shrinking)[0]
+
+
+def row_source(kernel_rows, cache_bytes=None, batch=64):
+    """An LRU row cache over ``kernel_rows`` of ``cache_bytes`` (default: the
+    planner's row-cache share of the budget), at least ``batch + 2`` rows, and the
+    diagonal QD that SMO's working-set selection needs."""
+    n = kernel_rows.shape[0]
     if cache_bytes is None:
         cache_bytes = row_cache_bytes()
     n_slots = int(min(n, max(batch + 2, cache_bytes // (8 * n))))
     batch = max(1, min(batch, n_slots - 2)) if n_slots > 2 else 1
     QD = np.ascontiguousarray(kernel_rows.diag(), dtype=np.float64)
-    return _drive(_RowCache(kernel_rows, n_slots, batch), y, Cb, QD, tol, max_iter,
-                  shrinking)[0]
+    return _RowCache(kernel_rows, n_slots, batch), QD

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..gram import KernelRows
-from ..planning import row_cache_bytes
-from .smo import _drive, _GramRows, _RowCache
+from .smo import _drive, _GramRows, row_source
 
 __all__ = ["SVRResult", "svr_gram", "svr_kernel"]
 
@@ -110,14 +109,6 @@ def svr_kernel(kernel, X, y, C, epsilon, *, tol=1e-3, max_iter=None, shrinking=T
     :func:`svr_gram` (``X`` validated inputs of ``kernel``; the rows of the doubled
     problem are the rows of X twice)."""
     y, y2, Cb2, p = _svr_problem(y, C, epsilon)
-    X2 = np.concatenate([X, X])
-    kernel_rows = KernelRows(kernel, X2)
-    n2 = y2.shape[0]
-    if cache_bytes is None:
-        cache_bytes = row_cache_bytes()
-    n_slots = int(min(n2, max(batch + 2, cache_bytes // (8 * n2))))
-    batch = max(1, min(batch, n_slots - 2)) if n_slots > 2 else 1
-    QD = np.ascontiguousarray(kernel_rows.diag(), dtype=np.float64)
-    res, G = _drive(_RowCache(kernel_rows, n_slots, batch), y2, Cb2, QD, tol, max_iter,
-                    shrinking, p)
+    source, QD = row_source(KernelRows(kernel, np.concatenate([X, X])), cache_bytes, batch)
+    res, G = _drive(source, y2, Cb2, QD, tol, max_iter, shrinking, p)
     return _svr_result(res, G, y, Cb2, p, epsilon)
