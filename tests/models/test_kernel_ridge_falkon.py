@@ -64,7 +64,7 @@ def test_n_centers_above_n_is_capped_and_auto_rule():
 def test_verbose_progress_bar_runs(capsys):
     X, y, _ = _data(n=100)
     KernelRidge(RBF(gamma=0.5), solver="falkon", n_centers=30, verbose=1).fit(X, y)
-    assert "falkon CG" in capsys.readouterr().err
+    assert "kernelkit Falkon CG" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("params, match", [

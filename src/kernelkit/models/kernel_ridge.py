@@ -15,6 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .. import config
+from .._progress import progress
 from ..exceptions import InvalidParameterError
 from .._validation import Interval, Options, validate_params
 from .._budget import budget as memory_budget, format_bytes, require
@@ -354,15 +355,11 @@ class KernelRidge(_RidgePredictor):
             f"{len(idx)} drawn, {len(idx) - len(kept)} repeated rows dropped (the model is "
             "the same; their counts weight the preconditioner)" if len(kept) < len(idx)
             else f"all {len(idx)} drawn rows distinct"))
-        bar = _progress_bar(self.verbose, self.max_iter)
-        try:
+        with progress(self.max_iter, "Falkon CG", self.verbose) as bar:
             res = falkon(kernel, X, centers, y, float(alpha.flat[0]), sample_weight=sw,
                          tol=self.tol, maxiter=self.max_iter, dtype=compute_dtype(X),
                          store=store, center_weights=None if len(kept) == len(idx) else counts,
-                         callback=None if bar is None else (lambda _: bar.update(1)))
-        finally:
-            if bar is not None:
-                bar.close()
+                         callback=lambda _: bar.update(1))
         self.plan_ = self.plan_.with_choices(res.preconditioner_choice)
         self.centers_ = centers
         self.dual_coef_ = res.coef
@@ -431,13 +428,3 @@ def _no_fit_hint(plan):
     return (f"use solver='falkon' with fewer n_centers (with M={plan.problem.get('M')} it "
             f"needs {format_bytes(fk.memory)}), or subsample")
 
-
-def _progress_bar(verbose, total):
-    """A tqdm bar when asked (verbose or kernelkit verbosity) and tqdm is installed."""
-    if not (verbose or config.get_config()["verbosity"]):
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, desc="falkon CG", unit="it", leave=False)
