@@ -39,7 +39,8 @@ def test_features_equal_in_memory_normal_equations(where, features):
     X, y = _data()
     Xd = da.from_array(X, chunks=300)
     m = _fitted(DaskKernelRidge(KERNEL, alpha=0.1, solver="features", features=features,
-                                n_components=80, random_state=0), where).fit(Xd, y)
+                                n_components=80, random_state=0, fit_intercept=False),
+                where).fit(Xd, y)
     ne = feature_normal_equations(m.feature_map_.transform, X, y, n_jobs=1)
     W = solve_normal_equations(ne, 0.1)[0][:, 0]
     np.testing.assert_allclose(m.coef_, W, rtol=1e-10, atol=1e-10 * np.abs(W).max())
@@ -57,7 +58,7 @@ def test_features_sample_weight(where):
     X, y = _data(600)
     w = np.random.default_rng(1).uniform(0.5, 2.0, size=len(X))
     m = _fitted(DaskKernelRidge(KERNEL, alpha=0.1, solver="features", n_components=40,
-                                random_state=0), where).fit(da.from_array(X, chunks=200), y,
+                                random_state=0, fit_intercept=False), where).fit(da.from_array(X, chunks=200), y,
                                                            sample_weight=w)
     s = np.sqrt(w)[:, None]
     ne = feature_normal_equations(lambda A: A, m.feature_map_.transform(X) * s, y * s[:, 0],
@@ -70,8 +71,8 @@ def test_falkon_equals_kernel_ridge(where):
     X, y = _data(800)
     Xd = da.from_array(X, chunks=400)
     kw = dict(alpha=1.0, tol=1e-10, max_iter=200, random_state=0)
-    m = _fitted(DaskKernelRidge(KERNEL, solver="falkon", n_components=60, **kw),
-                where).fit(Xd, y)
+    m = _fitted(DaskKernelRidge(KERNEL, solver="falkon", n_components=60, fit_intercept=False,
+                                **kw), where).fit(Xd, y)
     ref = KernelRidge(KERNEL, solver="falkon", n_centers=60, fit_intercept=False,
                       **kw).fit(X, y)
     np.testing.assert_array_equal(m.centers_, ref.centers_)
@@ -87,7 +88,8 @@ def test_falkon_recomputed(client):
     persist = False
     X, y = _data(800)
     kw = dict(alpha=1.0, tol=1e-10, max_iter=200, random_state=0)
-    m = DaskKernelRidge(KERNEL, solver="falkon", n_components=40, persist=persist, **kw)
+    m = DaskKernelRidge(KERNEL, solver="falkon", n_components=40, persist=persist,
+                        fit_intercept=False, **kw)
     m.client = client
     m.fit(da.from_array(X, chunks=400), y)
     assert m.store_choice_.value is persist
@@ -102,8 +104,8 @@ def test_classifier_equals_in_memory(where):
     labels = np.array(["a", "b", "c"])[np.digitize(y, [-0.5, 0.5])]
     kw = dict(alpha=1.0, tol=1e-10, max_iter=200, random_state=0)
     Xd = da.from_array(X, chunks=300)
-    m = _fitted(DaskKernelRidgeClassifier(KERNEL, solver="falkon", n_components=30, **kw),
-                where).fit(Xd, labels)
+    m = _fitted(DaskKernelRidgeClassifier(KERNEL, solver="falkon", n_components=30,
+                                          fit_intercept=False, **kw), where).fit(Xd, labels)
     ref = KernelRidgeClassifier(KERNEL, solver="falkon", n_centers=30, fit_intercept=False,
                                 **kw).fit(X, labels)
     np.testing.assert_array_equal(m.classes_, ref.classes_)
@@ -113,6 +115,41 @@ def test_classifier_equals_in_memory(where):
     assert isinstance(pred, da.Array)
     np.testing.assert_array_equal(pred.compute(), ref.predict(X))
     np.testing.assert_array_equal(m.to_local().predict(X), ref.predict(X))
+
+
+def test_intercept_equals_in_memory(where):
+    # an uncentred target (level 12, as log house prices): the intercept carries it
+    X, y = _data(800)
+    y = y + 12.0
+    w = np.random.default_rng(2).uniform(0.5, 2.0, size=len(X))
+    Xd = da.from_array(X, chunks=300)
+    kw = dict(alpha=1.0, tol=1e-10, max_iter=200, random_state=0)
+    m = _fitted(DaskKernelRidge(KERNEL, solver="falkon", n_components=60, **kw),
+                where).fit(Xd, y, sample_weight=w)
+    ref = KernelRidge(KERNEL, solver="falkon", n_centers=60, **kw).fit(X, y, sample_weight=w)
+    assert ref.fit_intercept and abs(ref.intercept_ - np.average(y, weights=w)) < 1e-12
+    np.testing.assert_allclose(m.intercept_, ref.intercept_, rtol=1e-13)
+    np.testing.assert_allclose(m.dual_coef_, ref.dual_coef_, rtol=1e-8,
+                               atol=1e-8 * np.abs(ref.dual_coef_).max())
+    np.testing.assert_allclose(m.predict(Xd).compute(), ref.predict(X), rtol=1e-8)
+    np.testing.assert_allclose(m.to_local().predict(X), ref.predict(X), rtol=1e-8)
+    # features: the same as fitting y - mean without intercept, plus the mean
+    f = _fitted(DaskKernelRidge(KERNEL, alpha=0.1, solver="features", n_components=40,
+                                random_state=0), where).fit(Xd, y)
+    g = _fitted(DaskKernelRidge(KERNEL, alpha=0.1, solver="features", n_components=40,
+                                random_state=0, fit_intercept=False), where).fit(Xd, y - y.mean())
+    np.testing.assert_allclose(f.intercept_, y.mean(), rtol=1e-13)
+    np.testing.assert_allclose(f.coef_, g.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(f.predict(X), g.predict(X) + y.mean(), rtol=1e-10)
+    # classifier: the mean of each {-1, +1} column, as KernelRidgeClassifier
+    labels = np.array(["a", "b", "c"])[np.digitize(y - 12, [-0.5, 0.5])]
+    c = _fitted(DaskKernelRidgeClassifier(KERNEL, solver="falkon", n_components=30, **kw),
+                where).fit(Xd, labels)
+    cref = KernelRidgeClassifier(KERNEL, solver="falkon", n_centers=30, **kw).fit(X, labels)
+    np.testing.assert_allclose(c.intercept_, cref.intercept_, rtol=1e-13)
+    np.testing.assert_allclose(c.decision_function(X), cref.decision_function(X), rtol=1e-7,
+                               atol=1e-8)
+    np.testing.assert_array_equal(c.to_local().predict(X), cref.predict(X))
 
 
 def test_binary_classifier_features_numpy_input():

@@ -51,13 +51,14 @@ _CONSTRAINTS = {
     "chunk_rows": [Interval(Integral, 1, None), None],
     "timeout": [Interval(Real, 0, None, closed="neither"), None],
     "random_state": ["random_state"],
+    "fit_intercept": ["boolean"],
 }
 
 
 class _DaskRidgeBase(ClientMixin, BaseEstimator):
     def __init__(self, kernel="rbf", alpha=1.0, *, solver="auto", features="nystroem",
                  n_components="auto", tol=1e-7, max_iter=100, persist="auto",
-                 chunk_rows=None, timeout=None, random_state=None):
+                 chunk_rows=None, timeout=None, random_state=None, fit_intercept=True):
         self.kernel = kernel
         self.alpha = alpha
         self.solver = solver
@@ -69,6 +70,7 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         self.chunk_rows = chunk_rows
         self.timeout = timeout
         self.random_state = random_state
+        self.fit_intercept = fit_intercept
 
     def _fit_targets(self, X, Y, sample_weight):
         """Fit on dask X (n, d) and dask targets Y (n, t)."""
@@ -93,6 +95,7 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
                 "features instead of recomputed Falkon iterations")
         else:
             self.solver_choice_ = Choice("solver", choice, f"solver={choice!r} set by the user")
+        Y, self.intercept_ = self._center_targets(Y, sw, client)
         rng = check_random_state(self.random_state)
         self.kernel_ = kernel
         self.n_features_in_ = d
@@ -103,6 +106,26 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         else:
             self._fit_features(kernel, X, Y, sw, M, rng, client)
         return self
+
+    def _center_targets(self, Y, sw, client):
+        """``(Y - mean, mean)`` with the (weighted) column means from one reduction
+        over Y alone, as :func:`kernelkit.models.kernel_ridge.center_targets` does
+        in memory; ``(Y, 0)`` without ``fit_intercept``."""
+        if not self.fit_intercept:
+            return Y, (0.0 if Y.ndim == 1 else np.zeros(Y.shape[1]))
+        import dask.array as da
+
+        if sw is None:
+            sums = da.concatenate([da.atleast_1d(Y.sum(axis=0)),
+                                   da.ones(1, chunks=1) * Y.shape[0]])
+        else:
+            sums = da.concatenate([da.atleast_1d((Y * (sw if Y.ndim == 1 else sw[:, None]))
+                                                 .sum(axis=0)), da.atleast_1d(sw.sum())])
+        sums = np.asarray(compute(sums, client, self.timeout, what="the target means"),
+                          dtype=np.float64)
+        mean = sums[:-1] / sums[-1]
+        mean = mean[0] if Y.ndim == 1 else mean
+        return Y - mean, (float(mean) if Y.ndim == 1 else mean)
 
     def _fit_falkon(self, kernel, X, Y, sw, M, rng, dtype, client):
         idx = uniform_centers(int(X.shape[0]), M, rng)  # as KernelRidge's "uniform"
@@ -163,10 +186,7 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         est.n_iter_ = self.n_iter_
         est.jitter_ = self.jitter_
         est.solver_ = "falkon"
-        # The Dask estimators fit no intercept (yet): the twin has none either.
-        coef = getattr(self, "dual_coef_", None)
-        coef = getattr(self, "coef_", None) if coef is None else coef
-        est.intercept_ = 0.0 if np.ndim(coef) <= 1 else np.zeros(np.shape(coef)[1])
+        est.intercept_ = self.intercept_
         if self.solver_ == "falkon":
             est.centers_, est.dual_coef_ = self.centers_, self.dual_coef_
             return est
@@ -183,10 +203,12 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         """Decision values of in-memory X (float64)."""
         X = np.asarray(X)
         if self.solver_ == "features":
-            return self.feature_map_.transform(X) @ self.coef_
-        from ..gram import kernel_matmat
+            out = self.feature_map_.transform(X) @ self.coef_
+        else:
+            from ..gram import kernel_matmat
 
-        return kernel_matmat(self.kernel_, X, self.centers_, self.dual_coef_)
+            out = kernel_matmat(self.kernel_, X, self.centers_, self.dual_coef_)
+        return out + self.intercept_
 
     def _decision(self, X):
         check_is_fitted(self, "solver_")
@@ -248,6 +270,10 @@ class DaskKernelRidge(RegressorMixin, _DaskRidgeBase):
         Seconds one distributed pass may take before the fit fails with
         :class:`~kernelkit.dask.DaskFitError` (default one hour).
     random_state : int, RandomState instance or None
+    fit_intercept : bool, default=True
+        Fit the centred target (its weighted mean from one reduction over y)
+        and add the mean back at prediction (``intercept_``), as
+        :class:`kernelkit.KernelRidge` does; False fits no intercept.
 
     Attributes
     ----------
@@ -262,6 +288,8 @@ class DaskKernelRidge(RegressorMixin, _DaskRidgeBase):
     n_iter_, n_passes_ : int
         CG iterations; distributed passes over the data.
     jitter_ : float
+    intercept_ : float or ndarray of shape (n_targets,)
+        The target mean added to the predictions (0.0 without ``fit_intercept``).
     solver_choice_, store_choice_ : kernelkit.planning.Choice
 
     Notes
@@ -310,7 +338,8 @@ class DaskKernelRidge(RegressorMixin, _DaskRidgeBase):
         est = KernelRidge(self.kernel, self.alpha, solver="falkon",
                           n_centers=len(getattr(self, "centers_", ())) or "auto",
                           tol=self.tol, max_iter=self.max_iter,
-                          random_state=self.random_state, fit_intercept=False)
+                          random_state=self.random_state,
+                          fit_intercept=self.fit_intercept)
         return self._ridge_state(est)
 
 
@@ -374,7 +403,8 @@ class DaskKernelRidgeClassifier(ClassifierMixin, _DaskRidgeBase):
         check_is_fitted(self, "classes_")
         est = KernelRidgeClassifier(self.kernel, self.alpha, solver="falkon",
                                     tol=self.tol, max_iter=self.max_iter,
-                                    random_state=self.random_state, fit_intercept=False)
+                                    random_state=self.random_state,
+                                    fit_intercept=self.fit_intercept)
         est.classes_ = self.classes_
         return self._ridge_state(est)
 
