@@ -6,7 +6,8 @@
 - :mod:`.layout`: mirroring a triangle of a symmetric matrix;
 - :mod:`.selection`: member sums (kernel k-means) and the k smallest entries
   of each row (nearest neighbours);
-- :mod:`.strings`: the subsequence kernel's dynamic program.
+- :mod:`.strings`: the subsequence kernel's dynamic program;
+- :mod:`.rows`: hashing whole rows and comparing rows (merging repeated rows).
 
 Every compiled function ``f`` has a plain-numpy twin ``f_ref`` with the same
 signature in :mod:`._reference`, used by the tests only (STYLE.md habit 8).
@@ -41,6 +42,7 @@ from .differences import cauchy, l1_exp
 from .elementwise import (exp_scaled, poly_from_inner, powf_from_inner, rbf_from_inner,
                           scale_add_rows_cols, sqdist_from_inner, tanh_from_inner)
 from .layout import mirror_band_upper, mirror_lower
+from .rows import row_hashes, rows_equal
 from .selection import member_sums, smallest_k, smallest_k_stable
 from .strings import (encode, subsequence_block, subsequence_pair, subsequence_scratch_bytes,
                       subsequence_self)
@@ -52,7 +54,7 @@ __all__ = [
     "poly_from_inner", "powf_from_inner", "tanh_from_inner", "scale_add_rows_cols",
     "mirror_lower", "mirror_band_upper", "member_sums", "smallest_k", "smallest_k_stable",
     "encode", "subsequence_block", "subsequence_self", "subsequence_pair",
-    "subsequence_scratch_bytes", "interruptible",
+    "subsequence_scratch_bytes", "interruptible", "row_hashes", "rows_equal",
 ]
 
 # One place for every entry point (see interruptible); the others are plain Python.

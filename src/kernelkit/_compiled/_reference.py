@@ -22,7 +22,7 @@ __all__ = [
     "cauchy_ref", "poly_from_inner_ref", "powf_from_inner_ref", "tanh_from_inner_ref",
     "scale_add_rows_cols_ref", "mirror_lower_ref", "mirror_band_upper_ref", "member_sums_ref", "smallest_k_ref",
     "subsequence_pair_ref", "subsequence_block_ref", "subsequence_brute",
-    "subsequence_polynomial",
+    "subsequence_polynomial", "row_hashes_ref", "rows_equal_ref",
 ]
 
 #: Twin of :func:`~kernelkit._compiled.selection.smallest_k`: a stable sort of each row.
@@ -199,3 +199,19 @@ def subsequence_brute(s, t, p, decay, all_lengths=False):
     """The kernel value by enumerating every pair of index subsequences."""
     return float(sum(c * decay ** e for e, c in subsequence_polynomial(s, t, p, all_lengths)
                      .items()))
+
+
+def row_hashes_ref(W):
+    """FNV-1a of each row's uint64 words with a shift-xor fold, column by column."""
+    h = np.full(W.shape[0], np.uint64(0xCBF29CE484222325), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(W.shape[1]):
+            h ^= W[:, j]
+            h *= np.uint64(0x100000001B3)
+            h ^= h >> np.uint64(29)
+    return h
+
+
+def rows_equal_ref(W, rows, leaders):
+    """Row equality by gathering both rows."""
+    return np.all(W[np.asarray(rows)] == W[np.asarray(leaders)], axis=1)

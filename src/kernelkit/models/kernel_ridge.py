@@ -24,6 +24,7 @@ from ..features.centers import distinct_centers, select_centers
 from ..gram import GramOperator, gram, kernel_matmat
 from ..planning import Choice, falkon_centers, falkon_store_choice, plan_ridge
 from ..solvers import dual_ridge, primal_ridge
+from ..solvers.duplicates import merge_duplicate_rows
 from ..solvers.falkon import falkon
 from ._base import (check_alpha, check_sample_weight, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
@@ -313,10 +314,12 @@ class KernelRidge(_RidgePredictor):
             if kernel != "precomputed":
                 require(8.0 * n * n, f"exact kernel ridge on n={n} samples (the {n} x {n} "
                         "Gram matrix)", hint=_no_fit_hint(self.plan_), memory=budget)
-        store_knm = None
+        store_knm = merged = None
         if solver == "falkon":  # decided before the fit, so that the printed plan shows it
-            store_knm = falkon_store_choice(n, M, np.dtype(compute_dtype(X)).itemsize)
-            self.plan_ = self.plan_.with_choices(store_knm)
+            merged, merge_choice = merge_rows_choice(X, y, sw)
+            rows = n if merged is None else len(merged.X)
+            store_knm = falkon_store_choice(rows, M, np.dtype(compute_dtype(X)).itemsize)
+            self.plan_ = self.plan_.with_choices(merge_choice, store_knm)
         report_plan(self, self.verbose)
         self.kernel_ = kernel
         self.solver_ = solver
@@ -324,7 +327,7 @@ class KernelRidge(_RidgePredictor):
         self._fit_alpha = alpha
         self.n_iter_ = 1  # a direct solve; falkon overwrites it
         if solver == "falkon":
-            self._fit_falkon(kernel, X, y, alpha, sw, M, store_knm.value)
+            self._fit_falkon(kernel, X, y, alpha, sw, M, store_knm.value, merged)
         elif solver == "dual":
             if kernel == "precomputed":
                 K = np.array(X, dtype=np.float64, order="C")
@@ -342,7 +345,7 @@ class KernelRidge(_RidgePredictor):
             self.coef_, self.jitter_ = primal_ridge(Z, y, alpha, sample_weight=sw)
         return self
 
-    def _fit_falkon(self, kernel, X, y, alpha, sw, M, store):
+    def _fit_falkon(self, kernel, X, y, alpha, sw, M, store, merged=None):
         if alpha.size > 1 and not np.all(alpha == alpha[0]):
             raise ValueError("solver='falkon' takes one alpha for all targets (its "
                              "preconditioner depends on alpha); fit one model per alpha")
@@ -355,8 +358,12 @@ class KernelRidge(_RidgePredictor):
             f"{len(idx)} drawn, {len(idx) - len(kept)} repeated rows dropped (the model is "
             "the same; their counts weight the preconditioner)" if len(kept) < len(idx)
             else f"all {len(idx)} drawn rows distinct"))
+        alpha = float(alpha.flat[0])
+        if merged is not None:  # the same problem on the distinct rows (merge_rows_choice)
+            scale = len(merged.X) / merged.n_rows
+            X, y, sw, alpha = merged.X, merged.y, merged.sample_weight * scale, alpha * scale
         with progress(self.max_iter, "Falkon CG", self.verbose) as bar:
-            res = falkon(kernel, X, centers, y, float(alpha.flat[0]), sample_weight=sw,
+            res = falkon(kernel, X, centers, y, alpha, sample_weight=sw,
                          tol=self.tol, maxiter=self.max_iter, dtype=compute_dtype(X),
                          store=store, center_weights=None if len(kept) == len(idx) else counts,
                          callback=lambda _: bar.update(1))
@@ -373,6 +380,36 @@ class KernelRidge(_RidgePredictor):
                 f"with relative residual {np.max(res.residual_norm):.2e} > tol={self.tol:g} "
                 "(residual_norm_). Increase max_iter, or alpha (a larger ridge is better "
                 "conditioned), or n_centers.", ConvergenceWarning, stacklevel=3)
+
+
+def merge_rows_choice(X, y, sample_weight):
+    """Falkon's rows: repeated rows merged into one weighted row (an exact reduction).
+
+    For the squared loss, identical rows x_i = x (weights s_i) are one row with
+    weight S = sum s_i and target the s-weighted mean of their y_i: the same
+    minimiser (:mod:`kernelkit.solvers.duplicates`). Falkon is then run on the
+    k distinct rows with weights ``S * k / n`` and ``alpha * k / n``, which
+    keeps its lam = alpha / n and its K'SK / n scaling, so its iterates are
+    those of the unmerged problem (up to rounding) at k / n of the cost per
+    iteration. Arrays only: sparse or string input is not checked.
+
+    Returns
+    -------
+    merged : MergedRows or None
+    choice : Choice
+    """
+    n = len(y)
+    if not isinstance(X, np.ndarray):
+        return None, Choice("repeated rows", "not checked",
+                            f"{type(X).__name__} input: rows are compared as arrays only")
+    merged = merge_duplicate_rows(X, y, sample_weight)
+    if merged is None:
+        return None, Choice("repeated rows", "none", f"all {n} rows distinct")
+    k = len(merged.X)
+    return merged, Choice(
+        "repeated rows", "merged",
+        f"{k} distinct of {n} rows: each repeated row fitted once, weighted by its count "
+        f"(targets averaged; the same solution, K_nM {k / n:.0%} of the size)")
 
 
 # Fewest Nystroem centers solver="auto" shrinks to before giving up (falkon_centers' floor).
