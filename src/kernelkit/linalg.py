@@ -31,7 +31,7 @@ from threadpoolctl import ThreadpoolController
 
 from kernelkit.exceptions import NumericalWarning
 
-__all__ = ["CholeskyResult", "robust_cholesky", "cho_solve", "solve_psd",
+__all__ = ["CholeskyResult", "robust_cholesky", "cho_solve", "solve_psd", "PCGState",
            "PCGResult", "pcg", "eigh_psd", "loo_residuals", "one_blas_thread",
            "THREADED_POTRF_MAX_N"]
 
@@ -363,7 +363,33 @@ def _as_matmat(A, name):
                     f"or a callable v -> {name} v; got {type(A).__name__}")
 
 
-def pcg(A, b, *, M=None, x0=None, rtol=1e-6, atol=0.0, maxiter=None, callback=None):
+@dataclass
+class PCGState:
+    """Everything the conjugate-gradient recurrence carries from one iteration to
+    the next (all columns): continuing from it gives the iterates an
+    uninterrupted run would have given, bit for bit.
+
+    Attributes
+    ----------
+    X, R, P : ndarray of shape (n, k)
+        Iterate, residual and search direction.
+    rz : ndarray of shape (k,)
+        r'z of the last iteration.
+    active : ndarray of shape (k,), bool
+        Columns still iterating.
+    n_iter : int
+    """
+
+    X: np.ndarray
+    R: np.ndarray
+    P: np.ndarray
+    rz: np.ndarray
+    active: np.ndarray
+    n_iter: int
+
+
+def pcg(A, b, *, M=None, x0=None, rtol=1e-6, atol=0.0, maxiter=None, callback=None,
+        state=None, on_state=None):
     """Preconditioned conjugate gradient for symmetric positive definite ``A``.
 
     Same contract as :func:`scipy.sparse.linalg.cg`, plus several right-hand
@@ -387,6 +413,12 @@ def pcg(A, b, *, M=None, x0=None, rtol=1e-6, atol=0.0, maxiter=None, callback=No
     callback : callable, optional
         Called as ``callback(xk)`` after each iteration with the current
         iterate of shape like ``b``.
+    state : PCGState, optional
+        Continue from this state (e.g. a checkpoint of an interrupted run)
+        instead of ``x0``; ``maxiter`` counts its iterations too.
+    on_state : callable, optional
+        Called as ``on_state(PCGState)`` after each iteration (to checkpoint;
+        the arrays are the live ones: copy or write them out before returning).
 
     Returns
     -------
@@ -406,14 +438,24 @@ def pcg(A, b, *, M=None, x0=None, rtol=1e-6, atol=0.0, maxiter=None, callback=No
     bnorm = np.linalg.norm(B, axis=0)
     tol = np.maximum(rtol * bnorm, atol)
     X[:, bnorm == 0] = 0.0  # b = 0 -> x = 0 whatever x0, as scipy's cg
-    R = B - Amm(X) if np.any(X) else B.copy()
-    rnorm = np.linalg.norm(R, axis=0)
-    active = rnorm > tol
-    active[bnorm == 0] = False
+    if state is None:
+        R = B - Amm(X) if np.any(X) else B.copy()
+        rnorm = np.linalg.norm(R, axis=0)
+        active = rnorm > tol
+        active[bnorm == 0] = False
+        P = np.zeros_like(B)
+        rz = np.ones(k)
+        n_iter = 0
+    else:
+        if state.X.shape != (n, k) or state.R.shape != (n, k) or state.P.shape != (n, k) \
+                or np.shape(state.rz) != (k,) or np.shape(state.active) != (k,):
+            raise ValueError(f"the CG state to continue from has other shapes than b {B.shape}")
+        X, R, P = (np.array(a, dtype=np.float64) for a in (state.X, state.R, state.P))
+        rz = np.array(state.rz, dtype=np.float64)
+        active = np.array(state.active, dtype=bool)
+        n_iter = int(state.n_iter)
+        rnorm = np.linalg.norm(R, axis=0)
     breakdown = np.zeros(k, dtype=bool)
-    P = np.zeros_like(B)
-    rz = np.ones(k)
-    n_iter = 0
     while active.any() and n_iter < maxiter:
         idx = np.flatnonzero(active)
         Z = np.asarray(Mmm(R[:, idx])).reshape(n, -1)
@@ -434,6 +476,8 @@ def pcg(A, b, *, M=None, x0=None, rtol=1e-6, atol=0.0, maxiter=None, callback=No
         rnorm[idx] = np.linalg.norm(R[:, idx], axis=0)
         active[idx[rnorm[idx] <= tol[idx]]] = False
         n_iter += 1
+        if on_state is not None:
+            on_state(PCGState(X, R, P, rz, active, n_iter))
         if callback is not None:
             callback(shape_out(X))
     if breakdown.any():

@@ -203,3 +203,20 @@ def test_import_kernelkit_does_not_import_dask():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_falkon_checkpoint_resumes(tmp_path):
+    # a fit stopped after 4 iterations, started again with the same checkpoint,
+    # ends where one uninterrupted fit of 12 iterations ends
+    X, y = _data(600)
+    Xd = da.from_array(X, chunks=300)
+    kw = dict(alpha=1e-3, tol=1e-14, n_components=50, random_state=0)
+    path = tmp_path / "cg.npz"
+    first = DaskKernelRidge(KERNEL, solver="falkon", max_iter=4, checkpoint=str(path), **kw)
+    first.fit(Xd, y)
+    assert first.n_iter_ == 4 and path.exists()
+    resumed = DaskKernelRidge(KERNEL, solver="falkon", max_iter=12, checkpoint=path, **kw)
+    resumed.fit(Xd, y)
+    whole = DaskKernelRidge(KERNEL, solver="falkon", max_iter=12, **kw).fit(Xd, y)
+    assert resumed.n_iter_ == whole.n_iter_ == 12
+    np.testing.assert_allclose(resumed.dual_coef_, whole.dual_coef_, rtol=1e-12, atol=1e-12)

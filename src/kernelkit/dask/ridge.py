@@ -17,6 +17,7 @@ Two solvers, both with their randomness drawn once on the client:
 
 from __future__ import annotations
 
+import os
 from numbers import Integral, Real
 
 import numpy as np
@@ -52,13 +53,15 @@ _CONSTRAINTS = {
     "timeout": [Interval(Real, 0, None, closed="neither"), None],
     "random_state": ["random_state"],
     "fit_intercept": ["boolean"],
+    "checkpoint": [str, os.PathLike, None],
 }
 
 
 class _DaskRidgeBase(ClientMixin, BaseEstimator):
     def __init__(self, kernel="rbf", alpha=1.0, *, solver="auto", features="nystroem",
                  n_components="auto", tol=1e-7, max_iter=100, persist="auto",
-                 chunk_rows=None, timeout=None, random_state=None, fit_intercept=True):
+                 chunk_rows=None, timeout=None, random_state=None, fit_intercept=True,
+                 checkpoint=None):
         self.kernel = kernel
         self.alpha = alpha
         self.solver = solver
@@ -71,6 +74,7 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         self.timeout = timeout
         self.random_state = random_state
         self.fit_intercept = fit_intercept
+        self.checkpoint = checkpoint
 
     def _fit_targets(self, X, Y, sample_weight):
         """Fit on dask X (n, d) and dask targets Y (n, t)."""
@@ -135,7 +139,8 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
                               timeout=self.timeout)
         try:
             res = falkon(kernel, None, centers, op.targets_placeholder(), float(self.alpha),
-                         tol=self.tol, maxiter=self.max_iter, dtype=dtype, operator=op)
+                         tol=self.tol, maxiter=self.max_iter, dtype=dtype, operator=op,
+                         checkpoint=self.checkpoint)
         finally:
             op.release()
         self.centers_ = centers
@@ -270,6 +275,12 @@ class DaskKernelRidge(RegressorMixin, _DaskRidgeBase):
         Seconds one distributed pass may take before the fit fails with
         :class:`~kernelkit.dask.DaskFitError` (default one hour).
     random_state : int, RandomState instance or None
+    checkpoint : str or path, optional
+        Falkon: a file on the client where the conjugate-gradient state is
+        written after every iteration; a fit started again with the same file
+        on the same problem continues from the last iteration done (a client
+        crash or a ``DaskFitError`` mid-fit costs the iterations since, not the
+        fit). A file left by another problem is ignored with a warning.
     fit_intercept : bool, default=True
         Fit the centred target (its weighted mean from one reduction over y)
         and add the mean back at prediction (``intercept_``), as

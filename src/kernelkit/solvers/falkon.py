@@ -56,6 +56,7 @@ from .._compiled import mirror_lower
 from ..gram import GramOperator, KernelRows
 from ..linalg import THREADED_POTRF_MAX_N, eigh_psd, pcg, robust_cholesky
 from ..planning import Choice, falkon_store_choice
+from .cg_checkpoint import load_state, problem_fingerprint, save_state
 
 __all__ = ["FalkonResult", "falkon", "dependent_pivots", "EIGEN_RTOL", "DEPENDENT_SHARE",
            "EIGEN_MAX_M"]
@@ -292,7 +293,7 @@ def _tri(L, B, trans):
 
 def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
            dtype=np.float64, store=None, callback=None, operator=None, center_weights=None,
-           preconditioner="auto", rank_rtol=None):
+           preconditioner="auto", rank_rtol=None, checkpoint=None):
     """Nystroem kernel ridge regression by Falkon-preconditioned conjugate gradient.
 
     The iterations see K_nM only through an operator's ``gram_matmat``
@@ -348,6 +349,12 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
     rank_rtol : float, optional
         Relative eigenvalue threshold of the eigen preconditioner, default
         :data:`EIGEN_RTOL`.
+    checkpoint : str or Path, optional
+        A file where the CG state is written after every iteration
+        (:mod:`kernelkit.solvers.cg_checkpoint`); a run started again with the
+        same file and the same problem continues from it (``maxiter`` counts the
+        iterations already done). A file of another problem is ignored with a
+        warning and overwritten.
 
     Returns
     -------
@@ -403,7 +410,15 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
         if callback is not None:
             callback(count[0])
 
-    res = pcg(_Op(apply, rank), rhs, rtol=tol, maxiter=maxiter, callback=progress)
+    state = on_state = None
+    if checkpoint is not None:
+        fingerprint = problem_fingerprint(
+            C, rhs, La, lam=float(lam), dtype=dtype.str, choice=str(choice.value), rank=rank)
+        state = load_state(checkpoint, fingerprint, rhs.shape)
+        count[0] = 0 if state is None else state.n_iter
+        on_state = lambda st: save_state(checkpoint, fingerprint, st)  # noqa: E731
+    res = pcg(_Op(apply, rank), rhs, rtol=tol, maxiter=maxiter, callback=progress,
+              state=state, on_state=on_state)
     coef = factors.inv(_tri(La, res.x, "T"))
     rhs_norm = np.maximum(np.linalg.norm(rhs, axis=0), np.finfo(float).tiny)
     rn = np.asarray(res.residual_norm) / rhs_norm
