@@ -68,7 +68,9 @@ def as_rows(X, name="X", chunk_rows=None):
 
     if is_dask(X):
         if not hasattr(X, "rechunk"):  # dask DataFrame / Series
-            X = X.to_dask_array(lengths=True)
+            # chunk lengths below (compute_chunk_sizes): to_dask_array(lengths=True)
+            # can count partitions of a differently optimised graph (parquet: "2 != 3")
+            X = X.to_dask_array()
     else:
         X = np.asarray(X)
         if X.dtype == object:
