@@ -44,6 +44,7 @@ from ..exceptions import InvalidParameterError
 from ..kernels import resolve_kernel
 from ..kernels import spectral
 from .._budget import row_blocks, rows_per_block
+from ._output import FeatureNamesOutMixin, record_feature_names
 
 __all__ = ["RandomFourierFeatures"]
 
@@ -79,7 +80,7 @@ def _orthogonal_frequencies(d, m, gamma, rng):
     return Q * norms * math.sqrt(2.0 * gamma)
 
 
-class RandomFourierFeatures(TransformerMixin, BaseEstimator):
+class RandomFourierFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
     """Random Fourier features of a shift-invariant kernel.
 
     ``transform(X) @ transform(Y).T`` approximates ``kernel(X, Y)`` with an
@@ -172,6 +173,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         self
         """
         self._check_params()
+        record_feature_names(self, X, reset=True)
         k = resolve_kernel(self.kernel)
         if k.input_kind == "string":
             raise ValueError(f"{k!r} is a kernel on strings: random Fourier features exist only "
@@ -221,6 +223,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
             float64, or float32 with ``dtype="float32"``.
         """
         check_is_fitted(self)
+        record_feature_names(self, X, reset=False)
         X = check_vectors(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
