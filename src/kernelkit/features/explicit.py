@@ -135,6 +135,14 @@ class ExplicitFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
     n_features_in_ : int
     n_components_ : int
         Feature dimension D.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a DataFrame X given to ``fit`` (only then).
+
+    Notes
+    -----
+    Output columns are named ``explicitfeatures0, explicitfeatures1, ...``
+    (``get_feature_names_out``, as scikit-learn's ``RBFSampler``), and
+    ``set_output(transform="pandas")`` makes ``transform`` return a DataFrame.
 
     Examples
     --------

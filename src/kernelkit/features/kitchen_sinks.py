@@ -110,6 +110,14 @@ class RandomKitchenSinks(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
         The bump radius h, else None.
     n_features_in_ : int
     n_components_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a DataFrame X given to ``fit`` (only then).
+
+    Notes
+    -----
+    Output columns are named ``randomkitchensinks0, randomkitchensinks1, ...``
+    (``get_feature_names_out``, as scikit-learn's ``RBFSampler``), and
+    ``set_output(transform="pandas")`` makes ``transform`` return a DataFrame.
 
     References
     ----------

@@ -118,6 +118,14 @@ class RandomFourierFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimato
     n_features_in_ : int
     n_components_ : int
         Number D of output features.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a DataFrame X given to ``fit`` (only then).
+
+    Notes
+    -----
+    Output columns are named ``randomfourierfeatures0, randomfourierfeatures1, ...``
+    (``get_feature_names_out``, as scikit-learn's ``RBFSampler``), and
+    ``set_output(transform="pandas")`` makes ``transform`` return a DataFrame.
 
     References
     ----------
