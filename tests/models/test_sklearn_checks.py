@@ -37,9 +37,19 @@ _KMEANS_WEIGHT_EQUIVALENCE = {"check_sample_weight_equivalence_on_dense_data":
                               "random k-means++ draws differ for weighted and repeated rows"}
 
 
+# The random basis is drawn from the rows (gamma="scale" from their variance, sigmoid
+# offsets and bump centers from rows drawn at random), so repeated rows draw another
+# basis; and the ERM stops at tol=1e-3. Integer weights equal repeated rows on the same
+# basis to the solver's tolerance (tests/models/test_class_weights.py).
+_KITCHEN_SINKS_WEIGHT_EQUIVALENCE = {"check_sample_weight_equivalence_on_dense_data":
+                                     "the random basis is drawn from the rows"}
+
+
 def _expected_failures(estimator):
     if isinstance(estimator, KernelKMeans):
         return _KMEANS_WEIGHT_EQUIVALENCE
+    if isinstance(estimator, (KitchenSinksRegressor, KitchenSinksClassifier)):
+        return _KITCHEN_SINKS_WEIGHT_EQUIVALENCE
     if isinstance(estimator, KernelSVC):
         if estimator.kernel == "precomputed":
             return {}

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import check_kernel_values, check_vectors, validate_params
 from ..kernels import Bilinear, Constant, Linear, Polynomial, Power, Product, Scaled, Sum
 from ..kernels import resolve_kernel
+from ._output import FeatureNamesOutMixin, record_feature_names
 
 __all__ = ["explicit_feature_dim", "ExplicitFeatures"]
 
@@ -119,7 +120,7 @@ def _features(k, X):
     raise AssertionError(type(k))
 
 
-class ExplicitFeatures(TransformerMixin, BaseEstimator):
+class ExplicitFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
     """The exact finite feature map of a linear/polynomial/bilinear kernel.
 
     ``transform(X) @ transform(Y).T`` equals ``kernel(X, Y)`` to round-off.
@@ -134,6 +135,14 @@ class ExplicitFeatures(TransformerMixin, BaseEstimator):
     n_features_in_ : int
     n_components_ : int
         Feature dimension D.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a DataFrame X given to ``fit`` (only then).
+
+    Notes
+    -----
+    Output columns are named ``explicitfeatures0, explicitfeatures1, ...``
+    (``get_feature_names_out``, as scikit-learn's ``RBFSampler``), and
+    ``set_output(transform="pandas")`` makes ``transform`` return a DataFrame.
 
     Examples
     --------
@@ -156,6 +165,7 @@ class ExplicitFeatures(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Check that the kernel has a finite basis for X's number of features."""
         self._check_params()
+        record_feature_names(self, X, reset=True)
         k = resolve_kernel(self.kernel)
         if k.input_kind == "string":
             raise ValueError(f"{k!r} is a kernel on strings and has no explicit polynomial "
@@ -173,6 +183,7 @@ class ExplicitFeatures(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """Map X to its explicit features, shape (n_samples, n_components_)."""
         check_is_fitted(self)
+        record_feature_names(self, X, reset=False)
         X = check_vectors(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but ExplicitFeatures is expecting "

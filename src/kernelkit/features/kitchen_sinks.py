@@ -56,6 +56,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._budget import row_blocks, rows_per_block
 from .._validation import Interval, Options, check_kernel_values, check_vectors, validate_params
+from ._output import FeatureNamesOutMixin, record_feature_names
 
 __all__ = ["RandomKitchenSinks", "BASES", "SAMPLERS"]
 
@@ -66,7 +67,7 @@ _BANDWIDTH_QUANTILE = 0.1  # each default bump covers about 10 % of the training
 _BANDWIDTH_SAMPLE = 500
 
 
-class RandomKitchenSinks(TransformerMixin, BaseEstimator):
+class RandomKitchenSinks(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
     """Random kitchen sinks psi(x; w_1), ..., psi(x; w_q) as a transformer.
 
     Parameters
@@ -109,6 +110,14 @@ class RandomKitchenSinks(TransformerMixin, BaseEstimator):
         The bump radius h, else None.
     n_features_in_ : int
     n_components_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a DataFrame X given to ``fit`` (only then).
+
+    Notes
+    -----
+    Output columns are named ``randomkitchensinks0, randomkitchensinks1, ...``
+    (``get_feature_names_out``, as scikit-learn's ``RBFSampler``), and
+    ``set_output(transform="pandas")`` makes ``transform`` return a DataFrame.
 
     References
     ----------
@@ -162,6 +171,8 @@ class RandomKitchenSinks(TransformerMixin, BaseEstimator):
         self
         """
         self._check_params()
+        given = X  # its column names are recorded at the end (after the callable's check)
+        vars(self).pop("feature_names_in_", None)
         X = check_vectors(X)
         rng = check_random_state(self.random_state)
         q, d = int(self.n_components), X.shape[1]
@@ -188,6 +199,7 @@ class RandomKitchenSinks(TransformerMixin, BaseEstimator):
         self.n_components_ = q
         if callable(basis):  # fail early, on a few rows, with the callable's own shapes
             self.transform(X[:3])
+        record_feature_names(self, given, reset=True)
         return self
 
     def transform(self, X):
@@ -203,6 +215,7 @@ class RandomKitchenSinks(TransformerMixin, BaseEstimator):
             float64, or float32 with ``dtype="float32"``.
         """
         check_is_fitted(self, "random_weights_")
+        record_feature_names(self, X, reset=False)
         X = check_vectors(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "

@@ -22,12 +22,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import (Interval, Options, check_kernel_values, check_same_n_features,
                            check_vectors, validate_params)
-from ..exceptions import NumericalWarning
+from ..exceptions import InvalidParameterError, NumericalWarning
 from ..gram import gram
 from ..kernels import resolve_kernel
 from .._budget import require, rows_per_block
 from ..linalg import eigh_psd
-from .centers import CENTER_METHODS, select_centers, take_rows
+from ._output import FeatureNamesOutMixin, record_feature_names
+from .centers import CENTER_METHODS, select_centers, take_rows, uniform_centers
 
 __all__ = ["Nystroem", "nystroem_transform", "nystroem_normalization", "EIGH_BYTES_PER_ENTRY"]
 
@@ -104,7 +105,7 @@ def nystroem_normalization(K_CC):
     return U
 
 
-class Nystroem(TransformerMixin, BaseEstimator):
+class Nystroem(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
     """Nystroem approximation of any kernelkit kernel, as a feature map.
 
     ``transform(X) @ transform(Y).T`` approximates ``kernel(X, Y)`` by
@@ -114,7 +115,13 @@ class Nystroem(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     kernel : Kernel or str, default="rbf"
-        A kernel object or expression such as ``"rbf(gamma=0.5)"``.
+        A kernel object or expression such as ``"rbf(gamma=0.5)"``, or
+        ``"precomputed"``: ``fit`` takes the Gram matrix K(X, X) of the
+        training samples (n x n, symmetric) and ``transform`` the matrix
+        K(X_new, X) of new samples against them (one column per training
+        sample), as scikit-learn's ``Nystroem(kernel="precomputed")``. The
+        centers are then rows of X drawn uniformly (``centers="uniform"``
+        only).
     n_components : int, default=100
         Number of centers M to sample. If it exceeds ``n_samples``, all
         samples are used as centers and a ``UserWarning`` says so (as in
@@ -137,16 +144,21 @@ class Nystroem(TransformerMixin, BaseEstimator):
     kernel_ : Kernel
         The resolved kernel.
     components_ : ndarray of shape (n_centers, n_features), or list
-        The centers.
+        The centers. With ``kernel="precomputed"``: the rows of the training
+        Gram matrix at the centers, shape (n_centers, n_samples_fit) (as
+        scikit-learn).
     component_indices_ : ndarray of shape (n_centers,) or None
         Indices of the centers in the training data; None for given centers.
     normalization_ : ndarray of shape (n_centers, n_components_)
         ``U diag(1/sqrt(s))``: eigenvalues below 1e-12 of the largest are
         dropped (with a ``NumericalWarning``).
     n_features_in_ : int
-        Number of features (vector kernels).
+        Number of features (vector kernels; n_samples_fit for "precomputed").
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a DataFrame X given to ``fit``.
     n_components_ : int
-        Output dimension D' (eigenvalues kept).
+        Output dimension D' (eigenvalues kept); ``get_feature_names_out``
+        names them ``nystroem0, nystroem1, ...``.
 
     References
     ----------
@@ -185,6 +197,10 @@ class Nystroem(TransformerMixin, BaseEstimator):
 
     def _check_X(self, kernel, X, reset):
         if _is_vector_kernel(kernel):
+            if not reset:  # other column names than at fit: that error first
+                with warnings.catch_warnings():  # (its warnings come from validate_data)
+                    warnings.simplefilter("ignore", UserWarning)
+                    record_feature_names(self, X, reset=False)
             check_vectors(X, "X")  # our messages first (NaN location, strings, 1-D)
             return validate_data(self, X, dtype=[np.float64, np.float32], reset=reset)
         X = kernel.check_input(X, "X")
@@ -199,6 +215,8 @@ class Nystroem(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Or the Gram matrix K(X, X), shape (n_samples, n_samples), for
+            ``kernel="precomputed"``.
         y : ignored
 
         Returns
@@ -206,6 +224,8 @@ class Nystroem(TransformerMixin, BaseEstimator):
         self
         """
         self._check_params()
+        if _is_precomputed(self.kernel):
+            return self._fit_precomputed(X)
         kernel = resolve_kernel(self.kernel)
         X = self._check_X(kernel, X, reset=True)
         n = len(X)
@@ -244,5 +264,51 @@ class Nystroem(TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples, n_components_)
         """
         check_is_fitted(self)
+        if _is_precomputed(self.kernel_):
+            return self._transform_precomputed(X)
         X = self._check_X(self.kernel_, X, reset=False)
         return nystroem_transform(self.kernel_, X, self.components_, self.normalization_)
+
+    def _fit_precomputed(self, K):
+        """Centers drawn uniformly among the rows of a precomputed K(X, X)."""
+        if not (isinstance(self.centers, str) and self.centers == "uniform"):
+            what = repr(self.centers) if isinstance(self.centers, str) else "an array"
+            raise InvalidParameterError(
+                f"Nystroem(kernel='precomputed') takes centers='uniform' only, got centers="
+                f"{what}: k-means++ and leverage sampling, and given centers, need the kernel "
+                "itself; pass the kernel object or expression instead of its Gram matrix")
+        check_vectors(K, "X")
+        K = validate_data(self, K, dtype=[np.float64, np.float32])
+        n = K.shape[0]
+        if K.shape[1] != n:
+            raise ValueError(f"with kernel='precomputed', X must be the square Gram matrix "
+                             f"K(X, X) of the training samples, got shape {K.shape}")
+        M = self.n_components
+        if M > n:
+            warnings.warn(f"n_components={M} > n_samples={n}: all {n} samples are used "
+                          f"as centers", UserWarning, stacklevel=3)
+            M = n
+        idx = uniform_centers(n, M, check_random_state(self.random_state))
+        K_CC = np.asarray(K[np.ix_(idx, idx)], dtype=np.float64)
+        if not np.allclose(K_CC, K_CC.T, rtol=1e-10, atol=1e-12 * np.abs(K_CC).max()):
+            raise ValueError("with kernel='precomputed', X must be a symmetric Gram matrix "
+                             "K(X, X); its rows and columns at the centers differ. If round-off "
+                             "made it non-symmetric, use (X + X.T) / 2")
+        self.kernel_ = "precomputed"
+        self.components_ = K[idx]
+        self.component_indices_ = idx
+        self.normalization_ = nystroem_normalization(K_CC)
+        self.n_components_ = self.normalization_.shape[1]
+        return self
+
+    def _transform_precomputed(self, K):
+        """Features of new samples from K(X_new, X_fit): its columns at the centers."""
+        check_vectors(K, "X")
+        K = validate_data(self, K, dtype=[np.float64, np.float32], reset=False)
+        out = K[:, self.component_indices_] @ self.normalization_
+        check_kernel_values(out, "Nystroem.transform", (K,))
+        return out
+
+
+def _is_precomputed(kernel):
+    return isinstance(kernel, str) and kernel.strip().lower() == "precomputed"

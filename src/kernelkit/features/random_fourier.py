@@ -44,6 +44,7 @@ from ..exceptions import InvalidParameterError
 from ..kernels import resolve_kernel
 from ..kernels import spectral
 from .._budget import row_blocks, rows_per_block
+from ._output import FeatureNamesOutMixin, record_feature_names
 
 __all__ = ["RandomFourierFeatures"]
 
@@ -79,7 +80,7 @@ def _orthogonal_frequencies(d, m, gamma, rng):
     return Q * norms * math.sqrt(2.0 * gamma)
 
 
-class RandomFourierFeatures(TransformerMixin, BaseEstimator):
+class RandomFourierFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
     """Random Fourier features of a shift-invariant kernel.
 
     ``transform(X) @ transform(Y).T`` approximates ``kernel(X, Y)`` with an
@@ -117,6 +118,14 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     n_features_in_ : int
     n_components_ : int
         Number D of output features.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a DataFrame X given to ``fit`` (only then).
+
+    Notes
+    -----
+    Output columns are named ``randomfourierfeatures0, randomfourierfeatures1, ...``
+    (``get_feature_names_out``, as scikit-learn's ``RBFSampler``), and
+    ``set_output(transform="pandas")`` makes ``transform`` return a DataFrame.
 
     References
     ----------
@@ -172,6 +181,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         self
         """
         self._check_params()
+        record_feature_names(self, X, reset=True)
         k = resolve_kernel(self.kernel)
         if k.input_kind == "string":
             raise ValueError(f"{k!r} is a kernel on strings: random Fourier features exist only "
@@ -221,6 +231,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
             float64, or float32 with ``dtype="float32"``.
         """
         check_is_fitted(self)
+        record_feature_names(self, X, reset=False)
         X = check_vectors(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "

@@ -7,12 +7,13 @@ from numbers import Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.preprocessing import LabelBinarizer
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from .._validation import Interval, validate_params
-from ._base import (predict_labels, resolve_estimator_kernel, tag_precomputed,
-                    validate_fit_data, validate_predict_data)
+from .._validation import Interval, Options, validate_params
+from ._base import (check_sample_weight, predict_labels, resolve_estimator_kernel,
+                    tag_precomputed, validate_fit_data, validate_predict_data)
 from .kernel_ridge import RIDGE_CONSTRAINTS, KernelRidge, ridge_decision
 
 __all__ = ["KernelRidgeClassifier"]
@@ -45,6 +46,11 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
         Falkon's options, as in :class:`KernelRidge` (a
         :class:`~sklearn.exceptions.ConvergenceWarning` when Falkon stops at
         ``max_iter`` short of ``tol``).
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, as scikit-learn's ``RidgeClassifier``: each
+        sample's weight is multiplied by its class's (``{label: weight}``,
+        classes not named weigh 1; "balanced": ``n_samples / (n_classes *
+        count(class))``). None: every class weighs 1.
 
     Attributes
     ----------
@@ -71,11 +77,12 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
     _param_constraints = {
         **RIDGE_CONSTRAINTS,
         "alpha": [Interval(Real, 0, None, note="one ridge penalty for all classes")],
+        "class_weight": [Options(str, ("balanced",)), dict, None],
     }
 
     def __init__(self, kernel="rbf", alpha=1.0, *, solver="auto", n_centers="auto",
                  center_selection="uniform", fit_intercept=True, tol=1e-4, max_iter=100,
-                 random_state=None, verbose=0):
+                 random_state=None, verbose=0, class_weight=None):
         self.kernel = kernel
         self.alpha = alpha
         self.solver = solver
@@ -86,9 +93,12 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
         self.verbose = verbose
+        self.class_weight = class_weight
 
     def _ridge(self):
-        return KernelRidge(**self.get_params(deep=False))
+        params = self.get_params(deep=False)
+        del params["class_weight"]  # enters as sample weights
+        return KernelRidge(**params)
 
     def _check_params(self):
         """Check the hyperparameters; return the resolved kernel."""
@@ -105,6 +115,7 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Labels of any type; at least two classes.
         sample_weight : array-like of shape (n_samples,), optional
+            Multiplied by the weights of ``class_weight``.
 
         Returns
         -------
@@ -123,6 +134,10 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
         if len(self.classes_) < 2:
             raise ValueError(f"y has only one class ({self.classes_[0]!r}); a classifier "
                              "needs samples of at least two classes")
+        if self.class_weight is not None:  # scikit-learn's rule: it multiplies sample_weight
+            class_weights = compute_sample_weight(self.class_weight, y)
+            sw = check_sample_weight(sample_weight, len(y))
+            sample_weight = class_weights if sw is None else sw * class_weights
         ridge = self._ridge()
         ridge.fit(X, Y[:, 0] if Y.shape[1] == 1 else Y, sample_weight=sample_weight)
         for attr in _RIDGE_STATE:

@@ -10,12 +10,13 @@ from scipy.special import log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._available_if import available_if
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import Interval, Options, check_vectors, validate_params
 from ..features.kitchen_sinks import RandomKitchenSinks
 from ..solvers.box_erm import box_erm
-from ._base import predict_labels, validate_classifier_data
+from ._base import check_sample_weight, predict_labels, validate_classifier_data
 
 __all__ = ["KitchenSinksRegressor", "KitchenSinksClassifier"]
 
@@ -92,13 +93,14 @@ class _KitchenSinksBase(BaseEstimator):
                                   gamma=self.gamma, bandwidth=self.bandwidth,
                                   random_state=self.random_state)
 
-    def _fit_features(self, X, Y):
+    def _fit_features(self, X, Y, sample_weight=None):
         """Draw the basis, map X, solve the box-constrained ERM for the columns of Y."""
         fmap = self._feature_map().fit(X)
         Z = fmap.transform(X)
         q = fmap.n_components_
         res = box_erm(Z, Y, self.C / q, self.loss, fit_intercept=self.fit_intercept,
-                      max_iter=self.max_iter, tol=self.tol, smoothing=_HINGE_SMOOTHING)
+                      max_iter=self.max_iter, tol=self.tol, smoothing=_HINGE_SMOOTHING,
+                      sample_weight=sample_weight)
         if not res.converged:
             warnings.warn(f"{type(self).__name__} did not converge in max_iter={self.max_iter} "
                           f"iterations (tol={self.tol}); increase max_iter or tol",
@@ -166,8 +168,12 @@ class KitchenSinksRegressor(RegressorMixin, _KitchenSinksBase):
         self.tol = tol
         self.random_state = random_state
 
-    def fit(self, X, y):
-        """Fit on X of shape (n_samples, n_features), y of shape (n_samples,) or (n_samples, k)."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X of shape (n_samples, n_features), y of shape (n_samples,) or (n_samples, k).
+
+        ``sample_weight`` (n_samples,), optional, weighs each sample's loss: the
+        objective is (1 / sum w) sum_j w_j l_j, so integer weights equal repeated rows.
+        """
         self._check_params()
         if y is None:
             raise ValueError("KitchenSinksRegressor requires y to be passed, but the target y "
@@ -175,7 +181,8 @@ class KitchenSinksRegressor(RegressorMixin, _KitchenSinksBase):
         check_vectors(X, "X")
         X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], multi_output=True,
                              y_numeric=True)
-        return self._fit_features(X, np.asarray(y, dtype=np.float64))
+        sw = check_sample_weight(sample_weight, len(X))
+        return self._fit_features(X, np.asarray(y, dtype=np.float64), sw)
 
     def predict(self, X):
         """f(X), shape (n_queries,) or (n_queries, k)."""
@@ -201,6 +208,10 @@ class KitchenSinksClassifier(ClassifierMixin, _KitchenSinksBase):
     ----------{_PARAMS_DOC}
     loss : {{"logistic", "hinge"}}, default="logistic"
         ``predict_proba`` needs "logistic".
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies each sample's weight by its class's, as scikit-learn
+        (``{{label: weight}}``, unnamed classes weigh 1; "balanced":
+        ``n_samples / (n_classes * count(class))``).
 
     Attributes
     ----------
@@ -220,11 +231,12 @@ class KitchenSinksClassifier(ClassifierMixin, _KitchenSinksBase):
     _param_constraints = {
         **_KITCHEN_SINKS_CONSTRAINTS,
         "loss": [Options(str, _CLASSIFIER_LOSSES)],
+        "class_weight": [Options(str, ("balanced",)), dict, None],
     }
 
     def __init__(self, n_components=100, *, basis="cosine", sampler=None, gamma="scale",
                  bandwidth=None, C=100.0, loss="logistic", fit_intercept=True, max_iter=1000,
-                 tol=1e-3, random_state=None):
+                 tol=1e-3, random_state=None, class_weight=None):
         self.n_components = n_components
         self.basis = basis
         self.sampler = sampler
@@ -236,12 +248,22 @@ class KitchenSinksClassifier(ClassifierMixin, _KitchenSinksBase):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.class_weight = class_weight
 
-    def fit(self, X, y):
-        """Fit on X of shape (n_samples, n_features), labels y of shape (n_samples,)."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X of shape (n_samples, n_features), labels y of shape (n_samples,).
+
+        ``sample_weight`` (n_samples,), optional, weighs each sample's loss (times
+        its class's ``class_weight``); integer weights equal repeated rows.
+        """
         self._check_params()
         X, Y = validate_classifier_data(self, X, y)
-        return self._fit_features(X, Y[:, 0] if Y.shape[1] == 1 else Y)
+        sw = check_sample_weight(sample_weight, len(X))
+        if self.class_weight is not None:
+            codes = (Y[:, 0] > 0).astype(int) if Y.shape[1] == 1 else np.argmax(Y, axis=1)
+            class_weights = compute_sample_weight(self.class_weight, self.classes_[codes])
+            sw = class_weights if sw is None else sw * class_weights
+        return self._fit_features(X, Y[:, 0] if Y.shape[1] == 1 else Y, sw)
 
     def decision_function(self, X):
         """Scores f(x): shape (n_queries,) for two classes (> 0 means classes_[1]),

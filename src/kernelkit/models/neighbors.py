@@ -5,6 +5,7 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
@@ -21,10 +22,20 @@ _N_NEIGHBORS = [Interval(Integral, 1, None)]
 
 
 def neighbor_weights(dist, weights):
-    """Weights of the neighbours: ones, or 1/distance (scikit-learn's rule: a query
-    at distance 0 from some neighbours gives those weight 1 and the others 0)."""
-    if weights == "uniform":
+    """Weights of the neighbours: ones (``"uniform"`` or None), 1/distance (scikit-learn's
+    rule: a query at distance 0 from some neighbours gives those weight 1 and the
+    others 0), or ``weights(dist)`` for a callable (checked: same shape, finite, >= 0)."""
+    if weights is None or (isinstance(weights, str) and weights == "uniform"):
         return np.ones_like(dist)
+    if callable(weights):
+        w = np.asarray(weights(dist), dtype=np.float64)
+        if w.shape != dist.shape:
+            raise ValueError(f"weights(dist) returned shape {w.shape} for distances of shape "
+                             f"{dist.shape}; it must return one weight per neighbour, the "
+                             "same shape")
+        if not np.isfinite(w).all() or (w < 0).any():
+            raise ValueError("weights(dist) must return finite, non-negative weights")
+        return w
     with np.errstate(divide="ignore"):
         w = 1.0 / dist
     inf_mask = np.isinf(w)
@@ -38,7 +49,7 @@ class _KernelNeighbors(BaseEstimator):
 
     _param_constraints = {
         "n_neighbors": _N_NEIGHBORS,
-        "weights": [Options(str, _WEIGHTS)],
+        "weights": [Options(str, _WEIGHTS), "callable", None],
         "kernel": ["kernel"],
     }
 
@@ -96,6 +107,36 @@ class _KernelNeighbors(BaseEstimator):
                                      exclude_self=exclude_self)
         return (np.sqrt(sq), ind) if return_distance else ind
 
+    def kneighbors_graph(self, X=None, n_neighbors=None, mode="connectivity"):
+        """The k-neighbours graph in feature space, as scikit-learn's ``kneighbors_graph``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features), optional
+            Query points; None: the training points, each not its own
+            neighbour.
+        n_neighbors : int, optional
+            Default: the ``n_neighbors`` of the estimator.
+        mode : {"connectivity", "distance"}, default="connectivity"
+            Entries 1, or the feature-space distances ``||phi(x) - phi(z)||``.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_queries, n_samples_fit)
+            Row i holds the ``n_neighbors`` nearest training points of query i.
+        """
+        validate_params({"mode": mode}, {"mode": [Options(str, ("connectivity", "distance"))]},
+                        f"{type(self).__name__}.kneighbors_graph")
+        if mode == "connectivity":
+            ind = self.kneighbors(X, n_neighbors, return_distance=False)
+            data = np.ones(ind.size)
+        else:
+            dist, ind = self.kneighbors(X, n_neighbors)
+            data = dist.ravel()
+        n_queries, k = ind.shape
+        return sp.csr_matrix((data, ind.ravel(), np.arange(0, n_queries * k + 1, k)),
+                             shape=(n_queries, self.n_samples_fit_))
+
     def _neighbors_and_weights(self, X):
         dist, ind = self.kneighbors(X)
         return ind, neighbor_weights(dist, self.weights)
@@ -115,18 +156,21 @@ class KernelKNeighborsClassifier(ClassifierMixin, _KernelNeighbors):
     Parameters
     ----------
     n_neighbors : int, default=5
-    weights : {"uniform", "distance"}, default="uniform"
+    weights : {"uniform", "distance"}, callable or None, default="uniform"
         ``"distance"``: votes weighted by 1/distance (a neighbour at distance
-        0 takes the whole vote, as in scikit-learn).
+        0 takes the whole vote, as in scikit-learn). A callable gets the
+        array of feature-space distances (n_queries, n_neighbors) and returns
+        weights of that shape. None means "uniform".
     kernel : Kernel or str, default="linear"
         A kernel object or expression such as ``"rbf(gamma=0.5)"``.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
+    classes_ : ndarray of shape (n_classes,), or list of n_outputs such arrays
+        One array per output column for a 2-D y (multi-output, as scikit-learn).
     X_fit_ : ndarray of shape (n_samples_fit, n_features)
-    y_fit_ : ndarray of shape (n_samples_fit,)
-        Training labels as indices into ``classes_``.
+    y_fit_ : ndarray of shape (n_samples_fit,) or (n_samples_fit, n_outputs)
+        Training labels as indices into ``classes_`` (of each output).
     diag_fit_ : ndarray of shape (n_samples_fit,)
         k(x_i, x_i) of the training points.
     kernel_ : Kernel
@@ -148,16 +192,33 @@ class KernelKNeighborsClassifier(ClassifierMixin, _KernelNeighbors):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
 
         Returns
         -------
         self
         """
-        y = column_or_1d(self._fit(X, y, y_numeric=False), warn=True)
+        y = self._fit(X, y, y_numeric=False)
+        if y.ndim == 1 or y.shape[1] == 1:
+            y = column_or_1d(y, warn=True)
         check_classification_targets(y)
-        self.classes_, self.y_fit_ = np.unique(y, return_inverse=True)
+        if y.ndim == 1:
+            self.classes_, self.y_fit_ = np.unique(y, return_inverse=True)
+            return self
+        columns = [np.unique(col, return_inverse=True) for col in y.T]
+        self.classes_ = [classes for classes, _ in columns]
+        self.y_fit_ = np.column_stack([codes for _, codes in columns])
         return self
+
+    def _vote(self, ind, w, labels, n_classes):
+        """Weighted vote of the neighbours (n_queries, n_classes); rows sum to 1 (a row
+        of zero weights, which a callable can give, stays zero, as scikit-learn)."""
+        proba = np.zeros((len(ind), n_classes))
+        rows = np.repeat(np.arange(len(ind)), ind.shape[1])
+        np.add.at(proba, (rows, labels[ind].ravel()), w.ravel())
+        total = proba.sum(axis=1, keepdims=True)
+        total[total == 0.0] = 1.0
+        return proba / total
 
     def predict_proba(self, X):
         """Weighted fraction of the neighbours in each class.
@@ -168,13 +229,14 @@ class KernelKNeighborsClassifier(ClassifierMixin, _KernelNeighbors):
 
         Returns
         -------
-        ndarray of shape (n_queries, n_classes)
+        ndarray of shape (n_queries, n_classes), or a list of one such array per output
         """
+        check_is_fitted(self, "X_fit_")
         ind, w = self._neighbors_and_weights(X)
-        proba = np.zeros((len(ind), len(self.classes_)))
-        rows = np.repeat(np.arange(len(ind)), ind.shape[1])
-        np.add.at(proba, (rows, self.y_fit_[ind].ravel()), w.ravel())
-        return proba / proba.sum(axis=1, keepdims=True)
+        if self.y_fit_.ndim == 1:
+            return self._vote(ind, w, self.y_fit_, len(self.classes_))
+        return [self._vote(ind, w, self.y_fit_[:, j], len(classes))
+                for j, classes in enumerate(self.classes_)]
 
     def predict(self, X):
         """The class of largest (weighted) vote; ties go to the first class.
@@ -185,10 +247,18 @@ class KernelKNeighborsClassifier(ClassifierMixin, _KernelNeighbors):
 
         Returns
         -------
-        ndarray of shape (n_queries,)
+        ndarray of shape (n_queries,) or (n_queries, n_outputs)
         """
         proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        if self.y_fit_.ndim == 1:
+            return self.classes_[np.argmax(proba, axis=1)]
+        return np.column_stack([classes[np.argmax(p, axis=1)]
+                                for classes, p in zip(self.classes_, proba)])
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
 
 
 class KernelKNeighborsRegressor(RegressorMixin, _KernelNeighbors):
@@ -201,7 +271,8 @@ class KernelKNeighborsRegressor(RegressorMixin, _KernelNeighbors):
     Parameters
     ----------
     n_neighbors : int, default=5
-    weights : {"uniform", "distance"}, default="uniform"
+    weights : {"uniform", "distance"}, callable or None, default="uniform"
+        As in :class:`KernelKNeighborsClassifier`.
     kernel : Kernel or str, default="linear"
 
     Attributes

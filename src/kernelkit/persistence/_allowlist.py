@@ -341,7 +341,7 @@ def _check_kmeans_state(path, model):
             (labels.size and (labels.min() < 0 or labels.max() >= k)):
         _fail(path, f"labels_ must be cluster indices in [0, {k})")
     n = labels.shape[0]
-    if getattr(model, "cluster_centers_", None) is not None:  # Nystroem approximation
+    if getattr(model, "components_", None) is not None:  # Nystroem approximation
         _check_inputs(path, model, "components_")  # the Nystroem centers
         C = model.components_
         norm = getattr(model, "normalization_", None)

@@ -124,6 +124,15 @@ def _check_nystroem(path, model):
         fail(path, f"components_ and normalization_ do not agree (shapes "
                    f"{None if C is None else C.shape}, {None if N is None else N.shape}, "
                    f"n_components_={D!r})")
+    if isinstance(model.kernel_, str):  # kernel="precomputed": rows of K at the centers
+        idx = getattr(model, "component_indices_", None)
+        n = getattr(model, "n_features_in_", -1)
+        if model.kernel_ != "precomputed" or idx is None or idx.ndim != 1 or \
+                idx.dtype.kind != "i" or idx.shape[0] != len(C) or (idx < 0).any() or \
+                (idx >= n).any() or C.ndim != 2 or C.dtype.kind != "f" or C.shape[1] != n:
+            fail(path, "a precomputed Nystroem needs components_ (M, n_samples_fit) and "
+                       "component_indices_ (M,) within the training samples")
+        return
     if model.kernel_.input_kind == "string":
         if C.ndim != 1 or C.dtype.kind != "U":
             fail(path, "components_ of a string kernel must be strings")

@@ -102,25 +102,32 @@ class BoxERMResult:
 
 
 class _Smooth:
-    """Value (summed over columns, averaged over rows) and derivative of a smooth loss."""
+    """Value (summed over columns, averaged over rows) and derivative of a smooth loss.
 
-    def __init__(self, name, mu=None):
-        self.name, self.mu = name, mu
+    ``weights`` (n, 1), of mean 1, multiply each row's loss (sample weights)."""
+
+    def __init__(self, name, mu=None, weights=None):
+        self.name, self.mu, self.weights = name, mu, weights
         self.curvature = 1.0 / mu if name == "hinge" else _CURVATURE[name]
         self._loss = None if name == "hinge" else get_loss(name)
 
     def value(self, S, Y):
         if self._loss is not None:
-            return float(self._loss.value(S, Y).sum()) / len(S)
-        r = 1.0 - Y * S  # 1 - margin
-        mu = self.mu
-        v = np.where(r >= mu, r - 0.5 * mu, np.where(r > 0.0, r * r / (2.0 * mu), 0.0))
+            v = self._loss.value(S, Y)
+        else:
+            r = 1.0 - Y * S  # 1 - margin
+            mu = self.mu
+            v = np.where(r >= mu, r - 0.5 * mu, np.where(r > 0.0, r * r / (2.0 * mu), 0.0))
+        if self.weights is not None:
+            v = v * self.weights
         return float(v.sum()) / len(S)
 
     def derivative(self, S, Y):
         if self._loss is not None:
-            return self._loss.derivative(S, Y)
-        return -Y * np.clip((1.0 - Y * S) / self.mu, 0.0, 1.0)
+            D = self._loss.derivative(S, Y)
+        else:
+            D = -Y * np.clip((1.0 - Y * S) / self.mu, 0.0, 1.0)
+        return D if self.weights is None else D * self.weights
 
 
 def erm_objective(Z, y, coef, intercept=0.0, loss="squared"):
@@ -176,8 +183,11 @@ def lipschitz_estimate(Z, fit_intercept=False, n_iter=30, seed=0):
 
 
 def box_erm(Z, y, bound, loss="squared", *, fit_intercept=False, max_iter=1000, tol=1e-6,
-            smoothing=1e-2, coef0=None, intercept0=None):
+            smoothing=1e-2, coef0=None, intercept0=None, sample_weight=None):
     """Minimise (1/n) sum_j l(y_j, z_j' beta + b) subject to max_i |beta_i| <= bound.
+
+    With ``sample_weight`` w: (1 / sum w) sum_j w_j l(y_j, z_j' beta + b), so
+    integer weights are the same problem as repeated rows.
 
     Parameters
     ----------
@@ -200,6 +210,8 @@ def box_erm(Z, y, bound, loss="squared", *, fit_intercept=False, max_iter=1000, 
         Final hinge smoothing mu (hinge only): objective within mu/2 of the hinge's.
     coef0, intercept0 : ndarray, optional
         Starting point (projected onto the box); default zero.
+    sample_weight : ndarray of shape (n,), optional
+        Non-negative weights of the rows (not all zero).
 
     Returns
     -------
@@ -218,17 +230,22 @@ def box_erm(Z, y, bound, loss="squared", *, fit_intercept=False, max_iter=1000, 
     np.clip(beta, -bound, bound, out=beta)
     b = np.zeros(k) if intercept0 is None or not fit_intercept \
         else np.array(intercept0, dtype=np.float64).reshape(k)
+    weights = None
+    if sample_weight is not None:  # scaled to mean 1: the objective stays an average
+        sw = np.asarray(sample_weight, dtype=np.float64)
+        weights = (sw * (n / sw.sum()))[:, None]
     threads = one_blas_thread() if k < _THREADED_MIN_COLUMNS else contextlib.nullcontext()
     with threads:
         beta, b, n_iter, converged, L, history = _solve(Z, Y, bound, loss, fit_intercept,
-                                                        max_iter, tol, smoothing, beta, b)
+                                                        max_iter, tol, smoothing, beta, b,
+                                                        weights)
     coef = beta[:, 0] if y.ndim == 1 else beta
     intercept = float(b[0]) if y.ndim == 1 else b
     return BoxERMResult(coef=coef, intercept=intercept, n_iter=n_iter, converged=converged,
                         objective=np.asarray(history), lipschitz=L)
 
 
-def _solve(Z, Y, bound, loss, fit_intercept, max_iter, tol, smoothing, beta, b):
+def _solve(Z, Y, bound, loss, fit_intercept, max_iter, tol, smoothing, beta, b, weights=None):
     """The continuation stages (one for the smooth losses)."""
     q = Z.shape[1]
     theta = np.vstack([beta, b[None, :]]) if fit_intercept else beta
@@ -239,13 +256,14 @@ def _solve(Z, Y, bound, loss, fit_intercept, max_iter, tol, smoothing, beta, b):
         mus = [None]
     quadratic = loss == "squared" and q <= len(Z)
     if quadratic:
-        oracle = _QuadraticOracle(Z, Y, fit_intercept)
+        oracle = _QuadraticOracle(Z, Y, fit_intercept, weights)
         sigma2 = oracle.top_eigenvalue()
     else:
+        # (unweighted: the backtracking raises L wherever the weights need it)
         sigma2 = lipschitz_estimate(Z, fit_intercept)
     history, n_iter, converged, L, gm0 = [], 0, False, 0.0, None
     for mu in mus:
-        fn = _Smooth(loss, mu)
+        fn = _Smooth(loss, mu, weights)
         if not quadratic:
             oracle = _ScoreOracle(Z, Y, fn, fit_intercept)
         theta, it, converged, L, gm0 = _fista(oracle, q, bound, sigma2 * fn.curvature, theta,
@@ -289,8 +307,17 @@ class _QuadraticOracle:
     """Squared loss through the Gram form: f = theta'G theta / 2 - c'theta + yy / 2 with
     G = A'A / n, c = A'Y / n, A = [Z, 1]; u = G theta costs O(q^2), not O(n q)."""
 
-    def __init__(self, Z, Y, fit_intercept):
+    def __init__(self, Z, Y, fit_intercept, weights=None):
         n = len(Z)
+        if weights is not None:  # weighted Gram form: A' W A / n, A' W Y / n (W of mean 1)
+            WZ, WY = Z * weights, Y * weights
+            G, c = Z.T @ WZ / n, Z.T @ WY / n
+            if fit_intercept:
+                G = np.block([[G, WZ.mean(axis=0)[:, None]],
+                              [WZ.mean(axis=0)[None, :], np.full((1, 1), weights.mean())]])
+                c = np.vstack([c, WY.mean(axis=0)[None, :]])
+            self.G, self.c, self.yy = G, c, float(np.sum(WY * Y)) / n
+            return
         G = Z.T @ Z / n
         c = Z.T @ Y / n
         if fit_intercept:

@@ -47,6 +47,9 @@ class KernelKMeansResult:
         w_j / W_c: the weight of x_j in the mean of its cluster.
     center_norms : ndarray of shape (k,)
         ||m_c||^2.
+    converged : bool
+        False when the best run stopped at ``max_iter`` with its labels still
+        changing and the means' shift above ``tol``.
     """
 
     labels: np.ndarray
@@ -55,6 +58,7 @@ class KernelKMeansResult:
     member: np.ndarray
     weights: np.ndarray
     center_norms: np.ndarray
+    converged: bool = True
 
 
 def stored_gram_products(K, n_clusters):
@@ -130,12 +134,20 @@ def lloyd_feature_space(products, diag, sw, G, center_sq, max_iter, tol):
         ``A`` (n, k) holds the final means m_c = Phi' A[:, c], ``member`` the
         cluster each point contributes to (labels, after empty-cluster moves).
     """
+    return _lloyd(products, diag, sw, G, center_sq, max_iter, tol)[:6]
+
+
+def _lloyd(products, diag, sw, G, center_sq, max_iter, tol, callback=None):
+    """:func:`lloyd_feature_space`, plus whether it converged; ``callback(inertia)``
+    after each assignment (the inertia of the labels to the means they were given by)."""
     n, k = G.shape
     labels_old = np.full(n, -1)
-    strict = False
+    strict = converged = False
     for it in range(max_iter):
         D = sq_dist_from_inner(G, diag, center_sq)
         labels = np.argmin(D, axis=1)
+        if callback is not None:
+            callback(float(sw @ D[np.arange(n), labels]))
         member = _relocate_empty(labels, D, sw, k)
         A = _weights_matrix(member, sw, k)
         G_new = products(member, A)
@@ -143,20 +155,21 @@ def lloyd_feature_space(products, diag, sw, G, center_sq, max_iter, tol):
         shift = float(np.sum(csq_new - 2.0 * np.einsum("jc,jc->c", A, G) + center_sq))
         G, center_sq = G_new, csq_new
         if np.array_equal(labels, labels_old):
-            strict = True
+            strict = converged = True
             break
         if shift <= tol:
+            converged = True
             break
         labels_old = labels
     D = sq_dist_from_inner(G, diag, center_sq)
     if not strict:
         labels = np.argmin(D, axis=1)
     inertia = float(sw @ D[np.arange(n), labels])
-    return labels, inertia, it + 1, member, A, center_sq
+    return labels, inertia, it + 1, member, A, center_sq, converged
 
 
 def kernel_kmeans(kernel, X, sample_weight, n_clusters, *, init, n_init, max_iter, tol, rng,
-                  store_gram):
+                  store_gram, callback=None):
     """Kernel k-means by Lloyd's iterations, the best of ``n_init`` runs.
 
     Parameters
@@ -165,9 +178,10 @@ def kernel_kmeans(kernel, X, sample_weight, n_clusters, *, init, n_init, max_ite
     X : validated input of ``kernel``, n rows
     sample_weight : ndarray of shape (n,)
     n_clusters : int
-    init : {"k-means++", "random"} or validated centers (n_clusters rows)
+    init : {"k-means++", "random"}, validated centers (n_clusters rows) or callable
         Greedy weighted kernel k-means++ (``2 + log k`` trials per center),
-        distinct random rows, or the given points as initial means.
+        distinct random rows, the given points as initial means, or
+        ``init(rng)`` returning such points (called once per run).
     n_init : int
     max_iter : int
     tol : float
@@ -175,6 +189,9 @@ def kernel_kmeans(kernel, X, sample_weight, n_clusters, *, init, n_init, max_ite
     rng : numpy.random.RandomState
     store_gram : bool
         Keep K (n x n) for the products K A, or recompute its rows in blocks.
+    callback : callable, optional
+        ``callback(run, inertia)`` after each assignment step of each run
+        (progress reports; the numerics never print).
 
     Returns
     -------
@@ -194,17 +211,19 @@ def kernel_kmeans(kernel, X, sample_weight, n_clusters, *, init, n_init, max_ite
     tol = tol * max(total_var, 0.0)
     given = not isinstance(init, str)
     best = None
-    for _ in range(n_init):
+    for r in range(n_init):
         if not given:
             idx = (kmeanspp_centers(kernel, X, k, rng, sample_weight=sw, n_local_trials=None,
                                     diag=diag) if init == "k-means++"
                    else rng.choice(n, size=k, replace=False))
             G, csq = gram(kernel, X, take_rows(X, idx)), diag[idx]
         else:
-            G, csq = gram(kernel, X, init), kernel.diag(init)
-        run = lloyd_feature_space(products, diag, sw, G, csq, max_iter, tol)
+            C = init(rng) if callable(init) else init
+            G, csq = gram(kernel, X, C), kernel.diag(C)
+        report = None if callback is None else (lambda inertia, r=r: callback(r, inertia))
+        run = _lloyd(products, diag, sw, G, csq, max_iter, tol, report)
         if best is None or run[1] < best[1]:
             best = run
-    labels, inertia, n_iter, member, A, center_sq = best
+    labels, inertia, n_iter, member, A, center_sq, converged = best
     return KernelKMeansResult(labels, inertia, n_iter, member, A[np.arange(n), member],
-                              center_sq)
+                              center_sq, converged)
