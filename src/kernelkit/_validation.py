@@ -345,8 +345,6 @@ def check_strings(X, name="X", *, allow_empty=False):
     if isinstance(X, (str, bytes)):
         raise TypeError(f"{name} is a single string; pass a list of strings, e.g. [{name}]")
     if hasattr(X, "tocsr") and hasattr(X, "nnz"):
-        if accept_sparse:
-            return check_sparse_vectors(X, name, allow_empty=allow_empty)
         raise TypeError(f"{name} is a sparse matrix, but this kernel works on strings; pass a "
                         "list or 1-D array of str")
     if isinstance(X, np.ndarray) and X.dtype.kind == "U":

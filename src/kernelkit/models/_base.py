@@ -21,7 +21,7 @@ from ..exceptions import InvalidParameterError
 from ..kernels import Kernel, resolve_kernel
 from ..kernels.base import check_sparse_support
 
-__all__ = ["sparse_formats", "resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
+__all__ = ["sparse_formats", "as_float64_rows", "resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
            "check_sample_weight", "check_alpha", "takes_strings", "input_dim",
            "validate_fit_X", "validate_classifier_data", "predict_labels",
            "reject_precomputed", "report_plan", "check_symmetric_gram", "SYMMETRY_RTOL"]
@@ -66,6 +66,18 @@ def sparse_formats(kernel):
     if kernel is None or kernel == "precomputed" or not kernel.accepts_sparse:
         return False
     return ("csr", "csc")
+
+
+def as_float64_rows(A):
+    """Stored training rows (support vectors, centers) in float64, sparse kept sparse.
+
+    A dense array becomes a float64 ndarray; scipy.sparse rows stay CSR with
+    float64 values (never densified).
+    """
+    if hasattr(A, "tocsr") and hasattr(A, "nnz"):
+        A = A.tocsr()
+        return A if A.dtype == np.float64 else A.astype(np.float64)
+    return np.asarray(A, np.float64)
 
 
 def _canonical(X):

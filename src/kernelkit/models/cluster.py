@@ -171,7 +171,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         """
         kernel = self._check_params()
         X = validate_fit_X(self, kernel, X)
-        n, k = len(X), self.n_clusters
+        n, k = X.shape[0], self.n_clusters
         if n < k:
             raise ValueError(f"n_samples={n} should be >= n_clusters={k}.")
         sw = check_sample_weight(sample_weight, n)
@@ -211,10 +211,10 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         from sklearn.cluster import KMeans
 
         why = "approximation='nystroem': Euclidean Lloyd on Nystroem features"
-        self.plan_ = Plan("nystroem", reason=why, problem={"n": len(X), "k": self.n_clusters},
+        self.plan_ = Plan("nystroem", reason=why, problem={"n": X.shape[0], "k": self.n_clusters},
                           choices=(Choice("approximation", "nystroem", "set by the user"),))
         report_plan(self)
-        nys = Nystroem(self.kernel_, n_components=min(self.n_components, len(X)),
+        nys = Nystroem(self.kernel_, n_components=min(self.n_components, X.shape[0]),
                        random_state=rng).fit(X)
         self.components_, self.normalization_ = nys.components_, nys.normalization_
         Z = nys.transform(X)
@@ -243,7 +243,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
             Z = nystroem_transform(self.kernel_, X, self.components_, self.normalization_)
             C = self.cluster_centers_
             return nearest_means(Z @ C.T, np.einsum("ij,ij->i", C, C))
-        A = np.zeros((len(self.X_fit_), self.n_clusters))
+        A = np.zeros((self.X_fit_.shape[0], self.n_clusters))
         A[np.arange(len(A)), self.center_membership_] = self.dual_coef_
         G = GramOperator(self.kernel_, X, self.X_fit_).matmat(A)  # <phi(x), m_c>
         return nearest_means(G, self.center_norms_)

@@ -56,7 +56,7 @@ class _KernelNeighbors(BaseEstimator):
         X, y = validate_fit_data(self, kernel, X, y, y_numeric=y_numeric)
         self.kernel_ = kernel
         self.X_fit_ = X
-        self.n_samples_fit_ = len(X)
+        self.n_samples_fit_ = X.shape[0]
         self.diag_fit_ = kernel.diag(X)
         return y
 
@@ -90,7 +90,7 @@ class _KernelNeighbors(BaseEstimator):
         if k > n_fit:
             raise ValueError(f"Expected n_neighbors <= n_samples_fit, but n_neighbors = {k}, "
                              f"n_samples_fit = {n_fit}, n_samples = "
-                             f"{n_fit if exclude_self else len(X)}; lower n_neighbors")
+                             f"{n_fit if exclude_self else X.shape[0]}; lower n_neighbors")
         Xq = self.X_fit_ if exclude_self else validate_predict_data(self, self.kernel_, X)
         sq, ind = kneighbors_blocked(self.kernel_, Xq, self.X_fit_, self.diag_fit_, k,
                                      exclude_self=exclude_self)

@@ -112,7 +112,7 @@ class KernelOutlierDetector(OutlierMixin, BaseEstimator):
     def _fit(self, X):
         kernel = self._check_params()
         X = validate_fit_X(self, kernel, X)
-        n = len(X)
+        n = X.shape[0]
         if self.method == "knn" and self.n_neighbors > n:
             raise ValueError(f"n_neighbors={self.n_neighbors} must be <= n_samples={n}: the "
                              "k-th neighbour must exist; lower n_neighbors")

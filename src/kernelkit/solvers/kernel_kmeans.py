@@ -180,7 +180,7 @@ def kernel_kmeans(kernel, X, sample_weight, n_clusters, *, init, n_init, max_ite
     -------
     KernelKMeansResult
     """
-    n, k, sw = len(X), n_clusters, sample_weight
+    n, k, sw = X.shape[0], n_clusters, sample_weight
     diag = kernel.diag(X)
     if store_gram:
         K = gram(kernel, X)
