@@ -17,6 +17,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
+from scipy.sparse import issparse
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -25,6 +26,7 @@ from .._validation import (Interval, Options, check_kernel_values, check_same_n_
 from ..exceptions import NumericalWarning
 from ..gram import gram
 from ..kernels import resolve_kernel
+from ..kernels.base import check_sparse_support
 from .._budget import require, rows_per_block
 from ..linalg import eigh_psd
 from .centers import CENTER_METHODS, select_centers, take_rows
@@ -43,6 +45,11 @@ _RELATIVE_EIGEN_CUTOFF = 1e-12
 
 def _is_vector_kernel(kernel):
     return kernel.input_kind in ("vector", "any")
+
+
+def _rows(X):
+    """Rows of an array, CSR rows (scipy.sparse refuses len) or a list of strings."""
+    return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
 def _blocks(n, n_cols):
@@ -72,9 +79,9 @@ def nystroem_transform(kernel, X, components, normalization):
     -------
     ndarray of shape (len(X), normalization.shape[1])
     """
-    out = np.empty((len(X), normalization.shape[1]))
+    out = np.empty((_rows(X), normalization.shape[1]))
     # Row blocks keep the (rows, M) kernel block within the memory budget.
-    for r0, r1 in _blocks(len(X), len(components)):
+    for r0, r1 in _blocks(_rows(X), _rows(components)):
         with np.errstate(over="ignore", invalid="ignore"):  # checked just below
             out[r0:r1] = gram(kernel, X[r0:r1], components) @ normalization
         check_kernel_values(out[r0:r1], "Nystroem.transform", (X[r0:r1],))
@@ -185,8 +192,14 @@ class Nystroem(TransformerMixin, BaseEstimator):
 
     def _check_X(self, kernel, X, reset):
         if _is_vector_kernel(kernel):
-            check_vectors(X, "X")  # our messages first (NaN location, strings, 1-D)
-            return validate_data(self, X, dtype=[np.float64, np.float32], reset=reset)
+            # Sparse rows where the kernel takes them (centers then stay sparse).
+            sparse = kernel.accepts_sparse
+            if not sparse:
+                check_sparse_support(kernel, X, "X")
+            check_vectors(X, "X", accept_sparse=sparse)  # our messages first (NaN location, ...)
+            X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset,
+                              accept_sparse=("csr", "csc") if sparse else False)
+            return check_vectors(X, "X", accept_sparse=True) if issparse(X) else X
         X = kernel.check_input(X, "X")
         return X if isinstance(X, np.ndarray) else list(X)
 
@@ -208,7 +221,7 @@ class Nystroem(TransformerMixin, BaseEstimator):
         self._check_params()
         kernel = resolve_kernel(self.kernel)
         X = self._check_X(kernel, X, reset=True)
-        n = len(X)
+        n = _rows(X)
         if isinstance(self.centers, str):
             rng = check_random_state(self.random_state)
             M = self.n_components
@@ -222,7 +235,7 @@ class Nystroem(TransformerMixin, BaseEstimator):
         else:
             idx = None
             C = kernel.check_input(self.centers, "centers")
-            _require_centers_matrix(len(C), f"Nystroem with {len(C)} given centers")
+            _require_centers_matrix(_rows(C), f"Nystroem with {_rows(C)} given centers")
             if _is_vector_kernel(kernel):
                 check_same_n_features(X, C, ("X", "centers"))
         self.kernel_ = kernel
