@@ -36,8 +36,17 @@ __all__ = [
     "all_finite",
     "check_kernel_values",
     "looks_like_strings",
+    "n_rows",
     "check_strings",
 ]
+
+
+def n_rows(X) -> int:
+    """Number of rows (samples) of an array, a scipy.sparse matrix or a list of strings.
+
+    scipy.sparse refuses ``len``; this is the one spelling that takes all three.
+    """
+    return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
 def looks_like_strings(X) -> bool:

@@ -20,6 +20,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .._validation import n_rows  # noqa: F401  (re-exported for the kernels)
+
 __all__ = ["is_sparse", "n_rows", "as_float64_csr", "sparse_sq_norms", "inner_into",
            "sparse_max_abs", "as_csr_rows"]
 
@@ -27,11 +29,6 @@ __all__ = ["is_sparse", "n_rows", "as_float64_csr", "sparse_sq_norms", "inner_in
 def is_sparse(X):
     """Whether ``X`` is a scipy.sparse matrix or array."""
     return sp.issparse(X)
-
-
-def n_rows(X):
-    """Number of rows of an array, a sparse matrix (which refuses ``len``) or a list."""
-    return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
 def as_float64_csr(X):

@@ -436,4 +436,4 @@ def divergence(coef, objective, loss, y):
 def _feature_scores(features, X, w):
     step = _chunk_rows(len(w))
     return np.concatenate([features.transform(X[r0:r1]) @ w
-                           for r0, r1 in row_blocks(len(X), step)])
+                           for r0, r1 in row_blocks(X.shape[0], step)])
