@@ -120,7 +120,7 @@ def _check_random_fourier(path, model):
 def _check_nystroem(path, model):
     C, N = getattr(model, "components_", None), getattr(model, "normalization_", None)
     D = getattr(model, "n_components_", None)
-    if C is None or N is None or N.ndim != 2 or N.shape[0] != len(C) or N.shape[1] != D:
+    if C is None or N is None or N.ndim != 2 or N.shape[0] != C.shape[0] or N.shape[1] != D:
         fail(path, f"components_ and normalization_ do not agree (shapes "
                    f"{None if C is None else C.shape}, {None if N is None else N.shape}, "
                    f"n_components_={D!r})")
@@ -130,7 +130,7 @@ def _check_nystroem(path, model):
     elif C.ndim != 2 or C.dtype.kind != "f" or C.shape[1] != getattr(model, "n_features_in_", -1):
         fail(path, f"components_ has shape {C.shape}; expected (M, n_features_in_) floats")
     idx = model.component_indices_ = getattr(model, "component_indices_", None)
-    if idx is not None and (idx.ndim != 1 or idx.shape[0] != len(C) or idx.dtype.kind != "i"
+    if idx is not None and (idx.ndim != 1 or idx.shape[0] != C.shape[0] or idx.dtype.kind != "i"
                             or (idx < 0).any()):
         fail(path, "component_indices_ must be one non-negative index per component")
 
