@@ -152,7 +152,7 @@ def _check_svr(path, model):
         fail(path, "dual_coef_ (1, n_SV), support_ (n_SV,) and intercept_ (1,) disagree")
     sv = getattr(model, "support_vectors_", None)
     if isinstance(model.kernel_, Kernel):
-        if sv is None or len(sv) != sup.shape[0]:
+        if sv is None or sv.shape[0] != sup.shape[0]:
             fail(path, "support_vectors_ must hold one row per support vector")
         if sv.dtype.kind == "f" and (sv.ndim != 2 or sv.shape[1] != model.n_features_in_):
             fail(path, f"support_vectors_ has shape {sv.shape}")
