@@ -65,6 +65,7 @@ ESTIMATORS = [  # (estimator, target kind, tolerance)
     (KernelKMeans(n_clusters=3, kernel=RBF, approximation="nystroem", n_components=20,
                   random_state=0), None, 0),
     (KernelOutlierDetector(kernel=RBF), None, 1e-10),
+    (KernelOutlierDetector(kernel=RBF, method="mean", contamination=0.1), None, 1e-10),
 ]
 
 

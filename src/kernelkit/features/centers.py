@@ -119,7 +119,7 @@ def kmeanspp_centers(kernel, X, n_centers, rng, *, sample_weight=None, n_local_t
     ndarray of shape (n_centers,), int
         Distinct row indices, in the order drawn.
     """
-    n = X.shape[0]
+    n = _n(X)
     if diag is None:
         diag = kernel.diag(X)
     if n_local_trials is None:
@@ -190,7 +190,7 @@ def leverage_centers(kernel, X, n_centers, rng, regularization=0.0):
     pilot of 2M rows little more than the pilot's residual, which favours
     outliers: on clustered data it did worse than uniform sampling.)
     """
-    n = X.shape[0]
+    n = _n(X)
     ridge = float(regularization) if regularization > 0 else \
         max(float(kernel.diag(X).sum()), np.finfo(float).tiny) / n_centers
     pilot = np.sort(rng.choice(n, size=min(n, 2 * n_centers), replace=False))

@@ -175,6 +175,11 @@ class ExplicitFeatures(TransformerMixin, BaseEstimator):
     def _check_params(self):
         validate_params(self, self._param_constraints, type(self).__name__)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # rows densified in budgeted blocks
+        return tags
+
     def fit(self, X, y=None):
         """Check that the kernel has a finite basis for X's number of features."""
         self._check_params()

@@ -206,6 +206,14 @@ class Nystroem(TransformerMixin, BaseEstimator):
     def _check_params(self):
         validate_params(self, self._param_constraints, type(self).__name__)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        try:  # sparse rows when the kernel takes them
+            tags.input_tags.sparse = resolve_kernel(self.kernel).accepts_sparse
+        except (TypeError, ValueError):
+            tags.input_tags.sparse = False
+        return tags
+
     def fit(self, X, y=None):
         """Choose the centers and factor their kernel matrix.
 

@@ -160,6 +160,11 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
                 f"per frequency, so n_components must be even, got {self.n_components}; use "
                 f"{self.n_components + 1} or variant='cos_bias'")
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # X W of sparse rows is a sparse product
+        return tags
+
     def fit(self, X, y=None):
         """Draw the frequencies (and offsets) for X's number of features.
 

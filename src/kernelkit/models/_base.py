@@ -21,7 +21,7 @@ from ..exceptions import InvalidParameterError
 from ..kernels import Kernel, resolve_kernel
 from ..kernels.base import check_sparse_support
 
-__all__ = ["sparse_formats", "as_float64_rows", "resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
+__all__ = ["sparse_formats", "as_float64_rows", "tag_sparse", "resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
            "check_sample_weight", "check_alpha", "takes_strings", "input_dim",
            "validate_fit_X", "validate_classifier_data", "predict_labels",
            "reject_precomputed", "report_plan", "check_symmetric_gram", "SYMMETRY_RTOL"]
@@ -247,9 +247,24 @@ def predict_labels(classes, scores):
 
 
 def tag_precomputed(tags, kernel):
-    """scikit-learn's tags: ``pairwise`` when X is a precomputed Gram matrix."""
+    """scikit-learn's tags: ``pairwise`` when X is a precomputed Gram matrix (and
+    ``sparse`` when the kernel takes sparse input, :func:`tag_sparse`)."""
     tags.input_tags.pairwise = isinstance(kernel, str) and \
         kernel.strip().lower() == "precomputed"
+    return tag_sparse(tags, kernel)
+
+
+def tag_sparse(tags, kernel):
+    """scikit-learn's ``input_tags.sparse``: True when the kernel parameter takes sparse input.
+
+    ``kernel`` is the estimator's parameter (a Kernel, an expression or
+    ``"precomputed"``); one that cannot be parsed says False (fit reports it).
+    """
+    try:
+        resolved = resolve_estimator_kernel(kernel)
+    except (TypeError, ValueError):
+        resolved = "precomputed"
+    tags.input_tags.sparse = bool(sparse_formats(resolved))
     return tags
 
 

@@ -28,6 +28,7 @@ from ..solvers.newton import lbfgs_dual, newton_dual
 from ..solvers.sgd import default_eta0, sgd
 from ._base import (as_float64_rows, input_dim, predict_labels, takes_strings,
                     validate_predict_data)
+from ._base import tag_sparse
 from .kernel_ridge import predict_dual
 
 __all__ = ["ColumnFit", "ColumnFitted", "fit_columns", "gram_or_operator", "decision_columns"]
@@ -193,6 +194,9 @@ def decision_columns(est, X):
 
 class ColumnFitted:
     """Stores a :class:`ColumnFit` as the estimator's fitted state."""
+
+    def __sklearn_tags__(self):  # input_tags.sparse from the kernel
+        return tag_sparse(super().__sklearn_tags__(), self.kernel)
 
     def _store_fit(self, kernel, fit):
         self.kernel_ = kernel

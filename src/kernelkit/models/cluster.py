@@ -22,6 +22,7 @@ from ..planning import Choice, Plan, decide_store
 from ..solvers.kernel_kmeans import kernel_kmeans, nearest_means
 from ._base import (check_sample_weight, reject_precomputed, report_plan,
                     resolve_estimator_kernel, validate_fit_X, validate_predict_data)
+from ._base import tag_sparse
 
 __all__ = ["KernelKMeans"]
 
@@ -139,6 +140,9 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
+    def __sklearn_tags__(self):  # input_tags.sparse from the kernel
+        return tag_sparse(super().__sklearn_tags__(), self.kernel)
+
     def __init__(self, n_clusters=8, *, kernel="rbf", init="k-means++", n_init="auto",
                  max_iter=300, tol=1e-4, approximation=None, n_components=100,
                  random_state=None):
@@ -182,8 +186,8 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
             C = kernel.check_input(self.init, "init")
             if kernel.input_kind == "vector":
                 check_same_n_features(X, C, ("X", "init"))
-            if len(C) != k:
-                raise ValueError(f"init has {len(C)} centers but n_clusters={k}")
+            if C.shape[0] != k:
+                raise ValueError(f"init has {C.shape[0]} centers but n_clusters={k}")
         if C is not None:
             n_init = 1
         elif self.n_init == "auto":

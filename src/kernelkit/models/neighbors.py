@@ -13,6 +13,7 @@ from .._validation import Interval, Options, validate_params
 from ..solvers.distances import kneighbors_blocked
 from ._base import (reject_precomputed, resolve_estimator_kernel, validate_fit_data,
                     validate_predict_data)
+from ._base import tag_sparse
 
 __all__ = ["KernelKNeighborsClassifier", "KernelKNeighborsRegressor"]
 
@@ -41,6 +42,9 @@ class _KernelNeighbors(BaseEstimator):
         "weights": [Options(str, _WEIGHTS)],
         "kernel": ["kernel"],
     }
+
+    def __sklearn_tags__(self):  # input_tags.sparse from the kernel
+        return tag_sparse(super().__sklearn_tags__(), self.kernel)
 
     def __init__(self, n_neighbors=5, *, weights="uniform", kernel="linear"):
         self.n_neighbors = n_neighbors
