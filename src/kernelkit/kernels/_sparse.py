@@ -9,6 +9,13 @@ products, or BLAS for a dense side); squared norms come from the stored
 values. The L1 kernels (Laplacian, Cauchy) use the sparse-aware compiled
 loops of :mod:`kernelkit._compiled.sparse`.
 
+Memory: a sparse-sparse product's CSR result (values and column indices of
+at most the block's entries: up to 1.5 times a dense block, less when the
+product is sparse) lives beside the dense block until it is copied in. That
+fits the scratch ``gram`` budgets for each block; a ``GramOperator`` block
+(budgeted as block + one scratch) can exceed its share by half a block when
+every product entry is nonzero.
+
 Canonical sparse rows are CSR (``scipy.sparse.csr_matrix`` or
 ``csr_array``, as given) with float64 (or float32) values, sorted unique
 column indices and finite values: :func:`kernelkit._validation.check_vectors`

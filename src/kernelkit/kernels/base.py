@@ -337,6 +337,9 @@ class Kernel:
         Xp, Yp : prepared inputs
             Sliceable by rows (``Xp[r0:r1]``, ``Xp[indices]``); pass row
             blocks of them to :meth:`block` and :meth:`diag_prepared`.
+            When either input is scipy.sparse (kernels with
+            :attr:`accepts_sparse`), both are float64 CSR rows and blocks are
+            computed in float64 from sparse products.
         """
         Y = X if Y is None else Y
         if is_sparse(X) or is_sparse(Y):
