@@ -29,14 +29,24 @@ __all__ = [
     "check_params",
     "describe_constraints",
     "check_vectors",
+    "check_sparse_vectors",
     "check_same_n_features",
     "check_scalar",
     "check_finite",
     "all_finite",
     "check_kernel_values",
     "looks_like_strings",
+    "n_rows",
     "check_strings",
 ]
+
+
+def n_rows(X) -> int:
+    """Number of rows (samples) of an array, a scipy.sparse matrix or a list of strings.
+
+    scipy.sparse refuses ``len``; this is the one spelling that takes all three.
+    """
+    return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
 def looks_like_strings(X) -> bool:
@@ -135,7 +145,7 @@ def check_kernel_values(values, source, inputs=()):
     raise NonFiniteKernelError(f"{source} gave non-finite values (inf or NaN): {cause}. {fix}.")
 
 
-def check_vectors(X, name="X", *, allow_empty=False):
+def check_vectors(X, name="X", *, allow_empty=False, accept_sparse=False):
     """Validate a 2-D array of numeric feature vectors.
 
     Parameters
@@ -146,22 +156,28 @@ def check_vectors(X, name="X", *, allow_empty=False):
         Name used in error messages.
     allow_empty : bool, default=False
         Accept ``n_samples == 0``.
+    accept_sparse : bool, default=False
+        Accept scipy.sparse matrices and arrays (any format); they are
+        returned as canonical CSR (see :func:`check_sparse_vectors`).
 
     Returns
     -------
     ndarray of shape (n_samples, n_features)
-        C-contiguous float64 array, or float32 if the input was float32.
+        C-contiguous float64 array, or float32 if the input was float32
+        (CSR of the same dtypes for accepted sparse input).
 
     Raises
     ------
     TypeError
-        For strings, sparse matrices or non-numeric objects.
+        For strings, sparse matrices (unless accepted) or non-numeric objects.
     ValueError
         For complex numbers, a wrong number of dimensions, empty input or NaN/inf.
     """
     if X is None:
         raise TypeError(f"{name} is None; pass an array of shape (n_samples, n_features)")
     if hasattr(X, "tocsr") and hasattr(X, "nnz"):
+        if accept_sparse:
+            return check_sparse_vectors(X, name, allow_empty=allow_empty)
         raise TypeError(
             f"{name} is a sparse matrix; kernelkit's vector kernels need a dense array. "
             f"Use {name}.toarray() if it fits in memory, or an explicit feature map.")
@@ -203,6 +219,63 @@ def check_vectors(X, name="X", *, allow_empty=False):
     dtype = np.float32 if A.dtype == np.float32 else np.float64
     A = np.ascontiguousarray(A, dtype=dtype)
     check_finite(A, name)
+    return A
+
+
+def check_sparse_vectors(X, name="X", *, allow_empty=False):
+    """Validate a scipy.sparse matrix of feature vectors; return canonical CSR.
+
+    Canonical: CSR (``csr_matrix`` or ``csr_array``, the kind given), values
+    float64 (float32 kept), sorted column indices without duplicates (summed,
+    as scipy does), finite stored values. The input is not modified: a copy
+    is made when anything changes. Nothing is densified.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array of shape (n_samples, n_features)
+    name : str, default="X"
+    allow_empty : bool, default=False
+
+    Returns
+    -------
+    scipy.sparse CSR matrix or array
+
+    Raises
+    ------
+    TypeError
+        For non-numeric values.
+    ValueError
+        For complex values, a wrong shape, empty input or NaN/inf.
+    """
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features), got a sparse "
+                         f"array of shape {X.shape}")
+    if X.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported in {name}; pass the real part or "
+                         "split real and imaginary parts into separate features.")
+    if X.dtype.kind not in "biuf":
+        raise TypeError(f"{name} has dtype {X.dtype}; kernelkit expects numbers")
+    if X.shape[0] == 0 and not allow_empty:
+        raise ValueError(f"{name} is empty (0 samples); at least one sample is required")
+    if X.shape[1] == 0:
+        raise ValueError(f"{name} has 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
+                         "required.")
+    given = X
+    A = X.tocsr() if X.format != "csr" else X
+    dtype = np.float32 if A.dtype == np.float32 else np.float64
+    if A.dtype != dtype:
+        A = A.astype(dtype)
+    if not A.has_canonical_format:
+        A = A.copy() if A is given else A
+        A.sum_duplicates()  # sorts the indices too
+    if not np.isfinite(A.data).all():
+        bad = np.flatnonzero(~np.isfinite(A.data))
+        row = int(np.searchsorted(A.indptr, bad[0], side="right") - 1)
+        col = int(A.indices[bad[0]])
+        kind = "NaN" if np.isnan(A.data[bad[0]]) else "infinity"
+        raise ValueError(
+            f"{name} contains NaN or infinity ({len(bad)} stored values; first is {kind} at "
+            f"row={row}, column={col}). Remove or impute them first.")
     return A
 
 

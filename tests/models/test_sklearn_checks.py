@@ -25,6 +25,8 @@ _INDEFINITE_PRECOMPUTED = {
 # repeating samples agree to ~tol, not to the check's 1e-7; scikit-learn marks
 # its own SVC the same way for this check.
 _SVC_WEIGHT_EQUIVALENCE = {"check_sample_weight_equivalence_on_dense_data":
+                           "SMO solves to tolerance tol, not to 1e-7",
+                           "check_sample_weight_equivalence_on_sparse_data":
                            "SMO solves to tolerance tol, not to 1e-7"}
 # The check sets n_iter=100: a hundred Pegasos steps cannot reach its accuracy bar.
 _PEGASOS_FEW_STEPS = {"check_class_weight_classifiers": "100 Pegasos steps are too few"}
@@ -34,6 +36,8 @@ _PEGASOS_FEW_STEPS = {"check_class_weight_classifiers": "100 Pegasos steps are t
 # twice and the same row with weight 2 consume different random numbers, so the
 # seeds differ (scikit-learn marks its BisectingKMeans the same way).
 _KMEANS_WEIGHT_EQUIVALENCE = {"check_sample_weight_equivalence_on_dense_data":
+                              "random k-means++ draws differ for weighted and repeated rows",
+                              "check_sample_weight_equivalence_on_sparse_data":
                               "random k-means++ draws differ for weighted and repeated rows"}
 
 

@@ -23,6 +23,7 @@ non-vector inputs (strings) work too.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._budget import require, row_blocks, rows_per_block
 from .._compiled import sqdist_from_inner
@@ -36,9 +37,14 @@ __all__ = ["CENTER_METHODS", "select_centers", "uniform_centers", "kmeanspp_cent
 CENTER_METHODS = ("uniform", "kmeans++", "leverage")
 
 
+def _n(X):
+    """Rows of an array, a scipy.sparse matrix (no len) or a list of strings."""
+    return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
 def take_rows(X, indices):
-    """Rows of X (an array, or a list such as strings) at ``indices``."""
-    if isinstance(X, np.ndarray):
+    """Rows of X (an array, CSR rows, or a list such as strings) at ``indices``."""
+    if isinstance(X, np.ndarray) or sp.issparse(X):
         return X[indices]
     return [X[i] for i in indices]
 
@@ -113,7 +119,7 @@ def kmeanspp_centers(kernel, X, n_centers, rng, *, sample_weight=None, n_local_t
     ndarray of shape (n_centers,), int
         Distinct row indices, in the order drawn.
     """
-    n = len(X)
+    n = _n(X)
     if diag is None:
         diag = kernel.diag(X)
     if n_local_trials is None:
@@ -165,8 +171,8 @@ def leverage_scores(kernel, X, ridge, pilot):
     # (K_PP + ridge I)^-1 = Q diag(1 / (w + ridge)) Q', applied as B = Q diag(1/sqrt(.)).
     B = Q / np.sqrt(w + ridge)
     diag = kernel.diag(X)
-    scores = np.empty(len(X))
-    for r0, r1 in row_blocks(len(X), rows_per_block(len(pilot))):
+    scores = np.empty(_n(X))
+    for r0, r1 in row_blocks(_n(X), rows_per_block(len(pilot))):
         G = gram(kernel, take_rows(X, range(r0, r1)), XP) @ B
         scores[r0:r1] = (diag[r0:r1] - np.einsum("ij,ij->i", G, G)) / ridge
     return np.maximum(scores, 0.0)
@@ -184,7 +190,7 @@ def leverage_centers(kernel, X, n_centers, rng, regularization=0.0):
     pilot of 2M rows little more than the pilot's residual, which favours
     outliers: on clustered data it did worse than uniform sampling.)
     """
-    n = len(X)
+    n = _n(X)
     ridge = float(regularization) if regularization > 0 else \
         max(float(kernel.diag(X).sum()), np.finfo(float).tiny) / n_centers
     pilot = np.sort(rng.choice(n, size=min(n, 2 * n_centers), replace=False))
@@ -204,7 +210,7 @@ def select_centers(kernel, X, n_centers, method, rng, regularization=0.0):
     ``"leverage"`` (``regularization`` as in :func:`leverage_centers`).
     """
     if method == "uniform":
-        return uniform_centers(len(X), n_centers, rng)
+        return uniform_centers(_n(X), n_centers, rng)
     if method == "kmeans++":
         return kmeanspp_centers(kernel, X, n_centers, rng)
     if method == "leverage":
@@ -246,8 +252,16 @@ def distinct_centers(X, indices):
             if rows.shape[1] else np.zeros(len(indices))
         _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     else:
+        if sp.issparse(X):  # canonical CSR rows: equal rows have equal indices and values
+            R = X[indices]
+            X = [R.indices[R.indptr[i]:R.indptr[i + 1]].tobytes() + b"|"
+                 + R.data[R.indptr[i]:R.indptr[i + 1]].tobytes() for i in range(len(indices))]
+            indices_in_x = np.arange(len(indices))
+        else:
+            indices_in_x = indices
         seen = {}
-        inverse = np.array([seen.setdefault(X[i], len(seen)) for i in indices], dtype=np.intp)
+        inverse = np.array([seen.setdefault(X[i], len(seen)) for i in indices_in_x],
+                           dtype=np.intp)
         first = np.zeros(len(seen), dtype=np.intp)
         first[inverse[::-1]] = np.arange(len(indices))[::-1]
     counts = np.bincount(np.ravel(inverse), minlength=len(first))

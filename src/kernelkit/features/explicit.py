@@ -14,10 +14,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_kernel_values, check_vectors, validate_params
+from .._budget import require, row_blocks, rows_per_block
 from ..kernels import Bilinear, Constant, Linear, Polynomial, Power, Product, Scaled, Sum
 from ..kernels import resolve_kernel
 from ._output import FeatureNamesOutMixin, record_feature_names
@@ -120,6 +122,26 @@ def _features(k, X):
     raise AssertionError(type(k))
 
 
+def _sparse_features(kernel, X, D):
+    """Explicit features of sparse rows: the dense (n, D) output, rows densified in blocks.
+
+    The features are dense whatever X is, so the output must fit the memory
+    budget (checked first, a MemoryBudgetError otherwise); X itself is
+    densified one row block at a time (block plus features within the budget).
+    """
+    n, d = X.shape
+    require(8.0 * n * D, f"ExplicitFeatures.transform of a sparse ({n}, {d}) X: the dense "
+            f"({n}, {D}) features", hint="use random Fourier or Nystroem features, or the "
+            "dual solver, which keep sparse rows sparse")
+    Z = np.empty((n, D))
+    for r0, r1 in row_blocks(n, rows_per_block(d + D)):
+        block = X[r0:r1].toarray().astype(np.float64, copy=False)
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+            Z[r0:r1] = _features(kernel, block)
+        check_kernel_values(Z[r0:r1], "ExplicitFeatures.transform", (block,))
+    return Z
+
+
 class ExplicitFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
     """The exact finite feature map of a linear/polynomial/bilinear kernel.
 
@@ -162,6 +184,11 @@ class ExplicitFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
     def _check_params(self):
         validate_params(self, self._param_constraints, type(self).__name__)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # rows densified in budgeted blocks
+        return tags
+
     def fit(self, X, y=None):
         """Check that the kernel has a finite basis for X's number of features."""
         self._check_params()
@@ -170,7 +197,7 @@ class ExplicitFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
         if k.input_kind == "string":
             raise ValueError(f"{k!r} is a kernel on strings and has no explicit polynomial "
                              "feature map; use kernelkit.features.Nystroem for string kernels")
-        X = check_vectors(X)
+        X = check_vectors(X, accept_sparse=True)
         D = explicit_feature_dim(k, X.shape[1])
         if D is None:
             raise ValueError(f"{k!r} has no finite explicit feature map; use the dual solver "
@@ -184,10 +211,12 @@ class ExplicitFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
         """Map X to its explicit features, shape (n_samples, n_components_)."""
         check_is_fitted(self)
         record_feature_names(self, X, reset=False)
-        X = check_vectors(X)
+        X = check_vectors(X, accept_sparse=True)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but ExplicitFeatures is expecting "
                              f"{self.n_features_in_} features as input")
+        if issparse(X):
+            return _sparse_features(self.kernel_, X, self.n_components_)
         with np.errstate(over="ignore", invalid="ignore"):  # checked just below
             Z = _features(self.kernel_, np.asarray(X, dtype=np.float64))
         check_kernel_values(Z, "ExplicitFeatures.transform", (X,))

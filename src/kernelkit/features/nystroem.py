@@ -17,6 +17,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
+from scipy.sparse import issparse
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -25,6 +26,7 @@ from .._validation import (Interval, Options, check_kernel_values, check_same_n_
 from ..exceptions import InvalidParameterError, NumericalWarning
 from ..gram import gram
 from ..kernels import resolve_kernel
+from ..kernels.base import check_sparse_support
 from .._budget import require, rows_per_block
 from ..linalg import eigh_psd
 from ._output import FeatureNamesOutMixin, record_feature_names
@@ -44,6 +46,11 @@ _RELATIVE_EIGEN_CUTOFF = 1e-12
 
 def _is_vector_kernel(kernel):
     return kernel.input_kind in ("vector", "any")
+
+
+def _rows(X):
+    """Rows of an array, CSR rows (scipy.sparse refuses len) or a list of strings."""
+    return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
 def _blocks(n, n_cols):
@@ -73,9 +80,9 @@ def nystroem_transform(kernel, X, components, normalization):
     -------
     ndarray of shape (len(X), normalization.shape[1])
     """
-    out = np.empty((len(X), normalization.shape[1]))
+    out = np.empty((_rows(X), normalization.shape[1]))
     # Row blocks keep the (rows, M) kernel block within the memory budget.
-    for r0, r1 in _blocks(len(X), len(components)):
+    for r0, r1 in _blocks(_rows(X), _rows(components)):
         with np.errstate(over="ignore", invalid="ignore"):  # checked just below
             out[r0:r1] = gram(kernel, X[r0:r1], components) @ normalization
         check_kernel_values(out[r0:r1], "Nystroem.transform", (X[r0:r1],))
@@ -201,13 +208,27 @@ class Nystroem(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
                 with warnings.catch_warnings():  # (its warnings come from validate_data)
                     warnings.simplefilter("ignore", UserWarning)
                     record_feature_names(self, X, reset=False)
-            check_vectors(X, "X")  # our messages first (NaN location, strings, 1-D)
-            return validate_data(self, X, dtype=[np.float64, np.float32], reset=reset)
+            # Sparse rows where the kernel takes them (centers then stay sparse).
+            sparse = kernel.accepts_sparse
+            if not sparse:
+                check_sparse_support(kernel, X, "X")
+            check_vectors(X, "X", accept_sparse=sparse)  # our messages first (NaN location, ...)
+            X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset,
+                              accept_sparse=("csr", "csc") if sparse else False)
+            return check_vectors(X, "X", accept_sparse=True) if issparse(X) else X
         X = kernel.check_input(X, "X")
         return X if isinstance(X, np.ndarray) else list(X)
 
     def _check_params(self):
         validate_params(self, self._param_constraints, type(self).__name__)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        try:  # sparse rows when the kernel takes them
+            tags.input_tags.sparse = resolve_kernel(self.kernel).accepts_sparse
+        except (TypeError, ValueError):
+            tags.input_tags.sparse = False
+        return tags
 
     def fit(self, X, y=None):
         """Choose the centers and factor their kernel matrix.
@@ -228,7 +249,7 @@ class Nystroem(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
             return self._fit_precomputed(X)
         kernel = resolve_kernel(self.kernel)
         X = self._check_X(kernel, X, reset=True)
-        n = len(X)
+        n = _rows(X)
         if isinstance(self.centers, str):
             rng = check_random_state(self.random_state)
             M = self.n_components
@@ -242,7 +263,7 @@ class Nystroem(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
         else:
             idx = None
             C = kernel.check_input(self.centers, "centers")
-            _require_centers_matrix(len(C), f"Nystroem with {len(C)} given centers")
+            _require_centers_matrix(_rows(C), f"Nystroem with {_rows(C)} given centers")
             if _is_vector_kernel(kernel):
                 check_same_n_features(X, C, ("X", "centers"))
         self.kernel_ = kernel

@@ -35,6 +35,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -168,6 +169,11 @@ class RandomFourierFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimato
                 f"per frequency, so n_components must be even, got {self.n_components}; use "
                 f"{self.n_components + 1} or variant='cos_bias'")
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # X W of sparse rows is a sparse product
+        return tags
+
     def fit(self, X, y=None):
         """Draw the frequencies (and offsets) for X's number of features.
 
@@ -187,7 +193,7 @@ class RandomFourierFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimato
             raise ValueError(f"{k!r} is a kernel on strings: random Fourier features exist only "
                              "for shift-invariant kernels on numeric vectors; use "
                              "kernelkit.features.Nystroem for string kernels")
-        X = check_vectors(X)
+        X = check_vectors(X, accept_sparse=True)  # X W of sparse rows: a sparse product
         density = k.spectral_density()  # ValueError pointing to Nystroem if there is none
         rng = check_random_state(self.random_state)
         d, D = X.shape[1], int(self.n_components)
@@ -232,7 +238,7 @@ class RandomFourierFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimato
         """
         check_is_fitted(self)
         record_feature_names(self, X, reset=False)
-        X = check_vectors(X)
+        X = check_vectors(X, accept_sparse=True)  # X W of sparse rows: a sparse product
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                              f"expecting {self.n_features_in_} features as input")
@@ -241,16 +247,17 @@ class RandomFourierFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimato
         with np.errstate(over="ignore"):  # float32 maps: overflowing rows are reported below
             X = X.astype(W.dtype, copy=False)
         D = self.n_components_
-        out = np.empty((len(X), D), dtype=W.dtype)
+        n = X.shape[0]
+        out = np.empty((n, D), dtype=W.dtype)
         # The output is written block by block; the one temporary is the
         # phase block of the paired variants.
         step = rows_per_block(D, bytes_per_entry=W.dtype.itemsize, n_temporaries=1)
-        workers = _n_workers(len(X))
+        workers = _n_workers(n)
         if workers > 1:
             # numpy's cos runs on one core: split the rows over threads (each with
             # one BLAS thread) so every core computes its share of X W and cos.
-            step = min(step, -(-len(X) // (4 * workers)))
-        blocks = list(row_blocks(len(X), step))
+            step = min(step, -(-n // (4 * workers)))
+        blocks = list(row_blocks(n, step))
 
         def one(block):
             r0, r1 = block
@@ -289,7 +296,10 @@ def _features_block(X, W, offset, scale, out):
 
 def _features_block_values(X, W, offset, scale, out):
     if offset is not None:  # cos_bias: sqrt(2 s / D) cos(X W + b), in place
-        np.matmul(X, W, out=out)
+        if issparse(X):
+            out[...] = X @ W  # sparse rows times dense W: a dense block
+        else:
+            np.matmul(X, W, out=out)
         out += offset
         np.cos(out, out=out)
         out *= math.sqrt(2.0 * scale / out.shape[1])

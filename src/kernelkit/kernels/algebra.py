@@ -22,7 +22,7 @@ import numpy as np
 
 from .._validation import Interval, check_vectors, looks_like_strings, validate_params
 from ..exceptions import InvalidParameterError, KernelSpecError
-from .base import Kernel
+from .base import Kernel, check_sparse_support
 from . import spectral
 
 __all__ = ["Sum", "Product", "Scaled", "Power", "Exp", "Warped", "Composed", "Bilinear",
@@ -88,6 +88,7 @@ class _Nary(Kernel):
     """
 
     _symbol = "?"
+    sparse_blocks = True  # elementwise over the terms' blocks: sparse when they all are
     _param_names = _TermNames()
     _param_constraints = {"k1": [Kernel], "k2": [Kernel]}
 
@@ -149,6 +150,7 @@ class _Nary(Kernel):
         return _combined_kind(self.terms)
 
     def check_input(self, X, name="X"):
+        check_sparse_support(self, X, name)
         terms = self.terms
         child = next((k for k in terms if k.input_kind != "any"), terms[-1])
         return child.check_input(X, name)
@@ -266,6 +268,7 @@ class _Unary(Kernel):
         return self.k.input_kind
 
     def check_input(self, X, name="X"):
+        check_sparse_support(self, X, name)
         return self.k.check_input(X, name)
 
     @property
@@ -300,6 +303,7 @@ class Scaled(_Unary):
            [0.7358, 2.    ]])
     """
 
+    sparse_blocks = True  # elementwise over the child's block
     _param_constraints = {
         "k": [Kernel],
         "scale": [Interval(Real, 0, None, note="a kernel can only be scaled by c >= 0: a "
@@ -354,6 +358,7 @@ class Power(_Unary):
     array([[121.]])
     """
 
+    sparse_blocks = True  # elementwise over the child's block
     _param_constraints = {
         "k": [Kernel],
         "exponent": [Interval(Real, 0, None, closed="neither")],
@@ -416,6 +421,7 @@ class Exp(_Unary):
            [1.    , 7.3891]])
     """
 
+    sparse_blocks = True  # elementwise over the child's block
     _param_constraints = {"k": [Kernel]}
 
     def __init__(self, k):

@@ -34,10 +34,11 @@ from .. import config
 from .._budget import row_blocks, rows_per_block
 from .._validation import (check_kernel_values, check_same_n_features, check_vectors,
                            validate_params)
+from ._sparse import as_float64_csr, is_sparse, n_rows, sparse_max_abs
 from .rows import KernelRows
 
 __all__ = ["Kernel", "KernelRows", "pairwise_blocked", "certainly_finite", "max_abs",
-           "bounded_power"]
+           "bounded_power", "check_sparse_support"]
 
 # A block whose values are bounded by this (in magnitude) is stored without
 # overflow: float64's or float32's largest number, with a wide margin for the
@@ -57,6 +58,8 @@ def certainly_finite(bound, dtype=np.float64):
 
 def max_abs(X):
     """The largest |value| of a numeric array (0 for an empty one), without a temporary."""
+    if is_sparse(X):
+        return sparse_max_abs(X)
     if X.size == 0:
         return 0.0
     return max(float(X.max()), -float(X.min()))
@@ -69,6 +72,23 @@ def bounded_power(base, exponent):
     if exponent * math.log(base) > 700.0:  # beyond float64's range (exp(709.8))
         return math.inf
     return float(base) ** exponent
+
+
+def check_sparse_support(kernel, X, name="X"):
+    """Refuse a scipy.sparse input for a kernel whose blocks cannot take it.
+
+    Raises
+    ------
+    TypeError
+        ``"kernel ... does not take sparse input; ..."`` with what to do.
+    """
+    if is_sparse(X) and not kernel.accepts_sparse:
+        raise TypeError(
+            f"kernel {kernel!r} does not take sparse input; {name} is a scipy.sparse "
+            f"{getattr(X, 'format', '')} matrix of shape {X.shape}. Sparse input is taken by "
+            "the linear, polynomial, RBF, Laplacian, Cauchy, sigmoid and constant kernels "
+            "and their sums, products, scalings and powers; use one of those, or pass "
+            f"{name}.toarray() if the dense array fits in memory")
 
 
 def _output_dtype(*arrays):
@@ -154,6 +174,9 @@ class Kernel:
     """
 
     input_kind = "vector"
+    # Whether this kernel's own blocks compute on scipy.sparse CSR rows (kernels/_sparse.py);
+    # a node of the algebra also needs every child to (see accepts_sparse).
+    sparse_blocks = False
     # Declared constraints of the constructor's parameters (see _validation.validate_params).
     _param_constraints: dict = {}
 
@@ -233,9 +256,26 @@ class Kernel:
                 parts.append(f"{name}={_format_value(value)}")
         return f"{type(self).__name__}({', '.join(parts)})"
 
+    @property
+    def accepts_sparse(self) -> bool:
+        """Whether scipy.sparse input (CSR/CSC matrices and arrays) is taken.
+
+        True when the kernel computes its blocks from sparse rows
+        (``sparse_blocks``) and so do all its child kernels.
+        """
+        children = [v for v in self.get_params(deep=False).values() if isinstance(v, Kernel)]
+        return bool(type(self).sparse_blocks) and all(k.accepts_sparse for k in children)
+
     # ---- evaluation --------------------------------------------------------------
     def check_input(self, X, name="X"):
-        """Validate an input for this kernel and return it in canonical form."""
+        """Validate an input for this kernel and return it in canonical form.
+
+        scipy.sparse input becomes canonical CSR (kernels that take it), or
+        is refused with a TypeError that says what to do.
+        """
+        if is_sparse(X):
+            check_sparse_support(self, X, name)
+            return check_vectors(X, name, accept_sparse=True)
         return check_vectors(X, name)
 
     def __call__(self, X, Y=None):
@@ -251,8 +291,10 @@ class Kernel:
         -------
         ndarray of shape (n_samples_X, n_samples_Y)
         """
+        check_sparse_support(self, X, "X")
         X = self.check_input(X, "X")
         if Y is not None:
+            check_sparse_support(self, Y, "Y")
             Y = self.check_input(Y, "Y")
             if self.input_kind == "vector":
                 check_same_n_features(X, Y)
@@ -295,8 +337,13 @@ class Kernel:
         Xp, Yp : prepared inputs
             Sliceable by rows (``Xp[r0:r1]``, ``Xp[indices]``); pass row
             blocks of them to :meth:`block` and :meth:`diag_prepared`.
+            When either input is scipy.sparse (kernels with
+            :attr:`accepts_sparse`), both are float64 CSR rows and blocks are
+            computed in float64 from sparse products.
         """
         Y = X if Y is None else Y
+        if is_sparse(X) or is_sparse(Y):
+            return self._prepare_sparse(X, Y)
         if np.dtype(dtype) == np.float32:
             return self._prepare_float32(X, Y)
         return self._prepare(X, Y)
@@ -404,6 +451,24 @@ class Kernel:
         X = np.asarray(X, dtype=np.float64)
         return X, (X if same else np.asarray(Y, dtype=np.float64))
 
+    def _prepare_sparse(self, X, Y):
+        """Prepare inputs of which one or both are scipy.sparse: float64 CSR rows.
+
+        A dense side becomes CSR too (its CSR form is at most 1.5 times its
+        own size; nothing sparse is densified). No centring (it would
+        densify): the blocks of a sparse input use the plain expansions.
+        Blocks are float64 whatever ``dtype`` (no float32 fast path here).
+        """
+        check_sparse_support(self, X if is_sparse(X) else Y)
+        same = X is Y
+        X = as_float64_csr(X) if is_sparse(X) else as_float64_csr(
+            _csr_of(np.asarray(X, dtype=np.float64)))
+        if same:
+            return X, X
+        Y = as_float64_csr(Y) if is_sparse(Y) else as_float64_csr(
+            _csr_of(np.asarray(Y, dtype=np.float64)))
+        return X, Y
+
     def _prepare_float32(self, X, Y):
         """Prepare for float32 blocks; a kernel with a float32 fast path overrides it."""
         return self._prepare(X, Y)
@@ -416,7 +481,7 @@ class Kernel:
         if type(self)._block_into is Kernel._block_into:
             raise NotImplementedError(f"{type(self).__name__} implements neither _block "
                                       "nor _block_into")
-        out = np.empty((len(X), len(Y)))
+        out = np.empty((n_rows(X), n_rows(Y)))
         self._block_into(X, Y, diag_offset, out)
         return out
 
@@ -511,6 +576,12 @@ class Kernel:
         for name in self._param_names():
             params[name] = _to_json_value(getattr(self, name), f"{type(self).__name__}.{name}")
         return {"kernel": type(self).__name__, "params": params}
+
+
+def _csr_of(A):
+    import scipy.sparse as sp
+
+    return sp.csr_matrix(A)
 
 
 def _to_json_value(value, where):

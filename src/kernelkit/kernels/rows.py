@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._sparse import n_rows
+
 __all__ = ["KernelRows"]
 
 
@@ -68,7 +70,7 @@ class KernelRows:
         self.symmetric = Y is None
         self.dtype = np.dtype(dtype)
         self.X, self.Y = kernel.prepare(X, Y, dtype=self.dtype)
-        self.shape = (len(self.X), len(self.Y))
+        self.shape = (n_rows(self.X), n_rows(self.Y))
         self.value_bound = kernel.value_bound(self.X, self.Y)
 
     def block(self, r0, r1, *, out=None, lower=False):
@@ -93,7 +95,7 @@ class KernelRows:
         Y = self.Y[:r1] if lower else self.Y
         diag_offset = r0 if self.symmetric else -1
         if out is None and self.dtype != np.float64:
-            out = np.empty((r1 - r0, len(Y)), dtype=self.dtype)
+            out = np.empty((r1 - r0, n_rows(Y)), dtype=self.dtype)
         return self.kernel.block(self.X[r0:r1], Y, diag_offset, out=out,
                                  assume_finite=self._proven_finite(out))
 

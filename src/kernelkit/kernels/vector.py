@@ -18,7 +18,7 @@ import numpy as np
 from .._validation import Interval
 from ..exceptions import InvalidParameterError
 from .base import Kernel, bounded_power, max_abs
-from . import spectral
+from . import _sparse, spectral
 
 __all__ = ["Linear", "Polynomial", "RBF", "Laplacian", "Cauchy", "Sigmoid",
            "KroneckerDelta", "Constant"]
@@ -27,6 +27,8 @@ _POSITIVE = Interval(Real, 0, None, closed="neither")
 
 
 def _sq_norms(X):
+    if _sparse.is_sparse(X):
+        return _sparse.sparse_sq_norms(X)
     return np.einsum("ij,ij->i", X, X)
 
 
@@ -34,7 +36,10 @@ def _inner_into(X, Y, out):
     """X @ Y.T into ``out`` when it is float64, else into a float64 temporary.
 
     Accumulation stays float64 whatever the storage dtype of the result.
+    Sparse rows: the sparse product, written into the dense block.
     """
+    if _sparse.is_sparse(X) or _sparse.is_sparse(Y):
+        return _sparse.inner_into(X, Y, out)
     G = out if out.dtype == np.float64 else np.empty(out.shape)
     np.matmul(X, Y.T, out=G)
     return G
@@ -120,6 +125,27 @@ def _rbf_scaled_into(X, Y, gamma, diag_offset, out):
         out[r0:r1] = d
 
 
+def _rbf_sparse_into(X, Y, gamma, diag_offset, out):
+    """RBF values of sparse rows: the expansion ||x||^2 + ||y||^2 - 2 x'y, clamped at 0.
+
+    No centring (it would densify the rows): the expansion loses digits in
+    proportion to ||x||^2 / ||x - y||^2, as for uncentred dense rows. Rows
+    whose squared norms would overflow are divided by a power of two s
+    first (exact) and gamma multiplied by s^2.
+    """
+    from .._compiled import rbf_from_inner
+
+    xx, yy = _sq_norms(X), _sq_norms(Y)
+    if not xx.max(initial=0.0) + yy.max(initial=0.0) <= _PLAIN_SQ_NORM_LIMIT:
+        s = _scale_of(X, Y)
+        X, Y = X / s, Y / s
+        xx, yy = _sq_norms(X), _sq_norms(Y)
+        with np.errstate(over="ignore", under="ignore"):
+            gamma = min((gamma * s) * s, 1e300)  # a larger factor only gives exp(-inf) = 0
+    G = _inner_into(X, Y, out)
+    rbf_from_inner(G, xx, yy, float(gamma), diag_offset, out)
+
+
 class Linear(Kernel):
     """The linear kernel k(x, y) = x'y.
 
@@ -131,10 +157,14 @@ class Linear(Kernel):
     array([[11.]])
     """
 
+    sparse_blocks = True
+
     def __init__(self):
         pass
 
     def _block(self, X, Y, diag_offset):
+        if _sparse.is_sparse(X) or _sparse.is_sparse(Y):
+            return _inner_into(X, Y, np.empty((X.shape[0], Y.shape[0])))
         return X @ Y.T
 
     def _block_into(self, X, Y, diag_offset, out):
@@ -171,6 +201,7 @@ class Polynomial(Kernel):
     array([[144.]])
     """
 
+    sparse_blocks = True
     _param_constraints = {
         "degree": [Interval(Integral, 1, None)],
         "gamma": [_POSITIVE],
@@ -240,6 +271,8 @@ class RBF(Kernel):
     RBF(length_scale=1.0)
     """
 
+    sparse_blocks = True
+
     def __init__(self, gamma=None, length_scale=None):
         self.gamma = gamma
         self.length_scale = length_scale
@@ -308,6 +341,9 @@ class RBF(Kernel):
             if G is not out:
                 out[...] = G
             return
+        if _sparse.is_sparse(X) or _sparse.is_sparse(Y):
+            _rbf_sparse_into(X, Y, self.gamma_value, diag_offset, out)
+            return
         rows, cols = X, Y
         X, Y = _centered(X, Y)
         xx, yy = _sq_norms(X), _sq_norms(Y)
@@ -320,7 +356,7 @@ class RBF(Kernel):
         rbf_from_inner(G, xx, yy, self.gamma_value, diag_offset, out)
 
     def _diag(self, X):
-        return np.ones(len(X))
+        return np.ones(X.shape[0])
 
     def value_bound(self, X, Y):
         return 1.0  # exp of -(a distance clamped at 0); overflowing inputs are scaled
@@ -334,6 +370,7 @@ class _Stationary(Kernel):
 
     _loop = None
     _density = None
+    sparse_blocks = True  # the sparse-aware loops of _compiled/sparse.py
     _param_constraints = {"gamma": [_POSITIVE]}
 
     def __init__(self, gamma=1.0):
@@ -350,10 +387,20 @@ class _Stationary(Kernel):
     def _block_into(self, X, Y, diag_offset, out):
         from .. import _compiled
 
+        if _sparse.is_sparse(X) or _sparse.is_sparse(Y):
+            from .._compiled import sparse as sparse_loops
+
+            G = out if out.dtype == np.float64 else np.empty(out.shape)
+            getattr(sparse_loops, self._loop + "_csr")(
+                _sparse.as_csr_rows(X), _sparse.as_csr_rows(Y), float(self.gamma),
+                diag_offset, G)
+            if G is not out:
+                out[...] = G
+            return
         getattr(_compiled, self._loop)(X, Y, float(self.gamma), out)
 
     def _diag(self, X):
-        return np.ones(len(X))
+        return np.ones(X.shape[0])
 
     def value_bound(self, X, Y):
         # exp(-gamma * a sum of |differences|) and a product of 1 / (1 + ...):
@@ -444,6 +491,7 @@ class Sigmoid(Kernel):
     False
     """
 
+    sparse_blocks = True
     _param_constraints = {
         "gamma": [_POSITIVE],
         "coef0": [Interval(Real, None, None)],
@@ -523,6 +571,7 @@ class Constant(Kernel):
     """
 
     input_kind = "any"
+    sparse_blocks = True
     _param_constraints = {
         "value": [Interval(Real, 0, None,
                            note="a constant kernel must be >= 0 to be positive semi-definite")],
@@ -545,10 +594,10 @@ class Constant(Kernel):
         return spectral.Dirac(scale=float(self.value))
 
     def _block(self, X, Y, diag_offset):
-        return np.full((len(X), len(Y)), float(self.value))
+        return np.full((_sparse.n_rows(X), _sparse.n_rows(Y)), float(self.value))
 
     def _diag(self, X):
-        return np.full(len(X), float(self.value))
+        return np.full(_sparse.n_rows(X), float(self.value))
 
     def value_bound(self, X, Y):
         return float(self.value)

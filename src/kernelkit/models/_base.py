@@ -16,11 +16,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, column_or_1d, validate_data
 
 from .. import config
-from .._validation import check_vectors
+from .._validation import check_sparse_vectors, check_vectors
 from ..exceptions import InvalidParameterError
 from ..kernels import Kernel, resolve_kernel
+from ..kernels.base import check_sparse_support
 
-__all__ = ["resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
+__all__ = ["sparse_formats", "as_float64_rows", "tag_sparse", "resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
            "check_sample_weight", "check_alpha", "takes_strings", "input_dim",
            "validate_fit_X", "validate_classifier_data", "predict_labels",
            "reject_precomputed", "report_plan", "check_symmetric_gram", "SYMMETRY_RTOL"]
@@ -47,7 +48,41 @@ def _precheck(kernel, X):
     # Our own messages first (strings, 1-D, NaN with its location ...), then
     # scikit-learn's bookkeeping (n_features_in_, feature_names_in_).
     if kernel == "precomputed" or kernel.input_kind in ("vector", "any"):
+        if sparse_formats(kernel):
+            check_vectors(X, "X", accept_sparse=True)
+            return
+        if kernel != "precomputed":
+            check_sparse_support(kernel, X, "X")
         check_vectors(X, "X")
+
+
+def sparse_formats(kernel):
+    """The scipy.sparse formats an estimator with this kernel takes (False: none).
+
+    CSR and CSC (and sparse arrays) for kernels whose blocks compute on
+    sparse rows (``kernel.accepts_sparse``); other formats are converted by
+    scikit-learn's ``validate_data``. Validated sparse input is canonical CSR.
+    """
+    if kernel is None or kernel == "precomputed" or not kernel.accepts_sparse:
+        return False
+    return ("csr", "csc")
+
+
+def as_float64_rows(A):
+    """Stored training rows (support vectors, centers) in float64, sparse kept sparse.
+
+    A dense array becomes a float64 ndarray; scipy.sparse rows stay CSR with
+    float64 values (never densified).
+    """
+    if hasattr(A, "tocsr") and hasattr(A, "nnz"):
+        A = A.tocsr()
+        return A if A.dtype == np.float64 else A.astype(np.float64)
+    return np.asarray(A, np.float64)
+
+
+def _canonical(X):
+    """Validated sparse input as canonical CSR (sorted unique indices, float64/32)."""
+    return check_sparse_vectors(X, "X") if hasattr(X, "tocsr") and hasattr(X, "nnz") else X
 
 
 def validate_fit_data(est, kernel, X, y, *, y_numeric=True, check_symmetry=True):
@@ -59,6 +94,7 @@ def validate_fit_data(est, kernel, X, y, *, y_numeric=True, check_symmetry=True)
     if y is None:
         raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
     if takes_strings(kernel):
+        check_sparse_support(kernel, X, "X")
         X = kernel.check_input(X, "X")
         y = validate_data(est, y=y, multi_output=True, y_numeric=y_numeric)
         check_consistent_length(X, y)
@@ -68,7 +104,8 @@ def validate_fit_data(est, kernel, X, y, *, y_numeric=True, check_symmetry=True)
         return X, y
     _precheck(kernel, X)
     X, y = validate_data(est, X, y, dtype=[np.float64, np.float32], multi_output=True,
-                         y_numeric=y_numeric)
+                         y_numeric=y_numeric, accept_sparse=sparse_formats(kernel))
+    X = _canonical(X)
     if kernel == "precomputed" and X.shape[0] != X.shape[1]:
         raise ValueError(f"with kernel='precomputed', X must be the square Gram matrix of the "
                          f"training samples, got shape {X.shape}")
@@ -117,9 +154,11 @@ def check_symmetric_gram(K):
 def validate_predict_data(est, kernel, X):
     """Validate data for predict; checks the number of features against the fit."""
     if takes_strings(kernel):
+        check_sparse_support(kernel, X, "X")
         return kernel.check_input(X, "X")
     _precheck(kernel, X)
-    return validate_data(est, X, dtype=[np.float64, np.float32], reset=False)
+    return _canonical(validate_data(est, X, dtype=[np.float64, np.float32], reset=False,
+                                    accept_sparse=sparse_formats(kernel)))
 
 
 def check_sample_weight(sample_weight, n):
@@ -160,13 +199,15 @@ def is_kernel_like(kernel):
 def validate_fit_X(est, kernel, X):
     """Validate unsupervised training data (no y); sets ``n_features_in_`` for vectors."""
     if takes_strings(kernel):
+        check_sparse_support(kernel, X, "X")
         X = kernel.check_input(X, "X")
         for attr in ("n_features_in_", "feature_names_in_"):  # left over from a numeric fit
             if attr in vars(est):
                 delattr(est, attr)
         return X
     _precheck(kernel, X)
-    return validate_data(est, X, dtype=[np.float64, np.float32])
+    return _canonical(validate_data(est, X, dtype=[np.float64, np.float32],
+                                    accept_sparse=sparse_formats(kernel)))
 
 
 def validate_classifier_data(est, X, y, kernel=None):
@@ -181,8 +222,13 @@ def validate_classifier_data(est, X, y, kernel=None):
         X, y = validate_fit_data(est, kernel, X, y, y_numeric=False)
         y = column_or_1d(y, warn=True)
     else:
-        check_vectors(X, "X")
-        X, y = validate_data(est, X, y, dtype=[np.float64, np.float32])
+        if kernel is not None:
+            _precheck(kernel, X)
+        else:
+            check_vectors(X, "X")
+        X, y = validate_data(est, X, y, dtype=[np.float64, np.float32],
+                             accept_sparse=sparse_formats(kernel))
+        X = _canonical(X)
     check_classification_targets(y)
     est.classes_, yi = np.unique(y, return_inverse=True)
     if len(est.classes_) < 2:
@@ -201,9 +247,24 @@ def predict_labels(classes, scores):
 
 
 def tag_precomputed(tags, kernel):
-    """scikit-learn's tags: ``pairwise`` when X is a precomputed Gram matrix."""
+    """scikit-learn's tags: ``pairwise`` when X is a precomputed Gram matrix (and
+    ``sparse`` when the kernel takes sparse input, :func:`tag_sparse`)."""
     tags.input_tags.pairwise = isinstance(kernel, str) and \
         kernel.strip().lower() == "precomputed"
+    return tag_sparse(tags, kernel)
+
+
+def tag_sparse(tags, kernel):
+    """scikit-learn's ``input_tags.sparse``: True when the kernel parameter takes sparse input.
+
+    ``kernel`` is the estimator's parameter (a Kernel, an expression or
+    ``"precomputed"``); one that cannot be parsed says False (fit reports it).
+    """
+    try:
+        resolved = resolve_estimator_kernel(kernel)
+    except (TypeError, ValueError):
+        resolved = "precomputed"
+    tags.input_tags.sparse = bool(sparse_formats(resolved))
     return tags
 
 

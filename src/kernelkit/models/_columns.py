@@ -26,7 +26,9 @@ from ..planning import Choice, Plan, choose_machine_solver, decide_store, plan_s
 from ..solvers.losses import get_loss
 from ..solvers.newton import lbfgs_dual, newton_dual
 from ..solvers.sgd import default_eta0, sgd
-from ._base import input_dim, predict_labels, takes_strings, validate_predict_data
+from ._base import (as_float64_rows, input_dim, predict_labels, takes_strings,
+                    validate_predict_data)
+from ._base import tag_sparse
 from .kernel_ridge import predict_dual
 
 __all__ = ["ColumnFit", "ColumnFitted", "fit_columns", "gram_or_operator", "decision_columns"]
@@ -72,7 +74,7 @@ def gram_or_operator(kernel, X):
     choice : Choice
         The storage decision, for ``plan_``.
     """
-    n = len(X)
+    n = X.shape[0]
     choice = decide_store(f"the {n} x {n} Gram matrix", 8.0 * n * n)
     return (gram(kernel, X) if choice.value else GramOperator(kernel, X)), choice
 
@@ -94,12 +96,12 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
         Coefficients of shape (n or D, k), or (n or D,) when Y has one column.
     """
     loss = get_loss(loss, epsilon)
-    n, d = len(X), input_dim(X)
+    n, d = X.shape[0], input_dim(X)
     lam = alpha / n
     solver_choice = choose_machine_solver(n, loss.name, solver)
     solver = solver_choice.value
     if not takes_strings(kernel):
-        X = np.asarray(X, dtype=np.float64)
+        X = as_float64_rows(X)  # sparse rows stay sparse
     if solver in ("newton", "lbfgs"):
         problem = {"n": n, "d": d, "loss": loss.name}
         if solver == "newton":
@@ -192,6 +194,9 @@ def decision_columns(est, X):
 
 class ColumnFitted:
     """Stores a :class:`ColumnFit` as the estimator's fitted state."""
+
+    def __sklearn_tags__(self):  # input_tags.sparse from the kernel
+        return tag_sparse(super().__sklearn_tags__(), self.kernel)
 
     def _store_fit(self, kernel, fit):
         self.kernel_ = kernel

@@ -29,6 +29,7 @@ from ..planning import Choice, Plan, decide_store
 from ..solvers.kernel_kmeans import kernel_kmeans, nearest_means
 from ._base import (check_sample_weight, reject_precomputed, report_plan,
                     resolve_estimator_kernel, validate_fit_X, validate_predict_data)
+from ._base import tag_sparse
 
 __all__ = ["KernelKMeans"]
 
@@ -166,6 +167,9 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         "verbose": [Interval(Real, 0, None)],
     }
 
+    def __sklearn_tags__(self):  # input_tags.sparse from the kernel
+        return tag_sparse(super().__sklearn_tags__(), self.kernel)
+
     def __init__(self, n_clusters=8, *, kernel="rbf", init="k-means++", n_init="auto",
                  max_iter=300, tol=1e-4, approximation=None, n_components=100,
                  random_state=None, verbose=0):
@@ -199,7 +203,7 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         """
         kernel = self._check_params()
         X = validate_fit_X(self, kernel, X)
-        n, k = len(X), self.n_clusters
+        n, k = X.shape[0], self.n_clusters
         if n < k:
             raise ValueError(f"n_samples={n} should be >= n_clusters={k}.")
         sw = check_sample_weight(sample_weight, n)
@@ -251,8 +255,9 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         C = kernel.check_input(C, "init")
         if kernel.input_kind == "vector":
             check_same_n_features(X, C, ("X", "init"))
-        if len(C) != self.n_clusters:
-            raise ValueError(f"{what} {len(C)} centers but n_clusters={self.n_clusters}")
+        rows = C.shape[0] if hasattr(C, "shape") else len(C)   # len() refuses sparse
+        if rows != self.n_clusters:
+            raise ValueError(f"{what} {rows} centers but n_clusters={self.n_clusters}")
         return C
 
     def _warn_convergence(self, converged):
@@ -271,10 +276,10 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         from sklearn.cluster import KMeans
 
         why = "approximation='nystroem': Euclidean Lloyd on Nystroem features"
-        self.plan_ = Plan("nystroem", reason=why, problem={"n": len(X), "k": self.n_clusters},
+        self.plan_ = Plan("nystroem", reason=why, problem={"n": X.shape[0], "k": self.n_clusters},
                           choices=(Choice("approximation", "nystroem", "set by the user"),))
         report_plan(self)
-        nys = Nystroem(self.kernel_, n_components=min(self.n_components, len(X)),
+        nys = Nystroem(self.kernel_, n_components=min(self.n_components, X.shape[0]),
                        random_state=rng).fit(X)
         self.components_, self.normalization_ = nys.components_, nys.normalization_
         Z = nys.transform(X)
@@ -330,7 +335,7 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
             Z = nystroem_transform(self.kernel_, X, self.components_, self.normalization_)
             C = self.cluster_centers_
             return Z @ C.T, np.einsum("ij,ij->i", C, C)
-        A = np.zeros((len(self.X_fit_), self.n_clusters))
+        A = np.zeros((self.X_fit_.shape[0], self.n_clusters))
         A[np.arange(len(A)), self.center_membership_] = self.dual_coef_
         return GramOperator(self.kernel_, X, self.X_fit_).matmat(A), self.center_norms_
 
@@ -395,7 +400,7 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         """
         check_is_fitted(self, "labels_")
         X = validate_predict_data(self, self.kernel_, X)
-        sw = check_sample_weight(sample_weight, len(X))
+        sw = check_sample_weight(sample_weight, X.shape[0])
         nearest = self._sq_distances(X).min(axis=1)
         return -float(nearest.sum() if sw is None else sw @ nearest)
 
@@ -426,7 +431,7 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         member, weights = self.center_membership_, self.dual_coef_
         fmap = None if isinstance(kernel, Linear) else ExplicitFeatures(kernel).fit(X)
         centers = np.zeros((self.n_clusters, dim))
-        for r0, r1 in row_blocks(len(X), rows_per_block(dim)):
+        for r0, r1 in row_blocks(X.shape[0], rows_per_block(dim)):
             Z = X[r0:r1] if fmap is None else fmap.transform(X[r0:r1])
             np.add.at(centers, member[r0:r1], weights[r0:r1, None] * Z)
         return centers

@@ -102,7 +102,7 @@ class KernelRidgeCV(_RidgePredictor):
         base, alphas = self._check_params()
         X, y = validate_fit_data(self, base, X, y)
         y = np.asarray(y, dtype=np.float64)
-        n = len(X)
+        n = X.shape[0]
         if n < 2:
             raise ValueError(f"leave-one-out needs at least 2 samples, got n_samples = {n}")
         require(16.0 * n * n, f"leave-one-out by eigendecomposition (two {n} x {n} matrices)")

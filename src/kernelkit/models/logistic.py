@@ -12,6 +12,7 @@ from ..exceptions import InvalidParameterError
 from ..planning import Choice, Plan
 from ..solvers.newton import lbfgs_multinomial
 from ._base import report_plan, resolve_estimator_kernel, validate_classifier_data
+from ._base import as_float64_rows  # sparse rows stay sparse
 from ._columns import _ScoreClassifier, fit_columns, gram_or_operator
 from .kernel_machine import ITERATION_CONSTRAINTS
 
@@ -124,7 +125,7 @@ class KernelLogisticRegression(_ScoreClassifier):
                              f"{len(self.classes_)} classes needs solver='lbfgs'")
         self.multi_class_ = "multinomial"
         if kernel.input_kind != "string":
-            X = np.asarray(X, dtype=np.float64)
+            X = as_float64_rows(X)  # sparse rows stay sparse
         K, store = gram_or_operator(kernel, X)
         res = lbfgs_multinomial(K, (Y > 0).astype(np.float64), 1.0 / (n * self.C),
                                 tol=self.tol, max_iter=self.max_iter)

@@ -14,6 +14,7 @@ from .._validation import Interval, Options, validate_params
 from ..solvers.distances import kneighbors_blocked
 from ._base import (reject_precomputed, resolve_estimator_kernel, validate_fit_data,
                     validate_predict_data)
+from ._base import tag_sparse
 
 __all__ = ["KernelKNeighborsClassifier", "KernelKNeighborsRegressor"]
 
@@ -53,6 +54,9 @@ class _KernelNeighbors(BaseEstimator):
         "kernel": ["kernel"],
     }
 
+    def __sklearn_tags__(self):  # input_tags.sparse from the kernel
+        return tag_sparse(super().__sklearn_tags__(), self.kernel)
+
     def __init__(self, n_neighbors=5, *, weights="uniform", kernel="linear"):
         self.n_neighbors = n_neighbors
         self.weights = weights
@@ -67,7 +71,7 @@ class _KernelNeighbors(BaseEstimator):
         X, y = validate_fit_data(self, kernel, X, y, y_numeric=y_numeric)
         self.kernel_ = kernel
         self.X_fit_ = X
-        self.n_samples_fit_ = len(X)
+        self.n_samples_fit_ = X.shape[0]
         self.diag_fit_ = kernel.diag(X)
         return y
 
@@ -101,7 +105,7 @@ class _KernelNeighbors(BaseEstimator):
         if k > n_fit:
             raise ValueError(f"Expected n_neighbors <= n_samples_fit, but n_neighbors = {k}, "
                              f"n_samples_fit = {n_fit}, n_samples = "
-                             f"{n_fit if exclude_self else len(X)}; lower n_neighbors")
+                             f"{n_fit if exclude_self else X.shape[0]}; lower n_neighbors")
         Xq = self.X_fit_ if exclude_self else validate_predict_data(self, self.kernel_, X)
         sq, ind = kneighbors_blocked(self.kernel_, Xq, self.X_fit_, self.diag_fit_, k,
                                      exclude_self=exclude_self)

@@ -13,6 +13,7 @@ from ..gram import GramOperator
 from ..solvers.distances import kneighbors_blocked, sq_dist_from_inner
 from ._base import (reject_precomputed, resolve_estimator_kernel, validate_fit_X,
                     validate_predict_data)
+from ._base import tag_sparse
 
 __all__ = ["KernelOutlierDetector"]
 
@@ -84,6 +85,9 @@ class KernelOutlierDetector(OutlierMixin, BaseEstimator):
         "contamination": [Options(str, ("auto",)), Interval(Real, 0, 0.5, closed="right")],
     }
 
+    def __sklearn_tags__(self):  # input_tags.sparse from the kernel
+        return tag_sparse(super().__sklearn_tags__(), self.kernel)
+
     def __init__(self, kernel="rbf", *, method="knn", n_neighbors=5, contamination="auto"):
         self.kernel = kernel
         self.method = method
@@ -112,7 +116,7 @@ class KernelOutlierDetector(OutlierMixin, BaseEstimator):
     def _fit(self, X):
         kernel = self._check_params()
         X = validate_fit_X(self, kernel, X)
-        n = len(X)
+        n = X.shape[0]
         if self.method == "knn" and self.n_neighbors > n:
             raise ValueError(f"n_neighbors={self.n_neighbors} must be <= n_samples={n}: the "
                              "k-th neighbour must exist; lower n_neighbors")
@@ -136,7 +140,7 @@ class KernelOutlierDetector(OutlierMixin, BaseEstimator):
                                        self.n_neighbors)
             sq = sq[:, -1]
         else:
-            n = len(self.X_fit_)
+            n = self.X_fit_.shape[0]
             cross = GramOperator(self.kernel_, X, self.X_fit_).matvec(np.full(n, 1.0 / n))
             sq = sq_dist_from_inner(cross, diag, self.mean_norm_)
         return -np.sqrt(sq)

@@ -21,6 +21,7 @@ from ..solvers.smo import smo_gram, smo_kernel
 from ._base import (check_sample_weight, check_symmetric_gram, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
 from ._base import report_plan, tag_precomputed, takes_strings
+from ._base import as_float64_rows  # sparse support vectors stay sparse
 
 __all__ = ["KernelSVC"]
 
@@ -324,7 +325,7 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
             self.support_vectors_ = np.empty((0, 0))
         else:
             sv = X[self.support_]  # strings stay a "<U" array
-            self.support_vectors_ = sv if takes_strings(kernel) else np.asarray(sv, np.float64)
+            self.support_vectors_ = sv if takes_strings(kernel) else as_float64_rows(sv)
         C = coefs[:, used]
         self.intercept_ = np.array([r["bias"] for r in results])
         if n_classes == 2:

@@ -352,3 +352,90 @@ def read_array(path, zf, attr, spec):
     if arr.dtype.kind != "U" and not np.isfinite(arr).all():
         fail(path, f"array {attr} contains NaN or infinity")
     return arr
+
+
+# ---- sparse rows (support vectors, X_fit_, centers of sparse training data) ----------
+#: Attributes that may hold scipy.sparse CSR rows: the training inputs a model keeps.
+SPARSE_ATTRS = ("X_fit_", "support_vectors_", "centers_", "components_")
+SPARSE_PARTS = ("data", "indices", "indptr")
+# Column counts above this cannot index an int64 CSR (and no real data has them).
+_MAX_SPARSE_COLUMNS = 2 ** 62
+
+
+def sparse_to_arrays(attr, value):
+    """A scipy.sparse attribute as its metadata spec and three arrays (CSR).
+
+    Stored as ``data`` (float64), ``indices`` and ``indptr`` (int64) plus the
+    shape; canonical (sorted unique indices) so the reader can insist on it.
+    """
+    import scipy.sparse as sp
+
+    if attr not in SPARSE_ATTRS:
+        raise ValueError(f"cannot save {attr}: a sparse matrix is only stored for the "
+                         f"training rows ({', '.join(SPARSE_ATTRS)})")
+    A = value.tocsr()
+    if not A.has_canonical_format:
+        A = A.copy()
+        A.sum_duplicates()
+    parts = {"data": np.ascontiguousarray(A.data, dtype=np.float64),
+             "indices": np.ascontiguousarray(A.indices, dtype=np.int64),
+             "indptr": np.ascontiguousarray(A.indptr, dtype=np.int64)}
+    spec = {"sparse": "csr", "array": isinstance(value, sp.sparray),
+            "shape": [int(A.shape[0]), int(A.shape[1])],
+            "parts": {k: {"dtype": dtype_name(v), "shape": list(v.shape)}
+                      for k, v in parts.items()}}
+    return spec, parts
+
+
+def sparse_part_specs(path, attr, spec):
+    """The three member specs of a sparse attribute, its description checked first.
+
+    Every size is declared (and so counted against the file size) before any
+    member is read: ``data`` and ``indices`` (nnz,), ``indptr`` (n + 1,).
+    """
+    name = attr.rsplit("/", 1)[-1]
+    if name not in SPARSE_ATTRS:
+        fail(path, f"array {attr}: only {', '.join(SPARSE_ATTRS)} may be sparse")
+    shape, parts = spec.get("shape"), spec.get("parts")
+    if set(spec) != {"sparse", "array", "shape", "parts"} or spec["sparse"] != "csr" or \
+            not isinstance(spec["array"], bool) or not isinstance(shape, list) or \
+            len(shape) != 2 or not all(isinstance(k, int) and not isinstance(k, bool)
+                                       and 0 <= k < _MAX_SPARSE_COLUMNS for k in shape) or \
+            not isinstance(parts, dict) or set(parts) != set(SPARSE_PARTS):
+        fail(path, f"array {attr}: malformed sparse description {spec!r}")
+    expected_dtypes = {"data": "float64", "indices": "int64", "indptr": "int64"}
+    for part, sub in parts.items():
+        declared_nbytes(path, f"{attr}.{part}", sub)  # well-formed
+        if sub["dtype"] != expected_dtypes[part] or len(sub["shape"]) != 1:
+            fail(path, f"array {attr}.{part}: expected a 1-D {expected_dtypes[part]} array, "
+                       f"got {sub!r}")
+    if parts["data"]["shape"] != parts["indices"]["shape"]:
+        fail(path, f"array {attr}: data and indices differ in length")
+    if parts["indptr"]["shape"] != [shape[0] + 1]:
+        fail(path, f"array {attr}: indptr has shape {parts['indptr']['shape']}, expected "
+                   f"[{shape[0] + 1}] for {shape[0]} rows")
+    return parts
+
+
+def build_csr(path, attr, spec, parts):
+    """The CSR matrix of checked parts: indptr from 0 to nnz and monotone, column
+    indices in range and strictly increasing within each row (canonical)."""
+    import scipy.sparse as sp
+
+    data, indices, indptr = parts["data"], parts["indices"], parts["indptr"]
+    n, d = spec["shape"]
+    nnz = data.shape[0]
+    if indptr[0] != 0 or indptr[-1] != nnz or (np.diff(indptr) < 0).any():
+        fail(path, f"array {attr}: indptr must rise monotonically from 0 to {nnz}")
+    if nnz and (indices.min() < 0 or indices.max() >= d):
+        fail(path, f"array {attr}: column indices outside [0, {d})")
+    if nnz > 1:
+        steps = np.diff(indices)
+        row_start = np.zeros(nnz, dtype=bool)
+        row_start[indptr[1:-1][indptr[1:-1] < nnz]] = True
+        if (steps[~row_start[1:]] <= 0).any():
+            fail(path, f"array {attr}: column indices must increase strictly within each row")
+    cls = sp.csr_array if spec["array"] else sp.csr_matrix
+    A = cls((data, indices.astype(np.int64), indptr.astype(np.int64)), shape=(n, d))
+    A.has_sorted_indices = True
+    return A

@@ -120,7 +120,7 @@ def _check_random_fourier(path, model):
 def _check_nystroem(path, model):
     C, N = getattr(model, "components_", None), getattr(model, "normalization_", None)
     D = getattr(model, "n_components_", None)
-    if C is None or N is None or N.ndim != 2 or N.shape[0] != len(C) or N.shape[1] != D:
+    if C is None or N is None or N.ndim != 2 or N.shape[0] != C.shape[0] or N.shape[1] != D:
         fail(path, f"components_ and normalization_ do not agree (shapes "
                    f"{None if C is None else C.shape}, {None if N is None else N.shape}, "
                    f"n_components_={D!r})")
@@ -139,7 +139,7 @@ def _check_nystroem(path, model):
     elif C.ndim != 2 or C.dtype.kind != "f" or C.shape[1] != getattr(model, "n_features_in_", -1):
         fail(path, f"components_ has shape {C.shape}; expected (M, n_features_in_) floats")
     idx = model.component_indices_ = getattr(model, "component_indices_", None)
-    if idx is not None and (idx.ndim != 1 or idx.shape[0] != len(C) or idx.dtype.kind != "i"
+    if idx is not None and (idx.ndim != 1 or idx.shape[0] != C.shape[0] or idx.dtype.kind != "i"
                             or (idx < 0).any()):
         fail(path, "component_indices_ must be one non-negative index per component")
 
@@ -161,7 +161,7 @@ def _check_svr(path, model):
         fail(path, "dual_coef_ (1, n_SV), support_ (n_SV,) and intercept_ (1,) disagree")
     sv = getattr(model, "support_vectors_", None)
     if isinstance(model.kernel_, Kernel):
-        if sv is None or len(sv) != sup.shape[0]:
+        if sv is None or sv.shape[0] != sup.shape[0]:
             fail(path, "support_vectors_ must hold one row per support vector")
         if sv.dtype.kind == "f" and (sv.ndim != 2 or sv.shape[1] != model.n_features_in_):
             fail(path, f"support_vectors_ has shape {sv.shape}")

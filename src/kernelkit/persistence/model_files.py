@@ -19,6 +19,7 @@ from ._format import (ARRAY_DTYPES, FORMAT_NAME, METADATA, atomic_write,
                       check_json_depth, declared_nbytes, dtype_name, fail, open_model_file,
                       param_from_json, param_to_json, read_array, read_metadata_member,
                       scalar_to_json)
+from ._format import SPARSE_PARTS, build_csr, sparse_part_specs, sparse_to_arrays
 
 __all__ = ["save", "load", "read_metadata"]
 
@@ -73,6 +74,12 @@ def _encode(model, registry, prefix, depth):
     for attr in array_names:
         value = getattr(model, attr, None)
         if value is None:
+            continue
+        if hasattr(value, "tocsr") and hasattr(value, "nnz"):  # sparse training rows
+            spec, parts = sparse_to_arrays(attr, value)
+            for part, arr in parts.items():
+                arrays[f"{prefix}{attr}.{part}"] = arr
+            node["arrays"][attr] = spec
             continue
         value = np.ascontiguousarray(value)
         if value.dtype.kind == "O":
@@ -193,7 +200,11 @@ def _walk(path, node, registry, prefix, depth, out):
     if unknown_arrays:
         fail(path, f"unexpected arrays {sorted(unknown_arrays)} for {name}")
     for attr, spec in node["arrays"].items():
-        out[prefix + attr] = spec
+        if isinstance(spec, dict) and "sparse" in spec:
+            for part, sub in sparse_part_specs(path, prefix + attr, spec).items():
+                out[f"{prefix}{attr}.{part}"] = sub
+        else:
+            out[prefix + attr] = spec
 
 
 def _build(path, node, registry, arrays, prefix):
@@ -228,8 +239,16 @@ def _build(path, node, registry, arrays, prefix):
         fail(path, f"unknown attributes {sorted(unknown)} for {name}")
     for attr, obj in attrs.items():
         setattr(model, attr, param_from_json(path, obj))
-    for attr in node["arrays"]:
-        setattr(model, attr, arrays[prefix + attr])
+    for attr, spec in node["arrays"].items():
+        if isinstance(spec, dict) and "sparse" in spec:
+            parts = {p: arrays[f"{prefix}{attr}.{p}"] for p in SPARSE_PARTS}
+            setattr(model, attr, build_csr(path, prefix + attr, spec, parts))
+            kernel = getattr(model, "kernel_", None)
+            if not (isinstance(kernel, Kernel) and kernel.accepts_sparse):
+                fail(path, f"{prefix}{attr} is sparse, but the kernel {kernel!r} does not "
+                           "take sparse input")
+        else:
+            setattr(model, attr, arrays[prefix + attr])
     check_common_state(path, model)
     check_state(path, model)
     return model

@@ -99,11 +99,11 @@ def kneighbors_blocked(kernel, Xq, X_fit, diag_fit, k, *, exclude_self=False):
 
     Only one (block, n_fit) distance block lives at a time.
     """
-    n_q = len(Xq)
+    n_q = Xq.shape[0]
     sq = np.empty((n_q, k))
     ind = np.empty((n_q, k), dtype=np.intp)
     diag_q = diag_fit if exclude_self else kernel.diag(Xq)
-    for r0, r1 in query_blocks(n_q, len(X_fit)):
+    for r0, r1 in query_blocks(n_q, X_fit.shape[0]):
         D = sq_distances(kernel, Xq[r0:r1], diag_q[r0:r1], X_fit, diag_fit)
         if exclude_self:
             D[np.arange(r1 - r0), np.arange(r0, r1)] = np.inf

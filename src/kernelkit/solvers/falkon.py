@@ -53,6 +53,7 @@ from scipy.linalg import lapack
 
 from .._budget import require
 from .._compiled import mirror_lower
+from .._validation import n_rows
 from ..gram import GramOperator, KernelRows
 from ..linalg import THREADED_POTRF_MAX_N, eigh_psd, pcg, robust_cholesky
 from ..planning import Choice, falkon_store_choice
@@ -127,9 +128,9 @@ def _kmm(kernel, C, dtype, out=None):
     written into ``out`` if given."""
     if dtype == np.float32 and kernel.input_kind == "vector":
         # K(C, C) as a cross block (no exact diagonal), as K_nM's blocks are computed
-        return KernelRows(kernel, C, C, dtype=np.float32).block(0, len(C), out=out)
-    if kernel.input_kind == "vector":  # float64 centers give a float64 K_MM
-        C = np.asarray(C, dtype=np.float64)
+        return KernelRows(kernel, C, C, dtype=np.float32).block(0, n_rows(C), out=out)
+    if kernel.input_kind == "vector" and not hasattr(C, "nnz"):  # float64 centers: float64
+        C = np.asarray(C, dtype=np.float64)  # K_MM (sparse centers are float64 CSR already)
     if out is None:
         return np.array(kernel(C), dtype=dtype, order="C")
     out[...] = kernel(C)
@@ -198,7 +199,7 @@ def _preconditioner(kernel, C, lam, dtype, weights=None):
     in float32 (half the time of float64); the factors are returned in float64
     for the solves of the conjugate-gradient iterations.
     """
-    M = len(C)
+    M = n_rows(C)
     f32 = np.dtype(dtype) == np.float32
     # float32: both factors are built in the first half of their float64 arrays.
     bufs = (np.empty((M, M)), np.empty((M, M))) if f32 else None
@@ -249,7 +250,7 @@ def _eigen_preconditioner(kernel, C, lam, weights=None, rtol=None):
         keep[-1:] = True
     root, Q = np.sqrt(w[keep]), np.ascontiguousarray(Q[:, keep])
     if weights is None:
-        G = np.diag(w[keep] / len(C))
+        G = np.diag(w[keep] / n_rows(C))
     else:
         G = (Q.T @ (Q * weights[:, None])) * (root[:, None] * root[None, :])
         G /= float(np.sum(weights))
@@ -370,7 +371,7 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
                          f"got {preconditioner!r}")
     y = np.asarray(y, dtype=np.float64)
     Y = y[:, None] if y.ndim == 1 else y
-    n, M = (len(X) if operator is None else operator.shape[0]), len(C)
+    n, M = (n_rows(X) if operator is None else operator.shape[0]), n_rows(C)
     dtype = np.dtype(dtype)
     require(16.0 * M * M, f"Falkon's preconditioner with M={M} centers (two {M} x {M} "
             "float64 matrices)", hint="use fewer centers")
@@ -430,7 +431,7 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
 
 def _factors(kernel, C, lam, dtype, weights, preconditioner, rank_rtol):
     """The preconditioner's factors, the jitter, the rank and the Choice made."""
-    M = len(C)
+    M = n_rows(C)
     rtol = EIGEN_RTOL if rank_rtol is None else float(rank_rtol)
     if preconditioner != "eigen":
         L, La, jitter = _preconditioner(kernel, C, lam, dtype, weights)

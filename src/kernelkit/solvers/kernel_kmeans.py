@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._compiled import member_sums
+from .._validation import n_rows
 from ..features.centers import kmeanspp_centers, sq_dist_from_inner, take_rows
 from ..gram import GramOperator, gram
 
@@ -197,7 +198,7 @@ def kernel_kmeans(kernel, X, sample_weight, n_clusters, *, init, n_init, max_ite
     -------
     KernelKMeansResult
     """
-    n, k, sw = len(X), n_clusters, sample_weight
+    n, k, sw = n_rows(X), n_clusters, sample_weight
     diag = kernel.diag(X)
     if store_gram:
         K = gram(kernel, X)

@@ -48,6 +48,7 @@ import numpy as np
 from numba import njit
 
 from .._budget import row_blocks, rows_per_block
+from .._validation import n_rows
 from .._compiled import interruptible
 from ..gram import KernelRows
 from .losses import get_loss
@@ -436,4 +437,4 @@ def divergence(coef, objective, loss, y):
 def _feature_scores(features, X, w):
     step = _chunk_rows(len(w))
     return np.concatenate([features.transform(X[r0:r1]) @ w
-                           for r0, r1 in row_blocks(len(X), step)])
+                           for r0, r1 in row_blocks(n_rows(X), step)])
