@@ -9,6 +9,7 @@ from kernelkit.models import (KernelLogisticRegression, KernelMachine, KernelMac
 from kernelkit.models import (KernelKMeans, KernelKNeighborsClassifier,
                               KernelKNeighborsRegressor, KernelOutlierDetector,
                               KitchenSinksClassifier, KitchenSinksRegressor)
+from kernelkit.models import KernelOneClassSVM
 
 # With kernel="precomputed", these two checks feed matrices that are not Gram
 # matrices at all (a mean-shifted Gram matrix; a Gram matrix truncated to
@@ -37,6 +38,14 @@ _KMEANS_WEIGHT_EQUIVALENCE = {"check_sample_weight_equivalence_on_dense_data":
                               "random k-means++ draws differ for weighted and repeated rows"}
 
 
+# scikit-learn's outlier checks fit (300, 2) feature data whatever the pairwise tag,
+# so a precomputed-kernel outlier detector (its own OneClassSVM too) sees no Gram matrix.
+_OUTLIER_CHECKS_ON_FEATURES = {
+    "check_outliers_fit_predict": "feeds features, not a Gram matrix, to kernel='precomputed'",
+    "check_outliers_train": "feeds features, not a Gram matrix, to kernel='precomputed'",
+}
+
+
 def _expected_failures(estimator):
     if isinstance(estimator, KernelKMeans):
         return _KMEANS_WEIGHT_EQUIVALENCE
@@ -46,7 +55,9 @@ def _expected_failures(estimator):
         if estimator.solver == "pegasos":
             return {**_SVC_WEIGHT_EQUIVALENCE, **_PEGASOS_FEW_STEPS}
         return _SVC_WEIGHT_EQUIVALENCE
-    if isinstance(estimator, KernelSVR):  # SMO takes indefinite precomputed matrices
+    if isinstance(estimator, KernelOneClassSVM) and estimator.kernel == "precomputed":
+        return _OUTLIER_CHECKS_ON_FEATURES
+    if isinstance(estimator, (KernelSVR, KernelOneClassSVM)):  # SMO takes indefinite K
         return {} if estimator.kernel == "precomputed" else _SVC_WEIGHT_EQUIVALENCE
     if getattr(estimator, "kernel", None) == "precomputed":
         return _INDEFINITE_PRECOMPUTED
@@ -80,6 +91,8 @@ def _expected_failures(estimator):
     KernelKMeans(kernel=RBF(gamma=0.5), approximation="nystroem", n_components=20,
                  random_state=0),
     KernelOutlierDetector(kernel=RBF(gamma=0.5)),
+    KernelOneClassSVM(kernel=RBF(gamma=0.5)),
+    KernelOneClassSVM(kernel="precomputed", nu=0.2),
     # The RBF distance to the feature-space mean is bounded (no tail), so Tukey's
     # rule ("auto") flags nothing on the checks' blobs; test this method with a float.
     KernelOutlierDetector(kernel=RBF(gamma=0.5), method="mean", contamination=0.1),

@@ -20,7 +20,7 @@ from .._validation import validate_params
 from ..features import ExplicitFeatures, Nystroem, RandomFourierFeatures, explicit_feature_dim
 from ..features.random_fourier import restore_scale
 from ..kernels import Kernel
-from ..models import KernelSVR
+from ..models import KernelOneClassSVM, KernelSVR
 from ._format import fail
 
 __all__ = ["step_registry"]
@@ -162,6 +162,18 @@ def _check_svr(path, model):
             fail(path, "support_ indexes beyond the precomputed training columns")
 
 
+def _check_one_class(path, model):
+    """KernelOneClassSVM: as KernelSVR, and 0 <= a_i (the box), a finite offset = -intercept."""
+    _check_svr(path, model)
+    dual = model.dual_coef_
+    if dual.dtype.kind != "f" or not np.isfinite(dual).all() or (dual < 0).any():
+        fail(path, "dual_coef_ of a one-class SVM must be finite and >= 0")
+    offset = getattr(model, "offset_", None)
+    if not isinstance(offset, float) or not np.isfinite(offset) or \
+            offset != -float(model.intercept_[0]):
+        fail(path, "offset_ must be a finite number equal to -intercept_[0]")
+
+
 def step_registry():
     """Name -> (class, array attributes, JSON attributes, state check)."""
     return {
@@ -179,4 +191,8 @@ def step_registry():
         # an estimator, kept here (not in _allowlist) while that module is being edited
         "KernelSVR": (KernelSVR, ("dual_coef_", "support_vectors_", "intercept_", "support_"),
                       ("n_iter_", "dual_objective_", "duality_gap_") + _NAMES, _check_svr),
+        "KernelOneClassSVM": (KernelOneClassSVM,
+                              ("dual_coef_", "support_vectors_", "intercept_", "support_"),
+                              ("offset_", "n_iter_", "objective_", "max_violation_") + _NAMES,
+                              _check_one_class),
     }
