@@ -124,3 +124,13 @@ def test_model_file_round_trip(banana, tmp_path):
     again = kernelkit.load(tmp_path / "ocsvm.kk")
     np.testing.assert_array_equal(again.decision_function(Xt), kk.decision_function(Xt))
     assert again.offset_ == kk.offset_
+
+
+def test_novelty_detection_example_runs(capsys):
+    import runpy
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "examples" / "novelty_detection.py"
+    runpy.run_path(str(script), run_name="not_main")["main"]()
+    out = capsys.readouterr().out
+    assert "one-class SVM (nu=0.05)" in out and "largest difference" in out

@@ -75,6 +75,7 @@ def _expected_failures(estimator):
     KernelSVR(kernel="precomputed"),
     KernelSVC(kernel="precomputed"),
     KernelSVC(kernel=RBF(gamma=0.5), multiclass="ovr"),
+    KernelSVC(kernel=RBF(gamma=0.5), probability=True, random_state=0),
     KernelSVC(kernel=RBF(gamma=0.5), solver="pegasos", random_state=0),
     KernelMachine(kernel=RBF(gamma=0.5), alpha=0.1),
     KernelMachine(kernel=RBF(gamma=0.5), loss="huber", alpha=0.1, solver="sgd", random_state=0),

@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from .._progress import progress
+from .._progress import is_verbose, progress
 from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
 from ..planning import Plan, decide_store, row_cache_choice
@@ -155,7 +155,8 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
         m = len(keep)
         with progress(None, "SMO (one-class SVM)", self.verbose) as bar:
             opts = dict(tol=float(self.tol), max_iter=self.max_iter, shrinking=self.shrinking,
-                        callback=lambda steps, gap: bar.update(steps, violation=gap))
+                        callback=(lambda steps, gap: bar.update(steps, violation=gap))
+                        if is_verbose(self.verbose) else None)
             nu = float(self.nu)
             if kernel == "precomputed":
                 choices = ()

@@ -13,7 +13,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from .._progress import progress
+from .._progress import is_verbose, progress
 from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
 from ..planning import Plan, decide_store, row_cache_choice
@@ -271,7 +271,7 @@ class KernelSVC(ProbabilitiesAndWeightsMixin, ClassifierMixin, BaseEstimator):
                 def report(steps, gap, p=p):
                     bar.update(steps, problem=p, violation=gap)
                 res = self._solve(Ksub, rows, ysub, Csorted[rows], kernel, X, order, choices,
-                                  report)
+                                  report if is_verbose(self.verbose) else None)
                 if self.probability:
                     def solve(K, r, ys, Cs_):
                         return self._solve(K, r, ys, Cs_, kernel, X, order, [])
@@ -490,6 +490,7 @@ class KernelSVC(ProbabilitiesAndWeightsMixin, ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_queries,)
         """
+        check_is_fitted(self, "dual_coef_")
         if self.break_ties and self.decision_function_shape == "ovo":
             raise ValueError("break_ties must be False when decision_function_shape is 'ovo' "
                              "(ties are broken by the one-vs-rest scores)")

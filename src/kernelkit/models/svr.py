@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from .._progress import progress
+from .._progress import is_verbose, progress
 from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
 from ..planning import Plan, decide_store, row_cache_choice
@@ -120,7 +120,8 @@ class KernelSVR(RegressorMixin, BaseEstimator):
         keep = np.flatnonzero(Cs > 0)  # as libsvm: samples of weight 0 take no part
         bar = progress(None, "SMO (epsilon-SVR)", self.verbose)
         opts = dict(tol=float(self.tol), max_iter=self.max_iter, shrinking=self.shrinking,
-                    callback=lambda steps, gap: bar.update(steps, violation=gap))
+                    callback=(lambda steps, gap: bar.update(steps, violation=gap))
+                    if is_verbose(self.verbose) else None)
         eps = float(self.epsilon)
         m = len(keep)
         with bar:
