@@ -98,10 +98,10 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
     --------
     >>> import numpy as np
     >>> from kernelkit.models import KernelOneClassSVM
-    >>> X = np.vstack([np.random.default_rng(0).normal(size=(100, 2)), [[6.0, 6.0]]])
-    >>> ocsvm = KernelOneClassSVM("rbf(gamma=0.5)", nu=0.05).fit(X)
-    >>> int(ocsvm.predict(X)[-1])
-    -1
+    >>> X = np.random.default_rng(0).normal(size=(100, 2))
+    >>> ocsvm = KernelOneClassSVM("rbf(gamma=0.1)", nu=0.1).fit(X)
+    >>> ocsvm.predict([[0.0, 0.0], [6.0, 6.0]]).tolist()
+    [1, -1]
     """
 
     _param_constraints = {
@@ -124,6 +124,10 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
         self.cache = cache
         self.verbose = verbose
 
+    def _check_params(self):
+        validate_params(self, self._param_constraints, type(self).__name__)
+        return resolve_estimator_kernel(self.kernel)
+
     def fit(self, X, y=None, sample_weight=None):
         """Fit the support of X.
 
@@ -140,8 +144,7 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
         -------
         self
         """
-        validate_params(self, self._param_constraints, type(self).__name__)
-        kernel = resolve_estimator_kernel(self.kernel)
+        kernel = self._check_params()
         X = validate_fit_X(self, kernel, X)
         if kernel == "precomputed":
             if X.shape[0] != X.shape[1]:
