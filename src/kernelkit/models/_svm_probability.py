@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.exceptions import NotFittedError
-from sklearn.utils._available_if import available_if
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..gram import GramOperator

@@ -58,7 +58,7 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
         Store the n x n Gram matrix (``"auto"``: when it fits half the memory
         budget), else kernel rows on demand in an LRU cache; the choice is in
         ``plan_``.
-    verbose : int, default=0
+    verbose : int or bool, default=0
         >= 1: show SMO's progress (steps and violation) and print ``plan_``.
 
     Attributes
@@ -111,7 +111,7 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None), None],
         "shrinking": ["boolean"],
         "cache": ["boolean", Options(str, ("auto",))],
-        "verbose": [Interval(Integral, 0, None)],
+        "verbose": ["boolean", Interval(Integral, 0, None)],
     }
 
     def __init__(self, kernel="rbf", *, nu=0.5, tol=1e-3, max_iter=None, shrinking=True,

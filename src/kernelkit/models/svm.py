@@ -112,7 +112,7 @@ class KernelSVC(ProbabilitiesAndWeightsMixin, ClassifierMixin, BaseEstimator):
         ``predict`` returns the argmax of ``decision_function`` (ties between
         votes broken by the confidences) instead of libsvm's vote, whose ties go
         to the lower class. As scikit-learn.
-    verbose : int, default=0
+    verbose : int or bool, default=0
         >= 1: show SMO's progress (steps and violation per binary problem) and
         print ``plan_``; kernelkit's ``verbosity`` setting does the same.
     random_state : int, Generator or None
@@ -181,7 +181,7 @@ class KernelSVC(ProbabilitiesAndWeightsMixin, ClassifierMixin, BaseEstimator):
         "cache": ["boolean", Options(str, ("auto",))],
         "probability": ["boolean"],
         "break_ties": ["boolean"],
-        "verbose": [Interval(Integral, 0, None)],
+        "verbose": ["boolean", Interval(Integral, 0, None)],
         "random_state": ["random_state"],
     }
 

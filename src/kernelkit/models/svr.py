@@ -46,7 +46,7 @@ class KernelSVR(RegressorMixin, BaseEstimator):
         Store the (2n x 2n) Gram matrix of the doubled variables (``"auto"``:
         when it fits half the memory budget), else kernel rows on demand in a
         cache; the choice is in ``plan_``.
-    verbose : int, default=0
+    verbose : int or bool, default=0
         >= 1: show SMO's progress (steps and violation) and print ``plan_``.
 
     Attributes
@@ -90,7 +90,7 @@ class KernelSVR(RegressorMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None), None],
         "shrinking": ["boolean"],
         "cache": ["boolean", Options(str, ("auto",))],
-        "verbose": [Interval(Integral, 0, None)],
+        "verbose": ["boolean", Interval(Integral, 0, None)],
     }
 
     def __init__(self, kernel="rbf", C=1.0, epsilon=0.1, *, tol=1e-3, max_iter=None,
