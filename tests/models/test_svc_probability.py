@@ -202,6 +202,9 @@ def test_progress_and_convergence_warnings(cancer, capsys):
         with pytest.warns(ConvergenceWarning, match="max_iter=3"):
             est.fit(X, y)
         assert np.all(est.max_violation_ > est.tol)
+    with pytest.warns(ConvergenceWarning) as record:
+        KernelSVC(RBF(gamma=0.02), max_iter=3, probability=True, random_state=0).fit(X, y)
+    assert [str(w.message).count("cross-validation fits") for w in record] == [0, 1]
     for est in (KernelSVC(RBF(gamma=0.02), verbose=1), KernelSVR(RBF(gamma=0.02), verbose=1)):
         with warnings.catch_warnings():
             warnings.simplefilter("error", ConvergenceWarning)

@@ -262,7 +262,7 @@ class KernelSVC(ProbabilitiesAndWeightsMixin, ClassifierMixin, BaseEstimator):
         starts = np.concatenate([[0], np.cumsum(counts)])
         self.classes_ = classes
         self.kernel_ = kernel
-        coefs, results, choices, sigmoids = [], [], [], []
+        coefs, results, choices, sigmoids, fold_stops = [], [], [], [], []
         Csorted = Cs[order]
         rng = check_random_state(self.random_state) if self.probability else None
         with progress(None, "SMO" if self.solver == "smo" else "Pegasos", self.verbose) as bar:
@@ -274,7 +274,9 @@ class KernelSVC(ProbabilitiesAndWeightsMixin, ClassifierMixin, BaseEstimator):
                                   report if is_verbose(self.verbose) else None)
                 if self.probability:
                     def solve(K, r, ys, Cs_):
-                        return self._solve(K, r, ys, Cs_, kernel, X, order, [])
+                        fold = self._solve(K, r, ys, Cs_, kernel, X, order, [])
+                        fold_stops.append(not fold.get("converged", True))
+                        return fold
                     sigmoids.append(cross_validated_sigmoid(solve, Ksub, rows, ysub,
                                                             Csorted[rows], kernel, X, order, rng))
                 coef = np.zeros(len(order))
@@ -294,6 +296,12 @@ class KernelSVC(ProbabilitiesAndWeightsMixin, ClassifierMixin, BaseEstimator):
                           f"{self.tol} in {len(stopped)} of {len(results)} binary problems "
                           f"(e.g. problem {stopped[0]}); raise max_iter or tol",
                           ConvergenceWarning, stacklevel=2)
+        if any(fold_stops):
+            warnings.warn(f"SMO stopped at max_iter={self.max_iter} before reaching tol="
+                          f"{self.tol} in {sum(fold_stops)} of the {len(fold_stops)} "
+                          "cross-validation fits of "
+                          "probability=True; raise max_iter or tol", ConvergenceWarning,
+                          stacklevel=2)
         return self
 
     def _store_choice(self, n, choices):
