@@ -16,8 +16,8 @@ from .gram import GramOperator, gram
 from .kernels import parse_kernel
 from .models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighborsRegressor,
                      KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
-                     KernelOutlierDetector, KernelRidge, KernelRidgeClassifier, KernelRidgeCV,
-                     KernelSVC, KernelSVR, KitchenSinksClassifier, KitchenSinksRegressor)
+                     KernelOneClassSVM, KernelOutlierDetector, KernelRidge,
+                     KernelRidgeClassifier, KernelRidgeCV, KernelSVC, KernelSVR, KitchenSinksClassifier, KitchenSinksRegressor)
 from .persistence import load, save
 
 __version__ = "0.1.0"
@@ -30,6 +30,6 @@ __all__ = [
     "KernelRidge", "KernelRidgeCV", "KernelRidgeClassifier", "KernelSVC", "KernelSVR",
     "KernelLogisticRegression", "KernelMachine", "KernelMachineClassifier",
     "KernelKNeighborsClassifier", "KernelKNeighborsRegressor", "KernelKMeans",
-    "KernelOutlierDetector", "KitchenSinksRegressor", "KitchenSinksClassifier",
+    "KernelOutlierDetector", "KernelOneClassSVM", "KitchenSinksRegressor", "KitchenSinksClassifier",
     "RandomFourierFeatures", "Nystroem", "RandomKitchenSinks",
 ]

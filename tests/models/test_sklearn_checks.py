@@ -9,6 +9,7 @@ from kernelkit.models import (KernelLogisticRegression, KernelMachine, KernelMac
 from kernelkit.models import (KernelKMeans, KernelKNeighborsClassifier,
                               KernelKNeighborsRegressor, KernelOutlierDetector,
                               KitchenSinksClassifier, KitchenSinksRegressor)
+from kernelkit.models import KernelOneClassSVM
 
 # With kernel="precomputed", these two checks feed matrices that are not Gram
 # matrices at all (a mean-shifted Gram matrix; a Gram matrix truncated to
@@ -47,6 +48,12 @@ _KMEANS_WEIGHT_EQUIVALENCE = {"check_sample_weight_equivalence_on_dense_data":
 # basis to the solver's tolerance (tests/models/test_class_weights.py).
 _KITCHEN_SINKS_WEIGHT_EQUIVALENCE = {"check_sample_weight_equivalence_on_dense_data":
                                      "the random basis is drawn from the rows"}
+# scikit-learn's outlier checks fit (300, 2) feature data whatever the pairwise tag,
+# so a precomputed-kernel outlier detector (its own OneClassSVM too) sees no Gram matrix.
+_OUTLIER_CHECKS_ON_FEATURES = {
+    "check_outliers_fit_predict": "feeds features, not a Gram matrix, to kernel='precomputed'",
+    "check_outliers_train": "feeds features, not a Gram matrix, to kernel='precomputed'",
+}
 
 
 def _expected_failures(estimator):
@@ -60,7 +67,9 @@ def _expected_failures(estimator):
         if estimator.solver == "pegasos":
             return {**_SVC_WEIGHT_EQUIVALENCE, **_PEGASOS_FEW_STEPS}
         return _SVC_WEIGHT_EQUIVALENCE
-    if isinstance(estimator, KernelSVR):  # SMO takes indefinite precomputed matrices
+    if isinstance(estimator, KernelOneClassSVM) and estimator.kernel == "precomputed":
+        return _OUTLIER_CHECKS_ON_FEATURES
+    if isinstance(estimator, (KernelSVR, KernelOneClassSVM)):  # SMO takes indefinite K
         return {} if estimator.kernel == "precomputed" else _SVC_WEIGHT_EQUIVALENCE
     if getattr(estimator, "kernel", None) == "precomputed":
         return _INDEFINITE_PRECOMPUTED
@@ -78,6 +87,7 @@ def _expected_failures(estimator):
     KernelSVR(kernel="precomputed"),
     KernelSVC(kernel="precomputed"),
     KernelSVC(kernel=RBF(gamma=0.5), multiclass="ovr"),
+    KernelSVC(kernel=RBF(gamma=0.5), probability=True, random_state=0),
     KernelSVC(kernel=RBF(gamma=0.5), solver="pegasos", random_state=0),
     KernelMachine(kernel=RBF(gamma=0.5), alpha=0.1),
     KernelMachine(kernel=RBF(gamma=0.5), loss="huber", alpha=0.1, solver="sgd", random_state=0),
@@ -94,6 +104,8 @@ def _expected_failures(estimator):
     KernelKMeans(kernel=RBF(gamma=0.5), approximation="nystroem", n_components=20,
                  random_state=0),
     KernelOutlierDetector(kernel=RBF(gamma=0.5)),
+    KernelOneClassSVM(kernel=RBF(gamma=0.5)),
+    KernelOneClassSVM(kernel="precomputed", nu=0.2),
     # The RBF distance to the feature-space mean is bounded (no tail), so Tukey's
     # rule ("auto") flags nothing on the checks' blobs; test this method with a float.
     KernelOutlierDetector(kernel=RBF(gamma=0.5), method="mean", contamination=0.1),

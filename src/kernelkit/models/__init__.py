@@ -11,10 +11,11 @@ from .svr import KernelSVR
 from .neighbors import KernelKNeighborsClassifier, KernelKNeighborsRegressor
 from .cluster import KernelKMeans
 from .outliers import KernelOutlierDetector
+from .one_class_svm import KernelOneClassSVM
 
 __all__ = ["KernelRidge", "KernelRidgeCV", "KernelSVC", "KernelSVR", "KernelMachine",
            "KernelMachineClassifier", "KernelLogisticRegression",
            "KernelKNeighborsClassifier", "KernelKNeighborsRegressor", "KernelKMeans",
-           "KernelOutlierDetector",
+           "KernelOutlierDetector", "KernelOneClassSVM",
            "KernelRidgeClassifier",
            "KitchenSinksRegressor", "KitchenSinksClassifier"]

@@ -8,10 +8,12 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from .._progress import is_verbose, progress
 from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
 from ..planning import Plan, decide_store, row_cache_choice
@@ -22,6 +24,7 @@ from ._base import (check_sample_weight, check_symmetric_gram, resolve_estimator
                     validate_fit_data, validate_predict_data)
 from ._base import report_plan, tag_precomputed, takes_strings
 from ._base import as_float64_rows  # sparse support vectors stay sparse
+from ._svm_probability import ProbabilitiesAndWeightsMixin, cross_validated_sigmoid
 
 __all__ = ["KernelSVC"]
 
@@ -44,7 +47,7 @@ def _ovr_decision(dec, n_classes):
     return votes + conf / (3 * (np.abs(conf) + 1))
 
 
-class KernelSVC(ClassifierMixin, BaseEstimator):
+class KernelSVC(ProbabilitiesAndWeightsMixin, ClassifierMixin, BaseEstimator):
     """Soft-margin kernel support vector classifier.
 
     Solves, for each binary problem, the dual
@@ -63,7 +66,11 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         to compare. ``"precomputed"``: X is K(X_train, X_train) in ``fit``
         and K(X_test, X_train) in ``predict``.
     C : float, default=1.0
-        Penalty of margin violations, > 0.
+        Penalty of margin violations, > 0 and finite. There is no ``C=inf``: on
+        data that are not separable the hard-margin dual is unbounded and SMO
+        would run to ``max_iter``. For a hard margin on separable data pass a
+        large finite C (e.g. 1e6): once C exceeds the largest hard-margin
+        alpha_i, the soft-margin solution is the hard-margin one.
     solver : {"smo", "pegasos"}, default="smo"
     tol : float, default=1e-3
         SMO stops when the maximal KKT violation m(a) - M(a) < tol (libsvm's eps).
@@ -86,8 +93,31 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         problem); False: compute kernel rows on demand with an LRU cache of
         a quarter of the memory budget; "auto": store whenever it fits in
         half the memory budget.
+    probability : bool, default=False
+        Fit class probabilities as libsvm does (``predict_proba``): for each
+        binary problem, Platt's sigmoid 1 / (1 + exp(A f + B)) fitted (Newton
+        method of Lin, Lin & Weng) to decision values from an internal 5-fold
+        cross-validation (five more SVM fits per problem, folds drawn from
+        ``random_state``); several classes by pairwise coupling (Wu, Lin & Weng
+        2004, method 2). Needs ``multiclass="ovo"`` for more than two classes.
+        Two classes: the sigmoid itself, as libsvm >= 3.25 (scikit-learn's older
+        libsvm iterates the coupling, within 0.0025 of it).
+        As in libsvm, ``predict_proba``'s most probable class may differ from
+        ``predict`` (the sigmoids are fitted on cross-validated values, and the
+        coupling differs from voting), mostly for points near the boundary.
+        (scikit-learn 1.9 deprecates ``SVC(probability=True)`` for
+        ``CalibratedClassifierCV(SVC(), ensemble=False)``, which takes a
+        KernelSVC as well.)
+    break_ties : bool, default=False
+        With ``decision_function_shape="ovr"`` and more than two classes,
+        ``predict`` returns the argmax of ``decision_function`` (ties between
+        votes broken by the confidences) instead of libsvm's vote, whose ties go
+        to the lower class. As scikit-learn.
+    verbose : int or bool, default=0
+        >= 1: show SMO's progress (steps and violation per binary problem) and
+        print ``plan_``; kernelkit's ``verbosity`` setting does the same.
     random_state : int, Generator or None
-        Pegasos's draws.
+        Pegasos's draws, and the folds of ``probability=True``.
 
     Attributes
     ----------
@@ -110,6 +140,17 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         Primal minus dual objective of each binary problem.
     n_iter_ : ndarray of shape (n_problems,)
         SMO steps (or Pegasos steps T) per binary problem.
+    max_violation_ : ndarray of shape (n_problems,)
+        SMO's final maximal KKT violation m(a) - M(a) per binary problem (below
+        ``tol`` unless it stopped at ``max_iter``); SMO only.
+    probA_, probB_ : ndarray of shape (n_problems,)
+        The sigmoids P = 1 / (1 + exp(A f + B)) of ``probability=True``, in
+        libsvm's orientation (f positive for the first class of each pair, also
+        for two classes, where f = -decision_function), as scikit-learn's.
+    coef_ : ndarray of shape (n_problems, n_features)
+        w of each binary problem, for the linear kernel only (an AttributeError
+        otherwise): ``dual_coef_ @ support_vectors_`` for two classes, one row per
+        class pair (libsvm's order) for one-vs-one.
     kernel_ : Kernel or "precomputed"
     plan_ : Plan
         The solver and whether each Gram matrix was stored or its rows
@@ -129,7 +170,8 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
 
     _param_constraints = {
         "kernel": ["kernel"],
-        "C": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, None, closed="neither",
+                       note="for a hard margin use a large finite C such as 1e6")],
         "solver": [Options(str, _SOLVERS)],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None), None],
@@ -138,12 +180,16 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         "multiclass": [Options(str, ("ovo", "ovr"))],
         "n_iter": [Interval(Integral, 1, None), None],
         "cache": ["boolean", Options(str, ("auto",))],
+        "probability": ["boolean"],
+        "break_ties": ["boolean"],
+        "verbose": ["boolean", Interval(Integral, 0, None)],
         "random_state": ["random_state"],
     }
 
     def __init__(self, kernel="rbf", C=1.0, *, solver="smo", tol=1e-3, max_iter=None,
                  class_weight=None, decision_function_shape="ovr", multiclass="ovo",
-                 n_iter=None, cache="auto", random_state=None):
+                 n_iter=None, cache="auto", probability=False, break_ties=False, verbose=0,
+                 random_state=None):
         self.kernel = kernel
         self.C = C
         self.solver = solver
@@ -154,6 +200,9 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         self.multiclass = multiclass
         self.n_iter = n_iter
         self.cache = cache
+        self.probability = probability
+        self.break_ties = break_ties
+        self.verbose = verbose
         self.random_state = random_state
 
     def _check_params(self):
@@ -206,29 +255,54 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         counts = np.bincount(yk, minlength=n_classes)
         if (counts > 0).sum() < 2:
             raise ValueError("KernelSVC needs samples of at least 2 classes with positive weight")
+        if self.probability and n_classes > 2 and self.multiclass == "ovr":
+            raise ValueError("probability=True couples the one-vs-one problems' probabilities "
+                             "(as libsvm); use multiclass='ovo' with more than two classes")
         if kernel == "precomputed":
             check_symmetric_gram(X)
         starts = np.concatenate([[0], np.cumsum(counts)])
         self.classes_ = classes
         self.kernel_ = kernel
-        coefs, results, choices = [], [], []
+        coefs, results, choices, sigmoids, fold_stops = [], [], [], [], []
         Csorted = Cs[order]
-        for rows, ysub, Ksub in self._problems(X, order, yk, starts, kernel, n_classes,
-                                               choices):
-            res = self._solve(Ksub, rows, ysub, Csorted[rows], kernel, X, order, choices)
-            coef = np.zeros(len(order))
-            coef[rows] = res["alpha"] * ysub
-            coefs.append(coef)
-            results.append(res)
+        rng = check_random_state(self.random_state) if self.probability else None
+        with progress(None, "SMO" if self.solver == "smo" else "Pegasos", self.verbose) as bar:
+            for p, (rows, ysub, Ksub) in enumerate(self._problems(X, order, yk, starts, kernel,
+                                                                   n_classes, choices)):
+                def report(steps, gap, p=p):
+                    bar.update(steps, problem=p, violation=gap)
+                res = self._solve(Ksub, rows, ysub, Csorted[rows], kernel, X, order, choices,
+                                  report if is_verbose(self.verbose) else None)
+                if self.probability:
+                    def solve(K, r, ys, Cs_):
+                        fold = self._solve(K, r, ys, Cs_, kernel, X, order, [])
+                        fold_stops.append(not fold.get("converged", True))
+                        return fold
+                    sigmoids.append(cross_validated_sigmoid(solve, Ksub, rows, ysub,
+                                                            Csorted[rows], kernel, X, order, rng))
+                coef = np.zeros(len(order))
+                coef[rows] = res["alpha"] * ysub
+                coefs.append(coef)
+                results.append(res)
         self._store(X, order, yk, np.array(coefs), results, kernel, n_classes)
+        for attr in ("probA_", "probB_"):  # left over from an earlier fit
+            self.__dict__.pop(attr, None)
+        if self.probability:
+            self.probA_, self.probB_ = (np.array(v, dtype=np.float64) for v in zip(*sigmoids))
         self.plan_ = self._plan(len(order), n_classes, len(results), choices)
-        report_plan(self)
+        report_plan(self, self.verbose)
         stopped = [p for p, r in enumerate(results) if not r.get("converged", True)]
         if stopped:
             warnings.warn(f"SMO stopped at max_iter={self.max_iter} before reaching tol="
                           f"{self.tol} in {len(stopped)} of {len(results)} binary problems "
                           f"(e.g. problem {stopped[0]}); raise max_iter or tol",
                           ConvergenceWarning, stacklevel=2)
+        if any(fold_stops):
+            warnings.warn(f"SMO stopped at max_iter={self.max_iter} before reaching tol="
+                          f"{self.tol} in {sum(fold_stops)} of the {len(fold_stops)} "
+                          "cross-validation fits of "
+                          "probability=True; raise max_iter or tol", ConvergenceWarning,
+                          stacklevel=2)
         return self
 
     def _store_choice(self, n, choices):
@@ -292,7 +366,7 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         choices.append(choice)
         return choice.value
 
-    def _solve(self, Ksub, rows, ysub, Csub, kernel, X, order, choices):
+    def _solve(self, Ksub, rows, ysub, Csub, kernel, X, order, choices, callback=None):
         m = len(rows)
         Xsub = None if Ksub is not None else X[order[rows]]
         if Ksub is None and self._store_choice(m, choices):
@@ -309,12 +383,15 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
             return {"alpha": r.alpha, "bias": 0.0, "n_iter": r.n_iter,
                     **pegasos_objectives(Ksub, kernel, Xsub, r.alpha, ysub, Csub)}
         if Ksub is not None:
-            r = smo_gram(Ksub, ysub, Csub, tol=self.tol, max_iter=self.max_iter)
+            r = smo_gram(Ksub, ysub, Csub, tol=self.tol, max_iter=self.max_iter,
+                         callback=callback)
         else:
             choices.append(row_cache_choice(m))
-            r = smo_kernel(kernel, Xsub, ysub, Csub, tol=self.tol, max_iter=self.max_iter)
+            r = smo_kernel(kernel, Xsub, ysub, Csub, tol=self.tol, max_iter=self.max_iter,
+                           callback=callback)
         return {"alpha": r.alpha, "bias": r.bias, "n_iter": r.n_iter,
-                "dual": r.dual_objective, "gap": r.duality_gap, "converged": r.converged}
+                "dual": r.dual_objective, "gap": r.duality_gap, "converged": r.converged,
+                "violation": r.max_violation}
 
     def _store(self, X, order, yk, coefs, results, kernel, n_classes):
         n_problems = len(results)
@@ -349,6 +426,9 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         self.dual_objective_ = np.array([r["dual"] for r in results])
         self.duality_gap_ = np.array([r["gap"] for r in results])
         self.n_iter_ = np.array([r["n_iter"] for r in results], dtype=np.int64)
+        self.__dict__.pop("max_violation_", None)  # left over from an earlier fit
+        if self.solver == "smo":
+            self.max_violation_ = np.array([r["violation"] for r in results], dtype=np.float64)
         assert n_problems == self.intercept_.shape[0]
 
     # ---- prediction -----------------------------------------------------------------
@@ -419,9 +499,15 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_queries,)
         """
-        dec = self._raw_decision(X)
+        check_is_fitted(self, "dual_coef_")
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo' "
+                             "(ties are broken by the one-vs-rest scores)")
         classes = np.asarray(self.classes_)
         n_classes = len(classes)
+        if self.break_ties and n_classes > 2:  # decision_function_shape == "ovr"
+            return classes[np.argmax(self.decision_function(X), axis=1)]
+        dec = self._raw_decision(X)
         if n_classes == 2:
             return classes[(dec[:, 0] >= 0).astype(int)]  # libsvm: dec == 0 -> classes_[1]
         if self.multiclass == "ovr":

@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from .._progress import is_verbose, progress
 from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
 from ..planning import Plan, decide_store, row_cache_choice
@@ -45,6 +46,8 @@ class KernelSVR(RegressorMixin, BaseEstimator):
         Store the (2n x 2n) Gram matrix of the doubled variables (``"auto"``:
         when it fits half the memory budget), else kernel rows on demand in a
         cache; the choice is in ``plan_``.
+    verbose : int or bool, default=0
+        >= 1: show SMO's progress (steps and violation) and print ``plan_``.
 
     Attributes
     ----------
@@ -56,6 +59,9 @@ class KernelSVR(RegressorMixin, BaseEstimator):
     intercept_ : ndarray of shape (1,)
     n_iter_ : int
     dual_objective_, duality_gap_ : float
+    max_violation_ : float
+        SMO's final maximal KKT violation (below ``tol`` unless it stopped at
+        ``max_iter``, which warns).
     plan_ : Plan
     kernel_ : Kernel or "precomputed"
 
@@ -84,10 +90,11 @@ class KernelSVR(RegressorMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None), None],
         "shrinking": ["boolean"],
         "cache": ["boolean", Options(str, ("auto",))],
+        "verbose": ["boolean", Interval(Integral, 0, None)],
     }
 
     def __init__(self, kernel="rbf", C=1.0, epsilon=0.1, *, tol=1e-3, max_iter=None,
-                 shrinking=True, cache="auto"):
+                 shrinking=True, cache="auto", verbose=0):
         self.kernel = kernel
         self.C = C
         self.epsilon = epsilon
@@ -95,6 +102,7 @@ class KernelSVR(RegressorMixin, BaseEstimator):
         self.max_iter = max_iter
         self.shrinking = shrinking
         self.cache = cache
+        self.verbose = verbose
 
     def _check_params(self):
         validate_params(self, self._param_constraints, type(self).__name__)
@@ -110,23 +118,27 @@ class KernelSVR(RegressorMixin, BaseEstimator):
         sw = check_sample_weight(sample_weight, n)
         Cs = float(self.C) * (np.ones(n) if sw is None else sw)
         keep = np.flatnonzero(Cs > 0)  # as libsvm: samples of weight 0 take no part
-        opts = dict(tol=float(self.tol), max_iter=self.max_iter, shrinking=self.shrinking)
+        bar = progress(None, "SMO (epsilon-SVR)", self.verbose)
+        opts = dict(tol=float(self.tol), max_iter=self.max_iter, shrinking=self.shrinking,
+                    callback=(lambda steps, gap: bar.update(steps, violation=gap))
+                    if is_verbose(self.verbose) else None)
         eps = float(self.epsilon)
         m = len(keep)
-        if kernel == "precomputed":
-            K = np.asarray(X, dtype=np.float64)[np.ix_(keep, keep)]
-            choices = ()
-            res = svr_gram(K, y[keep], Cs[keep], eps, **opts)
-        else:
-            store = decide_store(f"the {2 * m} x {2 * m} Gram matrix of the 2n variables",
-                                 32.0 * m * m, self.cache)
-            choices = (store,)
-            Xk = X[keep]
-            if store.value:
-                res = svr_gram(gram(kernel, Xk), y[keep], Cs[keep], eps, **opts)
+        with bar:
+            if kernel == "precomputed":
+                K = np.asarray(X, dtype=np.float64)[np.ix_(keep, keep)]
+                choices = ()
+                res = svr_gram(K, y[keep], Cs[keep], eps, **opts)
             else:
-                choices += (row_cache_choice(2 * m),)
-                res = svr_kernel(kernel, Xk, y[keep], Cs[keep], eps, **opts)
+                store = decide_store(f"the {2 * m} x {2 * m} Gram matrix of the 2n variables",
+                                     32.0 * m * m, self.cache)
+                choices = (store,)
+                Xk = X[keep]
+                if store.value:
+                    res = svr_gram(gram(kernel, Xk), y[keep], Cs[keep], eps, **opts)
+                else:
+                    choices += (row_cache_choice(2 * m),)
+                    res = svr_kernel(kernel, Xk, y[keep], Cs[keep], eps, **opts)
         self.kernel_ = kernel
         sv = np.flatnonzero(res.coef != 0)
         self.support_ = keep[sv].astype(np.int64)
@@ -136,9 +148,10 @@ class KernelSVR(RegressorMixin, BaseEstimator):
         self.n_iter_ = int(res.n_iter)
         self.dual_objective_ = float(res.dual_objective)
         self.duality_gap_ = float(res.duality_gap)
+        self.max_violation_ = float(res.max_violation)
         self.plan_ = Plan("smo", reason="the epsilon-SVR dual (2n variables) by SMO",
                           problem={"n": int(m)}, choices=choices)
-        report_plan(self)
+        report_plan(self, self.verbose)
         if not res.converged:
             warnings.warn(f"SMO stopped at max_iter={self.max_iter} before reaching "
                           f"tol={self.tol} (max violation {res.max_violation:.3g}); raise "

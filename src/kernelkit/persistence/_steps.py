@@ -20,7 +20,8 @@ from .._validation import validate_params
 from ..features import ExplicitFeatures, Nystroem, RandomFourierFeatures, explicit_feature_dim
 from ..features.random_fourier import restore_scale
 from ..kernels import Kernel
-from ..models import KernelSVR
+from ..models import KernelOneClassSVM, KernelSVC, KernelSVR
+from ._allowlist import registry as _estimator_registry
 from ._format import fail
 
 __all__ = ["step_registry"]
@@ -171,6 +172,47 @@ def _check_svr(path, model):
             fail(path, "support_ indexes beyond the precomputed training columns")
 
 
+def _check_one_class(path, model):
+    """KernelOneClassSVM: as KernelSVR, and 0 <= a_i (the box), a finite offset = -intercept."""
+    _check_svr(path, model)
+    dual = model.dual_coef_
+    if dual.dtype.kind != "f" or not np.isfinite(dual).all() or (dual < 0).any():
+        fail(path, "dual_coef_ of a one-class SVM must be finite and >= 0")
+    offset = getattr(model, "offset_", None)
+    if not isinstance(offset, float) or not np.isfinite(offset) or \
+            offset != -float(model.intercept_[0]):
+        fail(path, "offset_ must be a finite number equal to -intercept_[0]")
+
+
+# KernelSVC's entry in _allowlist, with the attributes of probability=True and SMO's
+# final violation (optional: absent from older files, and probA_/probB_ only when
+# probability=True), kept here while that module is being edited.
+_SVC_EXTRA_ARRAYS = ("max_violation_", "probA_", "probB_")
+
+
+def _check_svc(path, model):
+    """KernelSVC: the base entry's check, then one finite sigmoid per binary problem
+    (with A <= 0 not required: a sigmoid fitted to poor decision values may rise)."""
+    _estimator_registry()["KernelSVC"][3](path, model)
+    n_problems = model.intercept_.shape[0]
+    has = [hasattr(model, a) for a in ("probA_", "probB_")]
+    if any(has) and not all(has):
+        fail(path, "probA_ and probB_ come together")
+    if all(has) != bool(model.probability):
+        fail(path, f"probability={model.probability!r} but probA_/probB_ are "
+                   f"{'present' if all(has) else 'absent'}")
+    for attr in _SVC_EXTRA_ARRAYS:
+        arr = getattr(model, attr, None)
+        if arr is not None and (arr.shape != (n_problems,) or arr.dtype.kind != "f"):
+            fail(path, f"KernelSVC.{attr} has shape {arr.shape} and dtype {arr.dtype}; "
+                       f"expected ({n_problems},) floats, one per binary problem")
+
+
+def _svc_entry():
+    cls, arrays, scalars, _ = _estimator_registry()["KernelSVC"]
+    return cls, tuple(arrays) + _SVC_EXTRA_ARRAYS, scalars, _check_svc
+
+
 def step_registry():
     """Name -> (class, array attributes, JSON attributes, state check)."""
     return {
@@ -188,4 +230,9 @@ def step_registry():
         # an estimator, kept here (not in _allowlist) while that module is being edited
         "KernelSVR": (KernelSVR, ("dual_coef_", "support_vectors_", "intercept_", "support_"),
                       ("n_iter_", "dual_objective_", "duality_gap_") + _NAMES, _check_svr),
+        "KernelSVC": _svc_entry(),
+        "KernelOneClassSVM": (KernelOneClassSVM,
+                              ("dual_coef_", "support_vectors_", "intercept_", "support_"),
+                              ("offset_", "n_iter_", "objective_", "max_violation_") + _NAMES,
+                              _check_one_class),
     }

@@ -71,7 +71,7 @@ def _svr_result(res, G, y, Cb2, p, epsilon):
                      max_violation=res.max_violation, converged=res.converged)
 
 
-def svr_gram(K, y, C, epsilon, *, tol=1e-3, max_iter=None, shrinking=True):
+def svr_gram(K, y, C, epsilon, *, tol=1e-3, max_iter=None, shrinking=True, callback=None):
     """Solve the epsilon-SVR dual by SMO on a stored Gram matrix (libsvm's formulation).
 
     With 2n variables (a, a*), labels (+1, -1) and linear term p = (epsilon - y,
@@ -88,7 +88,7 @@ def svr_gram(K, y, C, epsilon, *, tol=1e-3, max_iter=None, shrinking=True):
         Bounds C_i > 0 (C times sample weights).
     epsilon : float
         Width of the insensitive tube, >= 0.
-    tol, max_iter, shrinking
+    tol, max_iter, shrinking, callback
         As :func:`smo_gram` (``max_iter`` defaults to that of 2n variables).
 
     Returns
@@ -99,16 +99,16 @@ def svr_gram(K, y, C, epsilon, *, tol=1e-3, max_iter=None, shrinking=True):
     y, y2, Cb2, p = _svr_problem(y, C, epsilon)
     K2 = np.block([[K, K], [K, K]])
     res, G = _drive(_GramRows(K2), y2, Cb2, np.ascontiguousarray(np.diag(K2)), tol, max_iter,
-                    shrinking, p)
+                    shrinking, p, callback=callback)
     return _svr_result(res, G, y, Cb2, p, epsilon)
 
 
 def svr_kernel(kernel, X, y, C, epsilon, *, tol=1e-3, max_iter=None, shrinking=True,
-               cache_bytes=None, batch=64):
+               cache_bytes=None, batch=64, callback=None):
     """Solve the epsilon-SVR dual with kernel rows on demand (LRU cache), as
     :func:`svr_gram` (``X`` validated inputs of ``kernel``; the rows of the doubled
     problem are the rows of X twice)."""
     y, y2, Cb2, p = _svr_problem(y, C, epsilon)
     source, QD = row_source(KernelRows(kernel, np.concatenate([X, X])), cache_bytes, batch)
-    res, G = _drive(source, y2, Cb2, QD, tol, max_iter, shrinking, p)
+    res, G = _drive(source, y2, Cb2, QD, tol, max_iter, shrinking, p, callback=callback)
     return _svr_result(res, G, y, Cb2, p, epsilon)
