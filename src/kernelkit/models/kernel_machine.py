@@ -73,7 +73,8 @@ def class_sample_weight(class_weight, classes, Y, sample_weight=None):
 
     ``Y`` is the (n, k) -1/+1 coding of :func:`validate_classifier_data` (k = 1
     for two classes); ``class_weight`` is a dict label -> weight or
-    ``"balanced"`` (n / (n_classes * count)), scikit-learn's semantics. With
+    ``"balanced"`` (n / (n_classes * count), counts weighted by
+    ``sample_weight``), scikit-learn's semantics. With
     one-vs-rest, every binary problem gets the same per-sample weights (those
     of each sample's own class), as scikit-learn's LogisticRegression.
     """
@@ -81,12 +82,13 @@ def class_sample_weight(class_weight, classes, Y, sample_weight=None):
     if class_weight is None:
         return None if sample_weight is None else check_sample_weight(sample_weight, n)
     labels = (Y[:, 0] > 0).astype(np.int64) if Y.shape[1] == 1 else np.argmax(Y, axis=1)
-    # compute_class_weight checks the dict's labels against classes_ (sklearn's message)
-    weights = compute_class_weight(class_weight, classes=classes, y=classes[labels])
+    given = None if sample_weight is None else check_sample_weight(sample_weight, n)
+    # compute_class_weight checks the dict's labels against classes_ (sklearn's message);
+    # "balanced" counts the classes with the sample weights, as scikit-learn does
+    weights = compute_class_weight(class_weight, classes=classes, y=classes[labels],
+                                   sample_weight=given)
     sw = weights[labels]
-    if sample_weight is not None:
-        sw = sw * check_sample_weight(sample_weight, n)
-    return sw
+    return sw if given is None else sw * given
 
 
 def check_kernel_machine_params(est):

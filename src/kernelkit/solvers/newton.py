@@ -470,7 +470,8 @@ def newton_cg_dual(K, y, loss, lam, *, tol=1e-8, max_iter=50, sample_weight=None
     K : ndarray of shape (n, n)
     y, loss, lam, tol, max_iter, sample_weight, callback : as :func:`newton_dual`
     max_rank : int, default=PRECONDITIONER_MAX_RANK
-        Largest rank of the preconditioner (it stops earlier once the residual
+        Largest rank of the preconditioner, also at most 3 sqrt(n) (it stops
+        earlier once the residual
         trace is below n lam / sup(l''), which keeps the preconditioned
         spectrum within [1, 2]).
     cg_max_iter : int, default=1000
@@ -494,7 +495,10 @@ def newton_cg_dual(K, y, loss, lam, *, tol=1e-8, max_iter=50, sample_weight=None
     nl = n * lam
     sw = sample_weight
     w_max = _CURVATURE_BOUND.get(loss.name, 1.0) * (1.0 if sw is None else float(np.max(sw)))
-    L, _, _ = pivoted_cholesky(K, max_rank, trace_tol=nl / max(w_max, 1e-300))
+    # Rank <= 3 sqrt(n): the preconditioner's O(n m^2) per Newton step then costs
+    # at most ~9 products with K, whatever n.
+    rank = min(int(max_rank), int(3 * np.sqrt(n)))
+    L, _, _ = pivoted_cholesky(K, rank, trace_tol=nl / max(w_max, 1e-300))
     precond = _LowRankPreconditioner(L, nl)
     u = np.zeros(n)
     f = np.zeros(n)
