@@ -37,7 +37,17 @@ _KMEANS_WEIGHT_EQUIVALENCE = {"check_sample_weight_equivalence_on_dense_data":
                               "random k-means++ draws differ for weighted and repeated rows"}
 
 
+# No intercept (by design: add a constant to the kernel for one): with the local
+# RBF(gamma=0.5) on the check's blobs (std 20), test points see f ~ 0, which no
+# class weight can move. With kernel "rbf(gamma=0.5) + 1" both estimators pass
+# (checked by hand).
+_NO_INTERCEPT_CLASS_WEIGHT = {"check_class_weight_classifiers":
+                              "no intercept: f ~ 0 far from the training points"}
+
+
 def _expected_failures(estimator):
+    if isinstance(estimator, (KernelLogisticRegression, KernelMachineClassifier)):
+        return _NO_INTERCEPT_CLASS_WEIGHT
     if isinstance(estimator, KernelKMeans):
         return _KMEANS_WEIGHT_EQUIVALENCE
     if isinstance(estimator, KernelSVC):

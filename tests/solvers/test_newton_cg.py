@@ -94,3 +94,18 @@ def test_callbacks_see_every_step(data):
     seen.clear()
     res = lbfgs_dual(K, y, "logistic", 1e-3, callback=lambda it, g: seen.append(it))
     assert seen == list(range(1, res.n_iter + 1))
+
+
+def test_pegasos_progress_chunks_give_the_same_result(data):
+    from kernelkit.solvers import pegasos as pg
+    X, _, y, K = data
+    steps = []
+    a = pg.pegasos_gram(K, y, 1.0, 25_000, random_state=0)
+    b = pg.pegasos_gram(K, y, 1.0, 25_000, random_state=0, callback=steps.append)
+    np.testing.assert_array_equal(a.alpha, b.alpha)
+    assert sum(steps) == 25_000 and len(steps) == 3
+    steps.clear()
+    c = pg.pegasos_kernel(RBF(gamma=0.2), X, y, 1.0, 1500, random_state=0, callback=steps.append)
+    assert sum(steps) == 1500
+    np.testing.assert_allclose(c.alpha, pg.pegasos_gram(K, y, 1.0, 1500, random_state=0).alpha,
+                               rtol=1e-12)
