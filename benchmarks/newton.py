@@ -22,7 +22,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import alternate  # noqa: E402
+import json  # noqa: E402
+
+from _common import RESULTS, alternate  # noqa: E402
 
 from kernelkit.datasets.shared import load_shared_table  # noqa: E402
 from kernelkit.gram import gram  # noqa: E402
@@ -55,6 +57,7 @@ def main():
     quick = "--quick" in sys.argv
     before = "--before" in sys.argv
     repeats = 1 if quick else 3
+    records = []
     rng = np.random.default_rng(0)
     Xh, yh = load("537_houses", "classify")
     print(f"KernelLogisticRegression, rbf(gamma=0.125), C=1, California housing > median "
@@ -71,9 +74,12 @@ def main():
         line = ", ".join(f"{k}: {v['median']:.2f} s (times {[round(t, 1) for t in v['times']]})"
                          for k, v in out.items())
         print(f"  n={n}: {line}; solver {new.solver_}, {new.n_iter_} steps; {load_text()}")
-        if len(fns) > 1:
-            print(f"    max relative difference of decision values: "
-                  f"{rel(new.decision_function(X), old.decision_function(X)):.2e}")
+        diff = rel(new.decision_function(X), old.decision_function(X)) if len(fns) > 1 else None
+        if diff is not None:
+            print(f"    max relative difference of decision values: {diff:.2e}")
+        records.append({"case": "KernelLogisticRegression", "n": n, "load": os.getloadavg(),
+                        "seconds": {k: v["times"] for k, v in out.items()},
+                        "max_rel_diff": diff})
     Xc, yc = load("197_cpu_act", "regress")
     print(f"KernelMachine(loss='huber', alpha=1), rbf(gamma=0.05), cpu_act (d={Xc.shape[1]}); "
           f"{load_text()}")
@@ -91,11 +97,18 @@ def main():
         a, b = out["Newton-CG"]["result"], out["Newton direct (old)"]["result"]
         print(f"    steps CG/direct {a.n_iter}/{b.n_iter}; max relative difference of "
               f"decision values {rel(K @ a.coef, K @ b.coef):.2e}")
+        records.append({"case": "huber", "n": n, "load": os.getloadavg(),
+                        "seconds": {k: v["times"] for k, v in out.items()},
+                        "max_rel_diff": rel(K @ a.coef, K @ b.coef)})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             m = KernelMachine("rbf(gamma=0.05)", loss="huber", alpha=1.0).fit(X, y)
         print(f"    KernelMachine(loss='huber') plan: "
               f"{'; '.join(str(c) for c in m.plan_.choices)}")
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / ("newton_quick.json" if quick else "newton.json")
+    path.write_text(json.dumps(records, indent=1))
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":
