@@ -109,3 +109,31 @@ def test_pegasos_progress_chunks_give_the_same_result(data):
     assert sum(steps) == 1500
     np.testing.assert_allclose(c.alpha, pg.pegasos_gram(K, y, 1.0, 1500, random_state=0).alpha,
                                rtol=1e-12)
+
+
+@pytest.mark.parametrize("strategy", ["gram_cached", "kernel_on_the_fly"])
+def test_sgd_sample_weights(data, strategy):
+    from kernelkit.solvers.sgd import sgd
+    X, _, y, K = data
+    common = dict(X=X, kernel=RBF(gamma=0.2), K=K if strategy == "gram_cached" else None,
+                  n_epochs=2, eta0=0.5, random_state=0)
+    a = sgd(strategy, y, "hinge", 1e-2, **common)
+    b = sgd(strategy, y, "hinge", 1e-2, sample_weight=np.ones(len(y)), **common)
+    np.testing.assert_array_equal(a.coef, b.coef)
+    w = np.ones(len(y))
+    w[:50] = 0.0
+    c = sgd(strategy, y, "hinge", 1e-2, sample_weight=w, **common)
+    assert not c.coef[:50].any() and c.coef[50:].any()  # weight 0: never a support vector
+    assert a.last_epoch_change is not None and a.last_epoch_change >= 0
+
+
+def test_epsilon_insensitive_loss():
+    from kernelkit.solvers.losses import get_loss
+    loss = get_loss("epsilon_insensitive", 0.3)
+    z = np.array([-1.0, 0.1, 0.5, 2.0])
+    y = np.zeros(4)
+    np.testing.assert_allclose(loss.value(z, y), [0.7, 0.0, 0.2, 1.7])
+    np.testing.assert_allclose(loss.derivative(z, y), [-1.0, 0.0, 1.0, 1.0])
+    assert not loss.smooth and not loss.second_derivative(z, y).any()
+    with pytest.raises(ValueError):
+        get_loss("epsilon_insensitive", -1.0)
