@@ -30,7 +30,8 @@ from kernelkit.datasets.shared import load_shared_table  # noqa: E402
 from kernelkit.gram import gram  # noqa: E402
 from kernelkit.kernels import RBF  # noqa: E402
 from kernelkit.models import KernelLogisticRegression, KernelMachine, KernelRidge  # noqa: E402
-from kernelkit.solvers.newton import newton_cg_dual, newton_dual  # noqa: E402
+from kernelkit.solvers.newton import newton_dual  # noqa: E402
+from kernelkit.solvers.newton_cg import newton_cg_dual  # noqa: E402
 
 
 def load(name, target_kind):

@@ -6,8 +6,8 @@ from sklearn.linear_model import LogisticRegression
 
 from kernelkit.gram import gram
 from kernelkit.kernels import RBF
-from kernelkit.solvers.newton import (lbfgs_dual, lbfgs_multinomial, newton_cg_dual, newton_dual,
-                                      pivoted_cholesky)
+from kernelkit.solvers.newton import lbfgs_dual, lbfgs_multinomial, newton_dual
+from kernelkit.solvers.newton_cg import newton_cg_dual, pivoted_cholesky
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,8 @@ from ..gram import GramOperator, gram
 from ..planning import (Choice, Plan, choose_machine_solver, choose_newton_inner, decide_store,
                         plan_sgd)
 from ..solvers.losses import get_loss
-from ..solvers.newton import lbfgs_dual, newton_cg_dual, newton_dual
+from ..solvers.newton import lbfgs_dual, newton_dual
+from ..solvers.newton_cg import newton_cg_dual
 from ..solvers.sgd import default_eta0, sgd
 from ._base import input_dim, predict_labels, takes_strings, validate_predict_data
 from .kernel_ridge import predict_dual
