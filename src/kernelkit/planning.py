@@ -22,7 +22,9 @@ from ._budget import (BLOCK_SHARE, MAX_BLOCK_BYTES, ROW_CACHE_SHARE, STORE_SHARE
 from .config import REFERENCE_RATES, get_config, parse_memory
 
 __all__ = ["Candidate", "Choice", "Plan", "plan_sgd", "plan", "plan_ridge", "decide_store",
-           "choose_machine_solver", "falkon_store_choice", "row_cache_bytes", "row_cache_choice", "falkon_centers", "RATES", "STRATEGIES", "NEWTON_MAX_N"]
+           "choose_machine_solver", "falkon_store_choice", "row_cache_bytes", "row_cache_choice", "falkon_centers", "RATES", "STRATEGIES", "NEWTON_MAX_N",
+           "NEWTON_DIRECT_MAX_N", "choose_newton_inner", "LOGISTIC_LBFGS_MAX_N",
+           "choose_logistic_solver"]
 
 #: The reference machine's rates (see :data:`kernelkit.config.REFERENCE_RATES`);
 #: the rates in force are ``kernelkit.get_config()["rates"]``.
@@ -324,6 +326,56 @@ def row_cache_choice(n, memory=None):
                   f"{format_bytes(nbytes)} = {ROW_CACHE_SHARE:g} of the memory budget")
 
 
+#: Up to this n, Newton solves each step's system by a Cholesky factorisation
+#: (n^3/3 per step: cheap at this size, and exact); above it by preconditioned CG
+#: with products with the stored K (O(n^2) per product, see
+#: :func:`kernelkit.solvers.newton.newton_cg_dual`).
+NEWTON_DIRECT_MAX_N = 500
+
+
+def choose_newton_inner(n):
+    """How Newton solves its steps' systems on n samples, as a :class:`Choice`.
+
+    ``"direct"``: one n x n Cholesky factorisation per step (n <=
+    :data:`NEWTON_DIRECT_MAX_N`); ``"cg"``: preconditioned CG, products with the
+    stored K only, no factorisation of an n x n matrix.
+    """
+    if n <= NEWTON_DIRECT_MAX_N:
+        return Choice("Newton's inner solve", "direct",
+                      f"n={n} <= {NEWTON_DIRECT_MAX_N}: one n x n Cholesky per step is cheap")
+    return Choice("Newton's inner solve", "cg",
+                  f"n={n} > {NEWTON_DIRECT_MAX_N}: preconditioned CG, O(n^2) per product "
+                  "with K, instead of an n^3/3 factorisation per step")
+
+
+#: Up to this n, ``KernelLogisticRegression(solver="auto")`` solves binary problems
+#: by L-BFGS in K's eigenbasis (one n^3 eigendecomposition; its answer up to
+#: this size is the same as before "auto" existed); above it by Newton-CG.
+LOGISTIC_LBFGS_MAX_N = 1000
+
+
+def choose_logistic_solver(n, multinomial, solver="auto", memory=None):
+    """The solver of :class:`~kernelkit.models.KernelLogisticRegression`, as a :class:`Choice`.
+
+    ``"auto"``: L-BFGS for the multinomial model and for n <=
+    :data:`LOGISTIC_LBFGS_MAX_N`; else Newton (preconditioned CG on the stored
+    Gram matrix) when that matrix fits the storage share of the budget, else
+    L-BFGS with products with K only.
+    """
+    if solver != "auto":
+        return Choice("solver", solver, "set by the user")
+    if multinomial:
+        return Choice("solver", "lbfgs", "the multinomial model is solved by L-BFGS")
+    if n <= LOGISTIC_LBFGS_MAX_N:
+        return Choice("solver", "lbfgs", f"n={n} <= {LOGISTIC_LBFGS_MAX_N}: L-BFGS in K's "
+                      "eigenbasis (one n^3 eigendecomposition, cheap at this size)")
+    store = decide_store(f"the {n} x {n} Gram matrix", 8.0 * n * n, memory=memory)
+    if not store.value:
+        return Choice("solver", "lbfgs", f"Newton needs the Gram matrix: {store.reason}")
+    return Choice("solver", "newton", f"n={n} > {LOGISTIC_LBFGS_MAX_N}: Newton with a "
+                  f"preconditioned CG inner solve, no n^3 step ({store.reason})")
+
+
 #: Above this n, ``solver="auto"`` of the kernel machines prefers SGD to Newton's
 #: O(n^3) per iteration.
 NEWTON_MAX_N = 5000
@@ -353,8 +405,8 @@ def choose_machine_solver(n, loss, solver="auto", memory=None):
     """
     if solver != "auto":
         return Choice("solver", solver, "set by the user")
-    if loss == "hinge":
-        return Choice("solver", "sgd", "the hinge loss has no curvature for Newton")
+    if loss in ("hinge", "epsilon_insensitive"):
+        return Choice("solver", "sgd", f"the {loss} loss has no curvature for Newton")
     if n > NEWTON_MAX_N:
         return Choice("solver", "sgd", f"n={n} > {NEWTON_MAX_N}: Newton's n^3 steps too slow")
     store = decide_store(f"the {n} x {n} Gram matrix", 8.0 * n * n, memory=memory)

@@ -54,9 +54,17 @@ _OUTLIER_CHECKS_ON_FEATURES = {
     "check_outliers_fit_predict": "feeds features, not a Gram matrix, to kernel='precomputed'",
     "check_outliers_train": "feeds features, not a Gram matrix, to kernel='precomputed'",
 }
+# No intercept (by design: add a constant to the kernel for one): with the local
+# RBF(gamma=0.5) on the check's blobs (std 20), test points see f ~ 0, which no
+# class weight can move. With kernel "rbf(gamma=0.5) + 1" both estimators pass
+# (checked by hand).
+_NO_INTERCEPT_CLASS_WEIGHT = {"check_class_weight_classifiers":
+                              "no intercept: f ~ 0 far from the training points"}
 
 
 def _expected_failures(estimator):
+    if isinstance(estimator, (KernelLogisticRegression, KernelMachineClassifier)):
+        return _NO_INTERCEPT_CLASS_WEIGHT
     if isinstance(estimator, KernelKMeans):
         return _KMEANS_WEIGHT_EQUIVALENCE
     if isinstance(estimator, (KitchenSinksRegressor, KitchenSinksClassifier)):

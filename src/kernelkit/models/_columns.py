@@ -10,28 +10,34 @@ returns a :class:`ColumnFit`; the estimator stores it with
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._budget import budget, format_bytes, require
+from .._progress import progress
 from ..exceptions import DivergenceError, MemoryBudgetError
 from ..features import ExplicitFeatures, explicit_feature_dim
 from ..gram import GramOperator, gram
-from ..planning import Choice, Plan, choose_machine_solver, decide_store, plan_sgd
+from ..planning import (Choice, Plan, choose_machine_solver, choose_newton_inner, decide_store,
+                        plan_sgd)
 from ..solvers.losses import get_loss
 from ..solvers.newton import lbfgs_dual, newton_dual
+from ..solvers.newton_cg import newton_cg_dual
 from ..solvers.sgd import default_eta0, sgd
 from ._base import (as_float64_rows, input_dim, predict_labels, takes_strings,
                     validate_predict_data)
 from ._base import tag_sparse
 from .kernel_ridge import predict_dual
 
-__all__ = ["ColumnFit", "ColumnFitted", "fit_columns", "gram_or_operator", "decision_columns"]
+__all__ = ["ColumnFit", "ColumnFitted", "fit_columns", "gram_or_operator", "decision_columns",
+           "warn_not_converged", "SGD_TOL"]
 
 @dataclass
 class ColumnFit:
@@ -51,6 +57,11 @@ class ColumnFit:
         Training inputs (dual) or the fitted feature map (primal).
     strategy : str or None
         The SGD strategy (SGD only).
+    gradient_norm : ndarray of shape (k,) or None
+        Newton / L-BFGS: the final gradient norm per column (in the feature
+        space; see :class:`~kernelkit.solvers.newton.NewtonResult`).
+    last_epoch_change : ndarray of shape (k,) or None
+        SGD: the objective's relative change over the last epoch per column.
     """
 
     solver: str
@@ -62,6 +73,13 @@ class ColumnFit:
     X_fit: Any = None
     feature_map: Any = None
     strategy: Any = None
+    gradient_norm: Any = None
+    last_epoch_change: Any = None
+
+
+#: SGD has no stopping test; it warns (ConvergenceWarning) when the objective still
+#: changed by more than this fraction over its last epoch.
+SGD_TOL = 1e-2
 
 
 def gram_or_operator(kernel, X):
@@ -84,11 +102,19 @@ def _stack(coefs):
 
 
 def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, features,
-                n_epochs, eta0, average, max_iter, tol, random_state):
+                n_epochs, eta0, average, max_iter, tol, random_state, sample_weight=None,
+                verbose=0, solver_choice=None):
     """Fit one binary/real problem per column of Y (n, k) with the shared solvers.
 
     Parameters are those of :class:`~kernelkit.models.KernelMachine`; ``X`` is
-    validated, ``Y`` of shape (n, k), ``alpha`` a float.
+    validated, ``Y`` of shape (n, k), ``alpha`` a float. ``sample_weight``
+    (shape (n,)) multiplies each sample's loss; ``verbose`` shows progress
+    (:func:`kernelkit._progress.progress`); ``solver_choice`` is a
+    :class:`~kernelkit.planning.Choice` the caller already made (else
+    :func:`~kernelkit.planning.choose_machine_solver` decides). Newton and L-BFGS
+    stopping at ``max_iter`` short of ``tol``, and SGD whose objective still
+    moved by more than :data:`SGD_TOL` over its last epoch, warn with a
+    :class:`~sklearn.exceptions.ConvergenceWarning`.
 
     Returns
     -------
@@ -98,8 +124,10 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
     loss = get_loss(loss, epsilon)
     n, d = X.shape[0], input_dim(X)
     lam = alpha / n
-    solver_choice = choose_machine_solver(n, loss.name, solver)
+    if solver_choice is None:
+        solver_choice = choose_machine_solver(n, loss.name, solver)
     solver = solver_choice.value
+    k = Y.shape[1]
     if not takes_strings(kernel):
         X = as_float64_rows(X)  # sparse rows stay sparse
     if solver in ("newton", "lbfgs"):
@@ -109,18 +137,26 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
                     hint="use solver='lbfgs' (products with K, never stored) or solver='sgd'")
             store = Choice(f"store the {n} x {n} Gram matrix", True,
                            f"Newton's steps need it ({format_bytes(8.0 * n * n)})")
+            inner = choose_newton_inner(n)
             K = gram(kernel, X)
-            results = [newton_dual(K, Y[:, j], loss, lam, tol=tol, max_iter=max_iter)
-                       for j in range(Y.shape[1])]
+            newton = newton_dual if inner.value == "direct" else newton_cg_dual
+            results = [_with_progress(newton, K, Y[:, j], loss, lam, tol, max_iter,
+                                      sample_weight, verbose, _desc("Newton", j, k))
+                       for j in range(k)]
+            choices = (solver_choice, store, inner)
         else:
             K, store = gram_or_operator(kernel, X)
-            results = [lbfgs_dual(K, Y[:, j], loss, lam, tol=tol, max_iter=max_iter)
-                       for j in range(Y.shape[1])]
-        plan = Plan(solver, reason=solver_choice.reason, problem=problem,
-                    choices=(solver_choice, store))
+            results = [_with_progress(lbfgs_dual, K, Y[:, j], loss, lam, tol, max_iter,
+                                      sample_weight, verbose, _desc("L-BFGS", j, k))
+                       for j in range(k)]
+            choices = (solver_choice, store)
+        plan = Plan(solver, reason=solver_choice.reason, problem=problem, choices=choices)
+        gradient_norm = np.array([r.grad_norm for r in results], dtype=np.float64)
+        warn_not_converged(solver, [r.converged for r in results], gradient_norm, max_iter, tol)
         return ColumnFit(solver, "dual", _stack([r.coef for r in results]),
                          max(r.n_iter for r in results),
-                         np.array([r.objective for r in results]), plan, X_fit=X)
+                         np.array([r.objective for r in results]), plan, X_fit=X,
+                         gradient_norm=gradient_norm)
 
     fmap = None
     if features is not None:
@@ -159,17 +195,52 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
         shared["Z"] = fmap.transform(X)
     elif strategy == "gram_cached":
         shared["K"] = gram(kernel, X)
-    results = [sgd(strategy, Y[:, j], loss, lam, X=X, kernel=kernel, features=fmap,
-                   n_epochs=n_epochs, eta0=float(eta0), average=average, random_state=seed,
-                   **shared) for j in range(Y.shape[1])]
+    results = []
+    for j in range(k):
+        with progress(int(n_epochs) * n, _desc(f"SGD ({strategy})", j, k), verbose,
+                      unit="steps") as bar:
+            results.append(sgd(strategy, Y[:, j], loss, lam, X=X, kernel=kernel,
+                               features=fmap, n_epochs=n_epochs, eta0=float(eta0),
+                               average=average, random_state=seed,
+                               sample_weight=sample_weight, callback=bar.update, **shared))
     _raise_if_diverged(results, loss, lam, eta0, kernel, X)
     coef = _stack([r.coef for r in results])
     objective = np.array([r.objective for r in results])
+    change = np.array([np.nan if r.last_epoch_change is None else r.last_epoch_change
+                       for r in results])
+    if np.any(change > SGD_TOL):
+        warnings.warn(
+            f"SGD stopped after n_epochs={n_epochs} while its objective still changed by "
+            f"{np.nanmax(change):.2%} over the last epoch (more than {SGD_TOL:.0%}; "
+            "last_epoch_change_ keeps it per target): increase n_epochs, or use "
+            "solver='newton' for a smooth loss.", ConvergenceWarning, stacklevel=3)
     if results[0].representation == "w":
         return ColumnFit("sgd", "primal", coef, results[0].n_iter, objective, plan,
-                         feature_map=fmap, strategy=strategy)
+                         feature_map=fmap, strategy=strategy, last_epoch_change=change)
     return ColumnFit("sgd", "dual", coef, results[0].n_iter, objective, plan, X_fit=X,
-                     strategy=strategy)
+                     strategy=strategy, last_epoch_change=change)
+
+
+def _desc(what, j, k):
+    return what if k == 1 else f"{what}, column {j + 1}/{k}"
+
+
+def _with_progress(solve, K, y, loss, lam, tol, max_iter, sample_weight, verbose, desc):
+    """One Newton / L-BFGS solve with a progress bar of its steps (gradient norm beside)."""
+    with progress(max_iter, desc, verbose, unit="steps") as bar:
+        return solve(K, y, loss, lam, tol=tol, max_iter=max_iter, sample_weight=sample_weight,
+                     callback=(lambda it, grad: bar.update(1, grad=grad)))
+
+
+def warn_not_converged(solver, converged, gradient_norm, max_iter, tol):
+    """A ConvergenceWarning when a Newton / L-BFGS solve stopped at ``max_iter``."""
+    if all(converged):
+        return
+    name = {"newton": "Newton", "lbfgs": "L-BFGS"}.get(solver, solver)
+    warnings.warn(
+        f"{name} stopped at max_iter={max_iter} short of tol={tol:g} (gradient norm "
+        f"{np.nanmax(gradient_norm):.3g}, kept in gradient_norm_): increase max_iter, or "
+        "alpha (a larger penalty is better conditioned).", ConvergenceWarning, stacklevel=4)
 
 
 def _raise_if_diverged(results, loss, lam, eta0, kernel, X):
@@ -213,6 +284,11 @@ class ColumnFitted:
             self.strategy_ = fit.strategy
         self.n_iter_ = fit.n_iter
         self.objective_ = fit.objective
+        for name in ("gradient_norm", "last_epoch_change"):  # the solver's own measure
+            if getattr(fit, name) is not None:
+                setattr(self, name + "_", getattr(fit, name))
+            elif hasattr(self, name + "_"):  # from an earlier fit by another solver
+                delattr(self, name + "_")
 
 
 class _ScoreClassifier(ColumnFitted, ClassifierMixin, BaseEstimator):

@@ -1,6 +1,6 @@
 """Any L2-regularised linear model, kernelised by the representer theorem.
 
-``KernelMachine`` (regression losses: squared, huber) and
+``KernelMachine`` (regression losses: squared, huber, epsilon_insensitive) and
 ``KernelMachineClassifier`` (margin losses: logistic, hinge, squared_hinge;
 labels of any type, one-vs-rest beyond two classes) minimise
 
@@ -10,7 +10,10 @@ i.e. (lam/2)||w||^2 + (1/n) sum_i l(w'psi(x_i); y_i) with lam = alpha / n.
 This scaling makes ``KernelMachine(loss="squared", alpha=a)`` the same model
 as ``KernelRidge(alpha=a)`` (both solve (K + a I) u = y), and ``alpha = 1/C``
 for scikit-learn's ``C`` convention. There is no separate intercept: add a
-constant to the kernel (``"rbf + 1"``) for one (it is then penalised).
+constant to the kernel (``"rbf + 1"``) for one (it is then penalised). With
+``loss="epsilon_insensitive"`` and ``alpha = 1/C`` the objective is
+``C`` times that of :class:`~kernelkit.models.KernelSVR` (scikit-learn's
+``SVR``) without its intercept: the same minimiser.
 
 Solvers (all in :mod:`kernelkit.solvers`): ``"newton"`` (IRLS on the cached
 Gram matrix, smooth and piecewise-quadratic losses), ``"lbfgs"`` (products
@@ -24,6 +27,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -31,13 +35,14 @@ from .._validation import HasMethods, Interval, Options, validate_params
 from ..exceptions import InvalidParameterError
 from ..planning import STRATEGIES
 from ._base import report_plan, resolve_estimator_kernel, validate_fit_data, validate_predict_data
-from ._base import validate_classifier_data
+from ._base import check_sample_weight, validate_classifier_data
 from ._columns import ColumnFitted, _ScoreClassifier, decision_columns, fit_columns
 
 __all__ = ["KernelMachine", "KernelMachineClassifier"]
 
 _SOLVERS = ("auto", "sgd", "newton", "lbfgs")
-_REGRESSION = ("squared", "huber")
+_REGRESSION = ("squared", "huber", "epsilon_insensitive")
+_NO_CURVATURE = ("hinge", "epsilon_insensitive")
 _CLASSIFICATION = ("logistic", "hinge", "squared_hinge")
 
 
@@ -52,23 +57,52 @@ ITERATION_CONSTRAINTS = {
 _MACHINE_CONSTRAINTS = {
     "kernel": ["kernel"],
     "alpha": [Interval(Real, 0, None, closed="neither", note="the penalty")],
-    "epsilon": [Interval(Real, 0, None, closed="neither", note="the Huber threshold")],
+    "epsilon": [Interval(Real, 0, None, closed="left",
+                         note="the Huber threshold or the epsilon-insensitive tube")],
     "solver": [Options(str, _SOLVERS)],
     "features": [HasMethods(["fit", "transform"]), None],
     "eta0": [Interval(Real, 0, None, closed="neither"), Options(str, ("auto",))],
     "average": ["boolean", Interval(Integral, 0, None)],
+    "verbose": [Interval(Real, 0, None)],
     **ITERATION_CONSTRAINTS,
 }
+
+
+def class_sample_weight(class_weight, classes, Y, sample_weight=None):
+    """Per-sample weights class_weight[y_i] * sample_weight_i, or None if neither is given.
+
+    ``Y`` is the (n, k) -1/+1 coding of :func:`validate_classifier_data` (k = 1
+    for two classes); ``class_weight`` is a dict label -> weight or
+    ``"balanced"`` (n / (n_classes * count), counts weighted by
+    ``sample_weight``), scikit-learn's semantics. With
+    one-vs-rest, every binary problem gets the same per-sample weights (those
+    of each sample's own class), as scikit-learn's LogisticRegression.
+    """
+    n = Y.shape[0]
+    if class_weight is None:
+        return None if sample_weight is None else check_sample_weight(sample_weight, n)
+    labels = (Y[:, 0] > 0).astype(np.int64) if Y.shape[1] == 1 else np.argmax(Y, axis=1)
+    given = None if sample_weight is None else check_sample_weight(sample_weight, n)
+    # compute_class_weight checks the dict's labels against classes_ (sklearn's message);
+    # "balanced" counts the classes with the sample weights, as scikit-learn does
+    weights = compute_class_weight(class_weight, classes=classes, y=classes[labels],
+                                   sample_weight=given)
+    sw = weights[labels]
+    return sw if given is None else sw * given
 
 
 def check_kernel_machine_params(est):
     """Data-independent checks shared by the kernel machines; returns the kernel."""
     owner = type(est).__name__
     validate_params(est, est._param_constraints, owner)
-    if est.solver in ("newton", "lbfgs") and est.loss == "hinge":
+    if est.solver in ("newton", "lbfgs") and est.loss in _NO_CURVATURE:
+        other = "squared_hinge" if est.loss == "hinge" else "huber"
         raise InvalidParameterError(
-            f"{owner}: solver={est.solver!r} needs a loss with curvature; the hinge loss "
-            "has none: use solver='sgd' (or loss='squared_hinge')")
+            f"{owner}: solver={est.solver!r} needs a loss with curvature; the {est.loss} loss "
+            f"has none: use solver='sgd' (or loss={other!r})")
+    if est.loss == "huber" and not est.epsilon > 0:
+        raise InvalidParameterError(f"{owner}: the huber loss needs epsilon > 0, got "
+                                    f"{est.epsilon!r}")
     kernel = resolve_estimator_kernel(est.kernel)
     if kernel == "precomputed":
         raise InvalidParameterError(f"{owner} does not take kernel='precomputed'; pass a "
@@ -81,7 +115,7 @@ class _KernelMachineMixin(ColumnFitted):
 
     def __init__(self, kernel="rbf", loss="squared", alpha=1.0, *, epsilon=1.35,
                  solver="auto", strategy="auto", features=None, n_epochs=5, eta0="auto",
-                 average=False, max_iter=100, tol=1e-8, random_state=None):
+                 average=False, max_iter=100, tol=1e-8, random_state=None, verbose=0):
         self.kernel = kernel
         self.loss = loss
         self.alpha = alpha
@@ -95,13 +129,15 @@ class _KernelMachineMixin(ColumnFitted):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.verbose = verbose
 
-    def _fit_columns(self, kernel, X, Y):
+    def _fit_columns(self, kernel, X, Y, sample_weight=None):
         return fit_columns(kernel, X, Y, self.loss, float(self.alpha), epsilon=self.epsilon,
                            solver=self.solver, strategy=self.strategy, features=self.features,
                            n_epochs=self.n_epochs, eta0=self.eta0, average=self.average,
                            max_iter=self.max_iter, tol=self.tol,
-                           random_state=self.random_state)
+                           random_state=self.random_state, sample_weight=sample_weight,
+                           verbose=self.verbose)
 
 
 _PARAMS_DOC = """
@@ -112,9 +148,13 @@ _PARAMS_DOC = """
     alpha : float, default=1.0
         Penalty (alpha/2)||f||^2 against the *sum* of the losses; lam = alpha / n.
     epsilon : float, default=1.35
-        Huber threshold.
+        Huber threshold (> 0), or the half-width of the epsilon-insensitive tube
+        (>= 0; scikit-learn's SVR uses 0.1: pass it).
     solver : {"auto", "sgd", "newton", "lbfgs"}, default="auto"
-        ``"auto"``: SGD for the hinge loss or n > 5000, else Newton.
+        ``"auto"``: SGD for the hinge and epsilon-insensitive losses (no
+        curvature) or n > 5000, else Newton (a Cholesky per step up to n = 500,
+        preconditioned CG with products with the stored K above: the choice is
+        in ``plan_``).
     strategy : {"auto", "features_on_the_fly", "features_cached", "kernel_on_the_fly",
         "gram_cached"}, default="auto"
         SGD strategy; ``"auto"`` asks :func:`kernelkit.planning.plan_sgd` (kept in ``plan_``).
@@ -132,17 +172,24 @@ _PARAMS_DOC = """
     max_iter : int, default=100
         Newton / L-BFGS iterations.
     tol : float, default=1e-8
-        Newton decrement / L-BFGS gradient tolerance.
+        Newton decrement / L-BFGS gradient tolerance. Stopping at ``max_iter``
+        short of it warns (:class:`~sklearn.exceptions.ConvergenceWarning`), as
+        does SGD whose objective still changed by more than 1% over its last epoch.
     random_state : int, RandomState or None
         Seeds the SGD sample order.
+    verbose : int, default=0
+        Progress of the Newton / L-BFGS steps (with the gradient norm) or of
+        the SGD steps, and the plan; ``config_context(verbosity=1)`` does the same.
 """
 
 
 class KernelMachine(_KernelMachineMixin, RegressorMixin, BaseEstimator):
-    __doc__ = f"""Kernelised L2-regularised regression with the squared or Huber loss.
+    __doc__ = f"""Kernelised L2-regularised regression: squared, Huber or epsilon-insensitive loss.
 
     Minimises (alpha/2)||f||_H^2 + sum_i l(f(x_i); y_i); with ``loss="squared"``
-    this is kernel ridge regression (same alpha as :class:`KernelRidge`).
+    this is kernel ridge regression (same alpha as :class:`KernelRidge`); with
+    ``loss="epsilon_insensitive"`` and ``alpha = 1/C`` it is support vector
+    regression without intercept (SGD only: the loss has no curvature).
 
     Parameters
     ----------{_PARAMS_DOC}
@@ -162,6 +209,11 @@ class KernelMachine(_KernelMachineMixin, RegressorMixin, BaseEstimator):
     n_iter_ : int
     objective_ : ndarray of shape (n_targets,)
         Final (lam/2)||w||^2 + mean loss per target.
+    gradient_norm_ : ndarray of shape (n_targets,)
+        Newton / L-BFGS: the final gradient norm in the feature space (as
+        Falkon's ``residual_norm_``: what ``tol`` is judged against).
+    last_epoch_change_ : ndarray of shape (n_targets,)
+        SGD: the objective's relative change over the last epoch.
 
     Examples
     --------
@@ -193,7 +245,7 @@ class KernelMachine(_KernelMachineMixin, RegressorMixin, BaseEstimator):
         if y.ndim == 2 and y.shape[1] == 1:  # keep the (n, 1) shape of y
             fit.coef = fit.coef[:, None]
         self._store_fit(kernel, fit)
-        report_plan(self)
+        report_plan(self, self.verbose)
         return self
 
     def predict(self, X):
@@ -217,6 +269,11 @@ class KernelMachineClassifier(_KernelMachineMixin, _ScoreClassifier):
 
     Parameters
     ----------{_PARAMS_DOC}
+    class_weight : dict or "balanced", optional
+        Weight of each class's losses (scikit-learn's semantics: ``"balanced"``
+        is n / (n_classes * count)); with one-vs-rest, each sample keeps its own
+        class's weight in every binary problem.
+
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -224,6 +281,8 @@ class KernelMachineClassifier(_KernelMachineMixin, _ScoreClassifier):
     coef_ : ndarray of shape (D,) for two classes, else (D, n_classes)
     representation_, solver_, strategy_, plan_, n_iter_, objective_
         As in :class:`KernelMachine`.
+    gradient_norm_, last_epoch_change_
+        As in :class:`KernelMachine`, per binary problem.
 
     Examples
     --------
@@ -238,16 +297,19 @@ class KernelMachineClassifier(_KernelMachineMixin, _ScoreClassifier):
 
     def __init__(self, kernel="rbf", loss="hinge", alpha=1.0, *, epsilon=1.35,
                  solver="auto", strategy="auto", features=None, n_epochs=5, eta0="auto",
-                 average=False, max_iter=100, tol=1e-8, random_state=None):
+                 average=False, max_iter=100, tol=1e-8, random_state=None, verbose=0,
+                 class_weight=None):
         super().__init__(kernel, loss, alpha, epsilon=epsilon, solver=solver,
                          strategy=strategy, features=features, n_epochs=n_epochs, eta0=eta0,
                          average=average, max_iter=max_iter, tol=tol,
-                         random_state=random_state)
+                         random_state=random_state, verbose=verbose)
+        self.class_weight = class_weight
 
     _param_constraints = {
         **_MACHINE_CONSTRAINTS,
         "loss": [Options(str, _CLASSIFICATION, note="'squared' and 'huber' are losses of "
                                                     "KernelMachine")],
+        "class_weight": [Options(str, ("balanced",)), dict, None],
     }
 
     def _check_params(self):
@@ -257,6 +319,7 @@ class KernelMachineClassifier(_KernelMachineMixin, _ScoreClassifier):
         """Fit on X of shape (n_samples, n_features), labels y of shape (n_samples,)."""
         kernel = self._check_params()
         X, Y = validate_classifier_data(self, X, y, kernel)
-        self._store_fit(kernel, self._fit_columns(kernel, X, Y))
-        report_plan(self)
+        sw = class_sample_weight(self.class_weight, self.classes_, Y)
+        self._store_fit(kernel, self._fit_columns(kernel, X, Y, sw))
+        report_plan(self, self.verbose)
         return self

@@ -14,7 +14,13 @@ hinge              max(0, 1 - y z)                  -y [y z < 1]  (a subgradient
 squared_hinge      max(0, 1 - y z)^2 / 2            -y max(0, 1 - y z)
 huber (epsilon)    (z-y)^2/2 if |z-y|<=eps, else    clip(z - y, -eps, eps)
                    eps |z-y| - eps^2/2
+epsilon_           max(0, |z - y| - eps)            sign(z - y) [|z-y| > eps]
+insensitive                                         (a subgradient)
 =================  ===============================  ===========================
+
+The epsilon-insensitive loss is support vector regression's (Vapnik 1995;
+scikit-learn's ``SVR`` and ``SGDRegressor(loss="epsilon_insensitive")``); like
+the hinge loss it has no curvature, so only the (sub)gradient solvers apply.
 """
 
 from __future__ import annotations
@@ -39,7 +45,8 @@ class Loss:
     smooth : bool
         Whether the second derivative exists everywhere (Newton applies).
     epsilon : float
-        Huber threshold (unused by the others).
+        Huber threshold, or the half-width of the epsilon-insensitive tube
+        (unused by the others).
     """
 
     name: str
@@ -60,6 +67,8 @@ class Loss:
             return 0.5 * np.maximum(0.0, 1.0 - y * z) ** 2
         r = np.abs(z - y)
         e = self.epsilon
+        if self.name == "epsilon_insensitive":
+            return np.maximum(0.0, r - e)
         return np.where(r <= e, 0.5 * r ** 2, e * r - 0.5 * e * e)
 
     def derivative(self, z, y):
@@ -73,6 +82,9 @@ class Loss:
             return np.where(y * z < 1.0, -y, 0.0)
         if self.name == "squared_hinge":
             return -y * np.maximum(0.0, 1.0 - y * z)
+        if self.name == "epsilon_insensitive":
+            r = z - y
+            return np.where(np.abs(r) > self.epsilon, np.sign(r), 0.0)
         return np.clip(z - y, -self.epsilon, self.epsilon)
 
     def second_derivative(self, z, y):
@@ -83,7 +95,7 @@ class Loss:
         if self.name == "logistic":
             p = expit(y * z)
             return p * (1.0 - p)
-        if self.name == "hinge":
+        if self.name in ("hinge", "epsilon_insensitive"):
             return np.zeros_like(z)
         if self.name == "squared_hinge":
             return (y * z < 1.0).astype(np.float64)
@@ -96,11 +108,14 @@ LOSSES = {
     "hinge": Loss("hinge", classification=True, smooth=False),
     "squared_hinge": Loss("squared_hinge", classification=True, smooth=False),
     "huber": Loss("huber", classification=False, smooth=False),
+    "epsilon_insensitive": Loss("epsilon_insensitive", classification=False, smooth=False,
+                                epsilon=0.1),
 }
 
 
 def get_loss(name, epsilon=1.35):
-    """The :class:`Loss` called ``name`` (``"huber"`` takes ``epsilon`` > 0)."""
+    """The :class:`Loss` called ``name`` (``"huber"`` takes ``epsilon`` > 0,
+    ``"epsilon_insensitive"`` ``epsilon`` >= 0)."""
     if isinstance(name, Loss):
         return name
     if name not in LOSSES:
@@ -109,4 +124,8 @@ def get_loss(name, epsilon=1.35):
         if not epsilon > 0:
             raise ValueError(f"huber epsilon must be > 0, got {epsilon!r}")
         return Loss("huber", classification=False, smooth=False, epsilon=float(epsilon))
+    if name == "epsilon_insensitive":
+        if not epsilon >= 0:
+            raise ValueError(f"epsilon_insensitive epsilon must be >= 0, got {epsilon!r}")
+        return Loss(name, classification=False, smooth=False, epsilon=float(epsilon))
     return LOSSES[name]

@@ -21,6 +21,9 @@ L-BFGS (scipy) runs on a stored K through its eigendecomposition K = B B'
 products with K only). The multinomial (softmax) logistic loss is solved by
 it, U of shape (n, n_classes).
 
+Above a few hundred samples the kernel machines solve Newton's steps by CG
+instead (:func:`kernelkit.solvers.newton_cg.newton_cg_dual`).
+
 Pure numerics: no validation, no printing.
 """
 
@@ -51,23 +54,40 @@ class NewtonResult:
     objective : float
         J(u) at ``coef``.
     converged : bool
+    grad_norm : float or None
+        Norm of J's gradient in the feature space at ``coef``, ||lam w + (1/n)
+        sum_i s_i l'_i psi(x_i)|| = sqrt(g'Kg) with g = lam u + s l'(Ku)/n (the
+        same number whatever the representation).
     """
 
     coef: np.ndarray
     n_iter: int
     objective: float
     converged: bool
+    grad_norm: float | None = None
 
 
 def _matvec(K, v):
     return K @ v if isinstance(K, np.ndarray) else (K.matvec(v) if v.ndim == 1 else K.matmat(v))
 
 
-def _objective(loss, lam, u, f, y):
-    return 0.5 * lam * float(u @ f) + float(np.mean(loss.value(f, y)))
+def _objective(loss, lam, u, f, y, sample_weight=None):
+    if sample_weight is None:
+        return 0.5 * lam * float(u @ f) + float(np.mean(loss.value(f, y)))
+    return 0.5 * lam * float(u @ f) + float(np.mean(sample_weight * loss.value(f, y)))
 
 
-def newton_dual(K, y, loss, lam, *, tol=1e-8, max_iter=50, u0=None):
+def _weighted(values, sample_weight):
+    return values if sample_weight is None else sample_weight * values
+
+
+def _rkhs_norm(g, Kg):
+    """sqrt(g'Kg), clipped at 0 against round-off."""
+    return float(np.sqrt(max(float(g @ Kg), 0.0)))
+
+
+def newton_dual(K, y, loss, lam, *, tol=1e-8, max_iter=50, u0=None, sample_weight=None,
+                callback=None):
     """Newton's method (IRLS) on J(u) for a smooth loss.
 
     Parameters
@@ -86,6 +106,10 @@ def newton_dual(K, y, loss, lam, *, tol=1e-8, max_iter=50, u0=None):
     max_iter : int, default=50
     u0 : ndarray of shape (n,), optional
         Warm start.
+    sample_weight : ndarray of shape (n,), optional
+        s_i >= 0 multiplying each sample's loss: J = (lam/2) u'Ku + (1/n) sum s_i l_i.
+    callback : callable, optional
+        Called as ``callback(it, grad_norm)`` after each step's gradient.
 
     Returns
     -------
@@ -95,18 +119,24 @@ def newton_dual(K, y, loss, lam, *, tol=1e-8, max_iter=50, u0=None):
     y = np.asarray(y, dtype=np.float64)
     n = len(y)
     nl = n * lam
+    sw = sample_weight
     u = np.zeros(n) if u0 is None else np.array(u0, dtype=np.float64)
     f = K @ u
-    J = _objective(loss, lam, u, f, y)
+    J = _objective(loss, lam, u, f, y, sw)
     converged = False
     it = 0
+    grad_norm = None
     for it in range(1, max_iter + 1):
-        g = lam * u + loss.derivative(f, y) / n
+        g = lam * u + _weighted(loss.derivative(f, y), sw) / n
         r = -n * g
-        s = np.sqrt(loss.second_derivative(f, y))
+        s = np.sqrt(_weighted(loss.second_derivative(f, y), sw))
         B = (s[:, None] * K) * (s[None, :] / nl)
         B.flat[:: n + 1] += 1.0
-        q = cho_solve(robust_cholesky(B, overwrite_a=True), s * (K @ r) / nl)
+        Kr = K @ r
+        grad_norm = float(np.sqrt(max(-float(g @ Kr) / n, 0.0)))  # g'Kg = -g'Kr / n
+        if callback is not None:
+            callback(it, grad_norm)
+        q = cho_solve(robust_cholesky(B, overwrite_a=True), s * Kr / nl)
         step = (r - s * q) / nl
         Kstep = K @ step
         slope = float(g @ Kstep)  # grad' step = (K g)' step
@@ -116,12 +146,12 @@ def newton_dual(K, y, loss, lam, *, tol=1e-8, max_iter=50, u0=None):
         t = 1.0
         while True:  # Armijo backtracking
             u_new, f_new = u + t * step, f + t * Kstep
-            J_new = _objective(loss, lam, u_new, f_new, y)
+            J_new = _objective(loss, lam, u_new, f_new, y, sw)
             if J_new <= J + 1e-4 * t * slope or t < 1e-10:
                 break
             t *= 0.5
         u, f, J = u_new, f_new, J_new
-    return NewtonResult(u, it, J, converged)
+    return NewtonResult(u, it, J, converged, grad_norm)
 
 
 def _spectral_basis(K):
@@ -136,13 +166,30 @@ def _spectral_basis(K):
     return Q[:, keep] * root, Q[:, keep] / root
 
 
-def _minimize(fun, x0, tol, max_iter):
-    return minimize(fun, x0, jac=True, method="L-BFGS-B",
+def _minimize(fun, x0, tol, max_iter, callback=None):
+    """scipy's L-BFGS-B; ``callback(it, grad_norm)`` per iteration, with the norm of
+    the gradient last evaluated (that of the accepted point, as a rule)."""
+    last = {"grad": np.nan}
+
+    def tracked(x):
+        value, grad = fun(x)
+        last["grad"] = grad
+        return value, grad
+
+    count = [0]
+
+    def step(_):
+        count[0] += 1
+        callback(count[0], float(np.linalg.norm(last["grad"])))
+
+    return minimize(tracked if callback is not None else fun, x0, jac=True,
+                    method="L-BFGS-B", callback=step if callback is not None else None,
                     options={"maxiter": int(max_iter), "gtol": tol, "ftol": tol ** 2,
                              "maxcor": 20})
 
 
-def lbfgs_dual(K, y, loss, lam, *, tol=1e-8, max_iter=1000, u0=None):
+def lbfgs_dual(K, y, loss, lam, *, tol=1e-8, max_iter=1000, u0=None, sample_weight=None,
+               callback=None):
     """L-BFGS (scipy) on J for a smooth loss.
 
     Parameters
@@ -160,6 +207,11 @@ def lbfgs_dual(K, y, loss, lam, *, tol=1e-8, max_iter=1000, u0=None):
     max_iter : int, default=1000
     u0 : ndarray of shape (n,), optional
         Warm start (operator form only).
+    sample_weight : ndarray of shape (n,), optional
+        As :func:`newton_dual`.
+    callback : callable, optional
+        ``callback(it, grad_norm)`` per iteration (the norm of the gradient in
+        the variables L-BFGS works in).
 
     Returns
     -------
@@ -168,25 +220,34 @@ def lbfgs_dual(K, y, loss, lam, *, tol=1e-8, max_iter=1000, u0=None):
     loss = get_loss(loss)
     y = np.asarray(y, dtype=np.float64)
     n = len(y)
+    sw = sample_weight
     if isinstance(K, np.ndarray):
         B, P = _spectral_basis(K)
 
         def fun_v(v):
             f = B @ v
-            return (0.5 * lam * float(v @ v) + float(np.mean(loss.value(f, y))),
-                    lam * v + B.T @ (loss.derivative(f, y) / n))
+            if sw is None:
+                return (0.5 * lam * float(v @ v) + float(np.mean(loss.value(f, y))),
+                        lam * v + B.T @ (loss.derivative(f, y) / n))
+            return (0.5 * lam * float(v @ v) + float(np.mean(sw * loss.value(f, y))),
+                    lam * v + B.T @ (sw * loss.derivative(f, y) / n))
 
-        res = _minimize(fun_v, np.zeros(B.shape[1]), tol, max_iter)
-        return NewtonResult(P @ res.x, int(res.nit), float(res.fun), bool(res.success))
+        res = _minimize(fun_v, np.zeros(B.shape[1]), tol, max_iter, callback)
+        # In v the gradient is B'g, whose norm is sqrt(g'Kg): the feature-space one.
+        return NewtonResult(P @ res.x, int(res.nit), float(res.fun), bool(res.success),
+                            float(np.linalg.norm(res.jac)))
 
     def fun(u):
         f = _matvec(K, u)
-        g = lam * u + loss.derivative(f, y) / n
-        return _objective(loss, lam, u, f, y), _matvec(K, g)
+        g = lam * u + _weighted(loss.derivative(f, y), sw) / n
+        return _objective(loss, lam, u, f, y, sw), _matvec(K, g)
 
     u0 = np.zeros(n) if u0 is None else np.asarray(u0, dtype=np.float64)
-    res = _minimize(fun, u0, tol, max_iter)
-    return NewtonResult(res.x, int(res.nit), float(res.fun), bool(res.success))
+    res = _minimize(fun, u0, tol, max_iter, callback)
+    f = _matvec(K, res.x)  # the feature-space norm needs g itself, not K g
+    g = lam * res.x + _weighted(loss.derivative(f, y), sw) / n
+    return NewtonResult(res.x, int(res.nit), float(res.fun), bool(res.success),
+                        _rkhs_norm(g, _matvec(K, g)))
 
 
 def multinomial_objective(F, Y, U, lam):
@@ -195,7 +256,8 @@ def multinomial_objective(F, Y, U, lam):
     return 0.5 * lam * float(np.sum(U * F)) - float(np.sum(Y * log_softmax(F, axis=1))) / n
 
 
-def lbfgs_multinomial(K, Y, lam, *, tol=1e-8, max_iter=1000):
+def lbfgs_multinomial(K, Y, lam, *, tol=1e-8, max_iter=1000, sample_weight=None,
+                      callback=None):
     """Multinomial (softmax) logistic regression in u-space by L-BFGS.
 
     Parameters
@@ -206,6 +268,10 @@ def lbfgs_multinomial(K, Y, lam, *, tol=1e-8, max_iter=1000):
         One-hot labels.
     lam : float
     tol, max_iter : as :func:`lbfgs_dual`
+    sample_weight : ndarray of shape (n,), optional
+        s_i >= 0 multiplying each sample's cross-entropy.
+    callback : callable, optional
+        As :func:`lbfgs_dual`.
 
     Returns
     -------
@@ -215,6 +281,9 @@ def lbfgs_multinomial(K, Y, lam, *, tol=1e-8, max_iter=1000):
     """
     Y = np.asarray(Y, dtype=np.float64)
     n, c = Y.shape
+    # Weights enter as weighted one-hot rows: s_i (softmax(F_i) - Y_i) is the
+    # gradient of s_i times the cross-entropy, whose value is s_i logsumexp - ...
+    sw = None if sample_weight is None else np.asarray(sample_weight, np.float64)[:, None]
     if isinstance(K, np.ndarray):
         B, P = _spectral_basis(K)
         r = B.shape[1]
@@ -222,19 +291,35 @@ def lbfgs_multinomial(K, Y, lam, *, tol=1e-8, max_iter=1000):
         def fun_v(x):
             V = x.reshape(r, c)
             F = B @ V
-            G = lam * V + B.T @ ((softmax(F, axis=1) - Y) / n)  # log-sum-exp safe
-            obj = 0.5 * lam * float(np.sum(V * V)) - float(np.sum(Y * log_softmax(F, axis=1))) / n
+            if sw is None:
+                G = lam * V + B.T @ ((softmax(F, axis=1) - Y) / n)  # log-sum-exp safe
+                obj = (0.5 * lam * float(np.sum(V * V))
+                       - float(np.sum(Y * log_softmax(F, axis=1))) / n)
+            else:
+                G = lam * V + B.T @ (sw * (softmax(F, axis=1) - Y) / n)
+                obj = (0.5 * lam * float(np.sum(V * V))
+                       - float(np.sum(sw * Y * log_softmax(F, axis=1))) / n)
             return obj, G.ravel()
 
-        res = _minimize(fun_v, np.zeros(r * c), tol, max_iter)
+        res = _minimize(fun_v, np.zeros(r * c), tol, max_iter, callback)
         return NewtonResult(P @ res.x.reshape(r, c), int(res.nit), float(res.fun),
-                            bool(res.success))
+                            bool(res.success), float(np.linalg.norm(res.jac)))
+
+    def gradient_factor(U, F):
+        P = softmax(F, axis=1) - Y
+        return lam * U + (P if sw is None else sw * P) / n
 
     def fun(x):
         U = x.reshape(n, c)
         F = _matvec(K, U)
-        G = lam * U + (softmax(F, axis=1) - Y) / n
-        return multinomial_objective(F, Y, U, lam), _matvec(K, G).ravel()
+        G = gradient_factor(U, F)
+        obj = (multinomial_objective(F, Y, U, lam) if sw is None else
+               0.5 * lam * float(np.sum(U * F))
+               - float(np.sum(sw * Y * log_softmax(F, axis=1))) / n)
+        return obj, _matvec(K, G).ravel()
 
-    res = _minimize(fun, np.zeros(n * c), tol, max_iter)
-    return NewtonResult(res.x.reshape(n, c), int(res.nit), float(res.fun), bool(res.success))
+    res = _minimize(fun, np.zeros(n * c), tol, max_iter, callback)
+    U = res.x.reshape(n, c)
+    G = gradient_factor(U, _matvec(K, U))
+    return NewtonResult(U, int(res.nit), float(res.fun), bool(res.success),
+                        float(np.sqrt(max(float(np.sum(G * _matvec(K, G))), 0.0))))

@@ -51,7 +51,8 @@ from .._compiled import interruptible
 
 from ..gram import GramOperator, KernelRows
 
-__all__ = ["PegasosResult", "pegasos_gram", "pegasos_kernel", "pegasos_objectives", "draw_indices"]
+__all__ = ["PegasosResult", "pegasos_gram", "pegasos_kernel", "pegasos_objectives", "draw_indices",
+           "PROGRESS_CHUNK"]
 
 
 @dataclass(frozen=True)
@@ -93,12 +94,12 @@ def _finish(beta, acc, h, H_T, lam, T):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _pegasos_loop(K, y, s, lam, idx, beta, acc, h):
+def _pegasos_loop(K, y, s, lam, idx, beta, acc, h, v, t0, H):
+    # Steps t = t0 + 1 .. t0 + len(idx); v_j = beta_j y_j and H = H(t - 1) carry over
+    # between calls, so chunks of steps give the same result as one call.
     n = y.shape[0]
-    v = np.zeros(n)  # v_j = beta_j y_j
-    H = 0.0  # H(t - 1)
-    for t in range(1, idx.shape[0] + 1):
-        i = idx[t - 1]
+    for t in range(t0 + 1, t0 + idx.shape[0] + 1):
+        i = idx[t - t0 - 1]
         Ki = K[i]
         z = 0.0
         for j in range(n):
@@ -124,7 +125,11 @@ def _labels_weights_and_lambda(y, C, sample_weight, T):
 _run_pegasos_loop = interruptible(_pegasos_loop)
 
 
-def pegasos_gram(K, y, C, n_iter, *, sample_weight=None, random_state=None):
+#: Steps per compiled call when a callback asks for progress.
+PROGRESS_CHUNK = 10_000
+
+
+def pegasos_gram(K, y, C, n_iter, *, sample_weight=None, random_state=None, callback=None):
     """Kernelised Pegasos on a stored Gram matrix.
 
     Parameters
@@ -140,6 +145,9 @@ def pegasos_gram(K, y, C, n_iter, *, sample_weight=None, random_state=None):
     sample_weight : ndarray of shape (n,), optional
         s_i: the increment of beta_i (weights the hinge loss of sample i).
     random_state : int, Generator or None
+    callback : callable, optional
+        ``callback(steps)`` after each chunk of :data:`PROGRESS_CHUNK` compiled
+        steps (the same result as without).
 
     Returns
     -------
@@ -149,12 +157,19 @@ def pegasos_gram(K, y, C, n_iter, *, sample_weight=None, random_state=None):
     y, s, lam, T = _labels_weights_and_lambda(y, C, sample_weight, n_iter)
     idx = draw_indices(len(y), T, random_state)
     n = len(y)
-    beta, acc, h = np.zeros(n), np.zeros(n), np.zeros(n)
-    H_T = _run_pegasos_loop(K, y, s, lam, idx, beta, acc, h)
-    return _finish(beta, acc, h, H_T, lam, T)
+    beta, acc, h, v = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
+    chunk = T if callback is None else PROGRESS_CHUNK
+    H = 0.0
+    for t0 in range(0, T, max(chunk, 1)):
+        t1 = min(T, t0 + chunk)
+        H = _run_pegasos_loop(K, y, s, lam, idx[t0:t1], beta, acc, h, v, t0, H)
+        if callback is not None:
+            callback(t1 - t0)
+    return _finish(beta, acc, h, H, lam, T)
 
 
-def pegasos_kernel(kernel, X, y, C, n_iter, *, sample_weight=None, random_state=None):
+def pegasos_kernel(kernel, X, y, C, n_iter, *, sample_weight=None, random_state=None,
+                   callback=None):
     """Kernelised Pegasos with kernel values computed on the fly (nothing n x n stored).
 
     Step t computes k(x_i, x_j) only for the j with beta_j > 0, one call of
@@ -162,7 +177,8 @@ def pegasos_kernel(kernel, X, y, C, n_iter, *, sample_weight=None, random_state=
     O(n d) memory. A Python loop (a kernel call per step): for small T or large n.
 
     Parameters are those of :func:`pegasos_gram`, with ``kernel`` (a Kernel)
-    and ``X`` (its validated inputs) in place of ``K``.
+    and ``X`` (its validated inputs) in place of ``K`` (``callback(steps)``
+    every :data:`PROGRESS_CHUNK` // 10 steps).
     """
     kernel_rows = KernelRows(kernel, X)
     y, s, lam, T = _labels_weights_and_lambda(y, C, sample_weight, n_iter)
@@ -172,6 +188,7 @@ def pegasos_kernel(kernel, X, y, C, n_iter, *, sample_weight=None, random_state=
     support = np.zeros(n, dtype=bool)
     sv = np.zeros(0, dtype=np.int64)
     H = 0.0
+    reported = 0
     for t in range(1, T + 1):
         i = idx[t - 1]
         z = 0.0
@@ -186,6 +203,9 @@ def pegasos_kernel(kernel, X, y, C, n_iter, *, sample_weight=None, random_state=
                 support[i] = True
                 sv = np.flatnonzero(support)
         H += 1.0 / t
+        if callback is not None and (t % (PROGRESS_CHUNK // 10) == 0 or t == T):
+            callback(t - reported)
+            reported = t
     return _finish(beta, acc, h, H, lam, T)
 
 

@@ -59,11 +59,12 @@ __all__ = ["SGDResult", "sgd", "sgd_order", "sgd_step_sizes", "default_eta0", "L
 STRATEGIES = ("features_on_the_fly", "features_cached", "kernel_on_the_fly", "gram_cached")
 
 #: Loss names -> the small integer the compiled loops switch on.
-LOSS_CODES = {"squared": 0, "logistic": 1, "hinge": 2, "squared_hinge": 3, "huber": 4}
+LOSS_CODES = {"squared": 0, "logistic": 1, "hinge": 2, "squared_hinge": 3, "huber": 4,
+              "epsilon_insensitive": 5}
 
 # Largest curvature sup l'' of each loss (hinge: treated as 1), for the default eta0.
 _CURVATURE = {"squared": 1.0, "logistic": 0.25, "hinge": 1.0, "squared_hinge": 1.0,
-              "huber": 1.0}
+              "huber": 1.0, "epsilon_insensitive": 1.0}
 
 # Renormalise the lazy scale factors below these. The scale of w: at 1e-4 the
 # averaged iterate loses at most ~4 digits to cancellation between its parts.
@@ -104,6 +105,11 @@ class SGDResult:
         than ``DIVERGENCE_FACTOR`` times its value at w = 0 (where SGD starts,
         and which bounds the optimum's). Usually a first step ``eta0`` too
         large; the caller decides what to raise.
+    last_epoch_change : float or None
+        |J(end) - J(start of the last epoch)| / |J(end)|, the relative change of
+        the objective over the last pass (from w = 0 if there was one pass);
+        None if the objective was not computed. SGD has no other stopping
+        test: the caller compares this with a tolerance.
     """
 
     coef: np.ndarray
@@ -111,6 +117,7 @@ class SGDResult:
     n_iter: int
     objective: float | None
     diverged: str | None = None
+    last_epoch_change: float | None = None
 
 
 def default_eta0(loss, max_sq_norm, lam):
@@ -155,6 +162,8 @@ def _dloss(code, z, y, eps):
         r = 1.0 - y * z
         return -y * r if r > 0.0 else 0.0
     r = z - y
+    if code == 5:  # epsilon-insensitive: sign(r) outside the tube
+        return 1.0 if r > eps else (-1.0 if r < -eps else 0.0)
     return min(max(r, -eps), eps)
 
 
@@ -203,7 +212,7 @@ def _shrink(state, v, a, eta, lam):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _sgd_w_steps(Z, rows, y, etas, lam, code, eps, v, a, state, t0, avg_start):
+def _sgd_w_steps(Z, rows, y, etas, lam, code, eps, v, a, state, t0, avg_start, sw):
     D = Z.shape[1]
     for s in range(rows.shape[0]):
         r = rows[s]
@@ -212,6 +221,8 @@ def _sgd_w_steps(Z, rows, y, etas, lam, code, eps, v, a, state, t0, avg_start):
             f += Z[r, j] * v[j]
         f *= state[_SCALE]
         g = _dloss(code, f, y[s], eps)
+        if sw.shape[0]:
+            g *= sw[s]
         eta = etas[s]
         _shrink(state, v, a, eta, lam)
         if g != 0.0:
@@ -224,7 +235,7 @@ def _sgd_w_steps(Z, rows, y, etas, lam, code, eps, v, a, state, t0, avg_start):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _sgd_u_steps(K, rows, idx, y, etas, lam, code, eps, v, a, state, t0, avg_start):
+def _sgd_u_steps(K, rows, idx, y, etas, lam, code, eps, v, a, state, t0, avg_start, sw):
     n = K.shape[1]
     for s in range(rows.shape[0]):
         r = rows[s]
@@ -233,6 +244,8 @@ def _sgd_u_steps(K, rows, idx, y, etas, lam, code, eps, v, a, state, t0, avg_sta
             f += K[r, j] * v[j]
         f *= state[_SCALE]
         g = _dloss(code, f, y[s], eps)
+        if sw.shape[0]:
+            g *= sw[s]
         eta = etas[s]
         _shrink(state, v, a, eta, lam)
         if g != 0.0:
@@ -253,26 +266,39 @@ def _contiguous_step_inputs(Z, rows, y, etas):
 _run_w_steps = interruptible(_sgd_w_steps)
 _run_u_steps = interruptible(_sgd_u_steps)
 
-def sgd_w_steps(Z, rows, y, etas, lam, loss, v, a, state, t0=0, avg_start=-1):
+def _step_weights(sample_weight):
+    # An empty array means "no weights" in the compiled loops (one signature).
+    return _NO_WEIGHTS if sample_weight is None else np.ascontiguousarray(sample_weight,
+                                                                          np.float64)
+
+
+_NO_WEIGHTS = np.zeros(0)
+
+
+def sgd_w_steps(Z, rows, y, etas, lam, loss, v, a, state, t0=0, avg_start=-1,
+                sample_weight=None):
     """Run SGD steps on w = state[0] v: step s uses feature row Z[rows[s]], label y[s].
 
     ``v``, ``a`` (float64, shape (D,)) and ``state`` (:func:`_new_state`) are
-    updated in place; ``avg_start < 0`` means no averaging.
+    updated in place; ``avg_start < 0`` means no averaging; ``sample_weight``
+    (shape (len(rows),), per step) multiplies each step's loss gradient.
     """
     loss = get_loss(loss)
     Z, rows, y, etas = _contiguous_step_inputs(Z, rows, y, etas)
     _run_w_steps(Z, rows, y, etas, float(lam), LOSS_CODES[loss.name], float(loss.epsilon),
-                 v, a, state, int(t0), _avg(avg_start))
+                 v, a, state, int(t0), _avg(avg_start), _step_weights(sample_weight))
 
 
-def sgd_u_steps(K, rows, idx, y, etas, lam, loss, v, a, state, t0=0, avg_start=-1):
+def sgd_u_steps(K, rows, idx, y, etas, lam, loss, v, a, state, t0=0, avg_start=-1,
+                sample_weight=None):
     """Run SGD steps on u = state[0] v: step s uses kernel row K[rows[s]] and
-    updates coordinate idx[s] (the sample's index) with label y[s]."""
+    updates coordinate idx[s] (the sample's index) with label y[s] (and, if
+    given, per-step weight ``sample_weight[s]`` on its loss gradient)."""
     loss = get_loss(loss)
     K, rows, y, etas = _contiguous_step_inputs(K, rows, y, etas)
     _run_u_steps(K, rows, np.ascontiguousarray(idx, np.int64), y, etas, float(lam),
                  LOSS_CODES[loss.name], float(loss.epsilon), v, a, state, int(t0),
-                 _avg(avg_start))
+                 _avg(avg_start), _step_weights(sample_weight))
 
 
 def _avg(avg_start):
@@ -293,7 +319,8 @@ def _chunk_rows(n_cols):
 
 def sgd(strategy, y, loss, lam, *, X=None, kernel=None, features=None, Z=None, K=None,
         n_iter=None, n_epochs=5, eta0=1.0, schedule="optimal", average=False,
-        random_state=None, order=None, compute_objective=True):
+        random_state=None, order=None, compute_objective=True, sample_weight=None,
+        callback=None):
     """Minimise (lam/2)||w||^2 + (1/n) sum_i l(f(x_i); y_i) by SGD in one of four strategies.
 
     Parameters
@@ -328,6 +355,12 @@ def sgd(strategy, y, loss, lam, *, X=None, kernel=None, features=None, Z=None, K
     order : ndarray of shape (T,), optional
         An explicit sample order (overrides n_iter, n_epochs, random_state).
     compute_objective : bool, default=True
+        Also computes the objective at the start of the last epoch, for
+        :attr:`SGDResult.last_epoch_change` (one more pass over the data).
+    sample_weight : ndarray of shape (n,), optional
+        s_i >= 0 multiplying sample i's loss (and its gradient at each step).
+    callback : callable, optional
+        ``callback(steps)`` after each compiled chunk of steps (``steps`` done in it).
 
     Returns
     -------
@@ -345,34 +378,71 @@ def sgd(strategy, y, loss, lam, *, X=None, kernel=None, features=None, Z=None, K
     T = len(order)
     etas = sgd_step_sizes(T, lam, eta0, schedule)
     y_t = y[order]
+    sw = None if sample_weight is None else np.asarray(sample_weight, np.float64)
+    sw_t = None if sw is None else sw[order]
     avg_start = -1 if average is False or average is None else (0 if average is True
                                                                 else int(average))
+    averaged = avg_start >= 0
     state = _new_state()
+    last_epoch = max(T - n, 0)  # the objective is also measured here
+    start_objective = None
+    # Chunks never straddle the start of the last epoch; a compiled call per chunk
+    # gives the same steps as one call (the state carries over, t0 keeps the count).
+
+    def epoch_cuts(chunk):
+        for t0, t1 in row_blocks(T, chunk):
+            if t0 < last_epoch < t1:
+                yield t0, last_epoch
+                yield last_epoch, t1
+            else:
+                yield t0, t1
+
+    def at_last_epoch(t0, coef_now, scores, dual=False):
+        nonlocal start_objective
+        if t0 == last_epoch and compute_objective and T > 0:
+            with np.errstate(over="ignore", invalid="ignore"):
+                start_objective = _objective_at(coef_now(), scores, lam, loss, y, sw, dual)
+
     if strategy.startswith("features"):
         if strategy == "features_cached":
             if Z is None:
                 Z = features.transform(X)
             Z = np.ascontiguousarray(Z, dtype=np.float64)
             v, a = np.zeros(Z.shape[1]), np.zeros(Z.shape[1])
-            sgd_w_steps(Z, order, y_t, etas, lam, loss, v, a, state, 0, avg_start)
+            for t0, t1 in epoch_cuts(max(n, 1)):
+                at_last_epoch(t0, lambda: _finish(v, a, state, averaged), lambda w: Z @ w)
+                sgd_w_steps(Z, order[t0:t1], y_t[t0:t1], etas[t0:t1], lam, loss, v, a, state,
+                            t0, avg_start, None if sw_t is None else sw_t[t0:t1])
+                if callback is not None:
+                    callback(t1 - t0)
         else:
             v = a = None
             D = getattr(features, "n_components_", None) or features.transform(X[:1]).shape[1]
             chunk = _chunk_rows(D)
             step = np.arange(chunk, dtype=np.int64)
-            for t0, t1 in row_blocks(T, chunk):
+            for t0, t1 in epoch_cuts(chunk):
+                if v is not None:
+                    at_last_epoch(t0, lambda: _finish(v, a, state, averaged),
+                                  lambda w: _feature_scores(features, X, w))
                 Zc = np.ascontiguousarray(features.transform(X[order[t0:t1]]), np.float64)
                 if v is None:
                     v, a = np.zeros(Zc.shape[1]), np.zeros(Zc.shape[1])
+                    if t0 == last_epoch and compute_objective:
+                        start_objective = _objective_at(v, lambda w: np.zeros(n), lam, loss, y,
+                                                        sw)
                 sgd_w_steps(Zc, step[:t1 - t0], y_t[t0:t1], etas[t0:t1], lam, loss, v, a,
-                            state, t0, avg_start)
-        w = _finish(v, a, state, avg_start >= 0)
+                            state, t0, avg_start, None if sw_t is None else sw_t[t0:t1])
+                if callback is not None:
+                    callback(t1 - t0)
+        w = _finish(v, a, state, averaged)
         obj = None
         if compute_objective and np.isfinite(w).all():
             with np.errstate(over="ignore", invalid="ignore"):  # judged by divergence()
-                f = Z @ w if Z is not None else _feature_scores(features, X, w)
-                obj = 0.5 * lam * float(w @ w) + float(np.mean(loss.value(f, y)))
-        return SGDResult(w, "w", T, obj, divergence(w, obj, loss, y))
+                obj = _objective_at(w, (lambda w: Z @ w) if Z is not None else
+                                    (lambda w: _feature_scores(features, X, w)),
+                                    lam, loss, y, sw)
+        return SGDResult(w, "w", T, obj, divergence(w, obj, loss, y),
+                         _relative_change(obj, start_objective))
 
     v, a = np.zeros(n), np.zeros(n)
     if strategy == "gram_cached":
@@ -381,27 +451,53 @@ def sgd(strategy, y, loss, lam, *, X=None, kernel=None, features=None, Z=None, K
 
             K = gram(kernel, X)
         K = np.ascontiguousarray(K, dtype=np.float64)
-        sgd_u_steps(K, order, order, y_t, etas, lam, loss, v, a, state, 0, avg_start)
+        scores = (lambda u: K @ u)
+        for t0, t1 in epoch_cuts(max(n, 1)):
+            at_last_epoch(t0, lambda: _finish(v, a, state, averaged), scores, True)
+            sgd_u_steps(K, order[t0:t1], order[t0:t1], y_t[t0:t1], etas[t0:t1], lam, loss, v,
+                        a, state, t0, avg_start, None if sw_t is None else sw_t[t0:t1])
+            if callback is not None:
+                callback(t1 - t0)
     else:
+        from ..gram import GramOperator
+
+        def scores(u):
+            return GramOperator(kernel, X).matvec(u)
+
         kernel_rows = KernelRows(kernel, X)
         step = _chunk_rows(n)
         local = np.arange(step, dtype=np.int64)
-        for t0, t1 in row_blocks(T, step):
+        for t0, t1 in epoch_cuts(step):
+            at_last_epoch(t0, lambda: _finish(v, a, state, averaged), scores, True)
             rows = np.ascontiguousarray(kernel_rows.rows(order[t0:t1]), np.float64)
             sgd_u_steps(rows, local[:t1 - t0], order[t0:t1], y_t[t0:t1], etas[t0:t1], lam,
-                        loss, v, a, state, t0, avg_start)
-    u = _finish(v, a, state, avg_start >= 0)
+                        loss, v, a, state, t0, avg_start,
+                        None if sw_t is None else sw_t[t0:t1])
+            if callback is not None:
+                callback(t1 - t0)
+    u = _finish(v, a, state, averaged)
     obj = None
     if compute_objective and np.isfinite(u).all():
         with np.errstate(over="ignore", invalid="ignore"):  # judged by divergence()
-            if K is not None:
-                f = K @ u
-            else:
-                from ..gram import GramOperator
+            obj = _objective_at(u, scores, lam, loss, y, sw, True)
+    return SGDResult(u, "u", T, obj, divergence(u, obj, loss, y),
+                     _relative_change(obj, start_objective))
 
-                f = GramOperator(kernel, X).matvec(u)
-            obj = 0.5 * lam * float(u @ f) + float(np.mean(loss.value(f, y)))
-    return SGDResult(u, "u", T, obj, divergence(u, obj, loss, y))
+
+def _objective_at(coef, scores, lam, loss, y, sw, dual=False):
+    """(lam/2)||w||^2 + mean of the (weighted) losses at w (or u: ||w||^2 = u'Ku)."""
+    if not np.isfinite(coef).all():
+        return None
+    f = scores(coef) if coef.any() else np.zeros(len(y))
+    norm2 = float(coef @ f) if dual else float(coef @ coef)
+    values = loss.value(f, y)
+    return 0.5 * lam * norm2 + float(np.mean(values if sw is None else sw * values))
+
+
+def _relative_change(end, start):
+    if end is None or start is None or not np.isfinite(end) or not np.isfinite(start):
+        return None
+    return abs(end - start) / max(abs(end), np.finfo(float).tiny)
 
 
 def divergence(coef, objective, loss, y):
