@@ -102,7 +102,8 @@ def _model_summary(model):
         info["estimator"] = f"Pipeline({', '.join(steps)})"
         names = getattr(model, "feature_names_in_", None)
         info["feature_names"] = None if names is None else [str(n) for n in names]
-        info["n_features"] = int(model.n_features_in_)
+        n_in = getattr(model, "n_features_in_", None)  # a string model has none
+        info["n_features"] = None if n_in is None else int(n_in)
         return info
     name = type(model).__name__
     cv = name == "KernelRidgeCV"
@@ -169,9 +170,9 @@ def cmd_demo(args, out, err):
 
 
 def cmd_fit(args, out, err):
-    from ..datasets import read_table
     from ..persistence import save
     from .fitting import FitSettings, build_and_fit
+    from .tables import fit_inputs, read_columns
 
     # Check the whole command line before touching any file.
     settings = FitSettings(task=args.task, solver=args.solver, scale=not args.no_scale,
@@ -194,7 +195,9 @@ def cmd_fit(args, out, err):
     if not out_path.absolute().parent.is_dir():
         _fail_usage(f"--out {args.out}: directory {out_path.parent} does not exist")
 
-    X, y, names = read_table(args.data, target=args.target)
+    table = read_columns(args.data, target=args.target, id_column=args.id)
+    X, input_notes = fit_inputs(table, settings, args.onehot, args.data)
+    y, names = table.y, table.names
     if args.task == "regress" and y.dtype.kind != "f":
         raise ValueError(f"{args.data}: target column {args.target!r} is not numeric "
                          f"(e.g. {str(y[0])!r}); use --task classify for labels")
@@ -203,14 +206,24 @@ def cmd_fit(args, out, err):
         warnings.filterwarnings("ignore", message="X does not have valid feature names")
         model, report = build_and_fit(X, y, settings)
     fit_time = time.perf_counter() - start
-    # The column names travel in the model file, so that predict can match them.
-    model[0].feature_names_in_ = np.asarray(names, dtype=object)
-    save(model, out_path, metadata={"target": args.target, "task": report["task"]})
+    report["notes"][:0] = input_notes
+    meta = {"target": args.target, "task": report["task"]}
+    if args.id is not None:
+        meta["id"] = args.id
+    if settings.strings:
+        meta["text_column"] = names[0]  # a string model has no feature names of its own
+    else:
+        # The column names travel in the model file, so that predict can match them.
+        model[0].feature_names_in_ = np.asarray(names, dtype=object)
+    if settings.onehot is not None:
+        meta["onehot"] = [names[j] for j in settings.onehot]
+    save(model, out_path, metadata=meta)
 
     metric = "accuracy" if report["task"] == "classify" else "RMSE"
     summary = _model_summary(model)
-    summary.update(data=str(args.data), target=args.target, n=int(X.shape[0]),
-                   d=int(X.shape[1]), task=report["task"], metric=metric,
+    summary.update(data=str(args.data), target=args.target, n=int(len(X)),
+                   d=int(len(names)), task=report["task"], metric=metric,
+                   id=args.id, onehot=meta.get("onehot"), text_column=meta.get("text_column"),
                    train_score=report["train_score"],
                    validation_score=report["validation_score"],
                    validation=report.get("validation"), notes=report["notes"],

@@ -69,6 +69,11 @@ def build_parser():
                         "0: none); the saved model is fitted on all rows")
     p.add_argument("--no-scale", action="store_true",
                    help="use the columns as given (no standardisation)")
+    p.add_argument("--onehot", action="store_true",
+                   help="one-hot encode the text columns (unseen categories at predict: all "
+                        "zeros); the encoder is stored in the model file")
+    p.add_argument("--id", metavar="COL", help="an identifier column: not a feature, passed "
+                   "through to the predictions of kernelkit predict")
     p.add_argument("--out", required=True, metavar="MODEL", help="model file to write (*.kk)")
     p.set_defaults(func=cmd_fit)
 

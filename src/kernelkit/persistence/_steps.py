@@ -4,9 +4,9 @@ MinMaxScaler, RobustScaler). Each entry names the fitted arrays and JSON
 attributes and checks that the restored state is consistent (1-D arrays of one
 length per input feature, positive scales, a feature map that matches its kernel).
 
-Other scikit-learn transformers (OneHotEncoder, SimpleImputer, ColumnTransformer)
-keep fitted state in private attributes that change between scikit-learn
-versions, so they are not stored: a file holds only what kernelkit can check.
+OneHotEncoder and SimpleImputer (and ColumnTransformers of these steps) keep
+fitted state in private attributes that change between scikit-learn versions:
+their files hold the public state only, rebuilt on load by ``_preprocessors``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ..features.random_fourier import restore_scale
 from ..kernels import Kernel
 from ..models import KernelSVR
 from ._format import fail
+from ._preprocessors import preprocessor_registry
 
 __all__ = ["step_registry"]
 
@@ -179,4 +180,5 @@ def step_registry():
         # an estimator, kept here (not in _allowlist) while that module is being edited
         "KernelSVR": (KernelSVR, ("dual_coef_", "support_vectors_", "intercept_", "support_"),
                       ("n_iter_", "dual_objective_", "duality_gap_") + _NAMES, _check_svr),
+        **preprocessor_registry(),  # OneHotEncoder, SimpleImputer
     }
