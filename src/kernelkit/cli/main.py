@@ -79,11 +79,16 @@ def build_parser():
 
     p = sub.add_parser("predict", parents=[common], help="predict with a saved model",
                        description="Predict with a saved model. Columns are matched by name "
-                                   "when the model knows them; a column that is not a feature "
-                                   "(or --target) is taken as the target and the RMSE shown.")
+                                   "when the model knows them; the fit's target column (or "
+                                   "--target, or the one column that is not a feature and not "
+                                   "an identifier) is scored against. An identifier column "
+                                   "(--id, the fit's --id, or one named like 'id') is written "
+                                   "beside each prediction.")
     p.add_argument("model", metavar="MODEL", help="model file written by kernelkit fit")
     p.add_argument("data", metavar="DATA", help="CSV or TSV file with a header row")
     p.add_argument("--target", metavar="COL", help="target column to drop and score against")
+    p.add_argument("--id", metavar="COL", help="identifier column written beside each "
+                   "prediction (default: the fit's --id, or one column named like an id)")
     p.add_argument("--out", metavar="FILE", help="write predictions here (default: stdout)")
     p.set_defaults(func=cmd_predict)
 
