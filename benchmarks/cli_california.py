@@ -10,6 +10,7 @@ Issue 12's "done when": the command's held-out RMSE within 10% of the reference.
 
     python benchmarks/cli_california.py            # both (~20 min on a loaded machine)
     python benchmarks/cli_california.py --no-cli   # the reference only
+    python benchmarks/cli_california.py --write-csv .   # data.csv and new.csv, as in the README
 """
 
 from __future__ import annotations
@@ -88,11 +89,18 @@ def command_line(X, y, train, test, names):
 def run():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--no-cli", action="store_true", help="the reference only")
+    parser.add_argument("--write-csv", metavar="DIR", help="write the split as DIR/data.csv "
+                        "and DIR/new.csv (target column 'price') and stop")
     args = parser.parse_args()
     from kernelkit.datasets import load_california_housing
 
     names = list(load_california_housing().feature_names)
     X, y, train, test = split()
+    if args.write_csv:
+        write_csv(Path(args.write_csv) / "data.csv", X, y, train, names)
+        write_csv(Path(args.write_csv) / "new.csv", X, y, test, names)
+        print(f"wrote {args.write_csv}/data.csv ({len(train)} rows) and new.csv ({len(test)})")
+        return
     result = {"n_train": int(len(train)), "n_test": int(len(test)),
               "mean_baseline_rmse": float(np.sqrt(np.mean((y[test] - y[train].mean()) ** 2))),
               "reference": reference(X, y, train, test)}
