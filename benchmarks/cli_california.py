@@ -61,7 +61,7 @@ def reference(X, y, train, test, n_loo=4000, seed=0):
 def write_csv(path, X, y, rows, names):
     with open(path, "w") as fh:
         fh.write(",".join(names + ["price"]) + "\n")
-        for i in rows:
+        for i in np.sort(rows):  # file order, as the bundled table
             fh.write(",".join(repr(float(v)) for v in X[i]) + f",{float(y[i])!r}\n")
 
 
