@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._budget import STORE_SHARE, row_blocks, rows_per_block
+from ._progress import progress
 from .kernels import KernelRows, resolve_kernel
 from .kernels.base import pairwise_blocked  # re-exported: blocks of validated inputs
 from .planning import decide_store
@@ -34,7 +35,7 @@ def _validated(kernel, X, Y):
     return kernel, X, Y
 
 
-def gram(kernel, X, Y=None):
+def gram(kernel, X, Y=None, *, verbose=0):
     """Kernel matrix ``K[i, j] = k(X[i], Y[j])`` in blocks within the memory budget.
 
     Parameters
@@ -44,6 +45,9 @@ def gram(kernel, X, Y=None):
     X : array-like of shape (n_samples_X, n_features), or a list of strings
     Y : same kind as X, optional
         Defaults to X: the symmetric Gram matrix, with an exact diagonal.
+    verbose : int, default=0
+        Show progress over the row blocks (when there is more than one);
+        ``config_context(verbosity=1)`` does the same for every call.
 
     Returns
     -------
@@ -60,7 +64,32 @@ def gram(kernel, X, Y=None):
            [0.6065, 1.    ]])
     """
     kernel, X, Y = _validated(kernel, X, Y)
-    return pairwise_blocked(kernel, X, Y)
+    with _BlockProgress(verbose) as on_block:
+        return pairwise_blocked(kernel, X, Y, on_block=on_block)
+
+
+class _BlockProgress:
+    """``on_block(rows_done, n_rows)`` for :func:`pairwise_blocked`: progress over rows,
+    opened at the end of the first block only if more blocks follow (one block: silent)."""
+
+    def __init__(self, verbose):
+        self.verbose, self.bar = verbose, None
+
+    def __call__(self, done, n):
+        if self.bar is None:
+            if done >= n:
+                return
+            self.bar, self.done = progress(n, "Gram blocks", self.verbose, unit="rows"), 0
+        self.bar.update(done - self.done)
+        self.done = done
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.close()
+        return False
 
 
 class GramOperator:

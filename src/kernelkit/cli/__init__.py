@@ -8,9 +8,12 @@ while running (missing or malformed file, wrong number of columns, memory
 budget). ``--debug`` shows the traceback instead. With ``--json`` stdout
 holds exactly one JSON document.
 
-Inputs are used as given: ``kernelkit fit`` does not standardise, because a
-model file stores the estimator only and the scaling would be lost on
-``predict``. Scale the columns first if the kernel needs it.
+``kernelkit fit`` builds a pipeline (``cli/fitting.py``): standardised columns, a
+centred target, gamma and alpha chosen and printed, and, for tables with text
+(``cli/tables.py``), one text column through a string kernel or text columns
+one-hot encoded (``--onehot``); the model file stores all of it. ``--id`` sets an
+identifier column aside, which ``kernelkit predict`` (``cli/predicting.py``)
+writes beside each prediction and never scores against.
 """
 
 from .main import build_parser, main

@@ -73,9 +73,10 @@ def _model_metadata(path):
     from ..persistence import read_metadata
 
     meta = read_metadata(path)
-    target = meta.get("user", {}).get("target") if isinstance(meta.get("user"), dict) else None
+    user = meta.get("user") if isinstance(meta.get("user"), dict) else {}
     return {"format": meta.get("format"), "format_version": meta.get("format_version"),
-            "kernelkit_version": meta.get("kernelkit_version"), "target": target}
+            "kernelkit_version": meta.get("kernelkit_version"), "target": user.get("target"),
+            "user": user}
 
 
 def _n_train(model):
@@ -96,13 +97,13 @@ def _model_summary(model):
     from sklearn.pipeline import Pipeline
 
     if isinstance(model, Pipeline):
-        steps = [f"{n}: {type(e).__name__ if not isinstance(e, str) else e}"
-                 for n, e in model.steps]
+        steps = [f"{n}: {_step_name(e)}" for n, e in model.steps]
         info = _model_summary(model.steps[-1][1])
         info["estimator"] = f"Pipeline({', '.join(steps)})"
         names = getattr(model, "feature_names_in_", None)
         info["feature_names"] = None if names is None else [str(n) for n in names]
-        info["n_features"] = int(model.n_features_in_)
+        n_in = getattr(model, "n_features_in_", None)  # a string model has none
+        info["n_features"] = None if n_in is None else int(n_in)
         return info
     name = type(model).__name__
     cv = name == "KernelRidgeCV"
@@ -130,6 +131,16 @@ def _model_summary(model):
         "n_support_vectors": (None if getattr(model, "support_vectors_", None) is None
                               else int(len(model.support_vectors_))),
     }
+
+
+def _step_name(est):
+    if isinstance(est, str):
+        return est
+    parts = getattr(est, "transformers", None)  # a ColumnTransformer: its parts too
+    if parts is None or not isinstance(parts, list):
+        return type(est).__name__
+    inner = ", ".join(f"{n}: {_step_name(e)}" for n, e, _ in parts)
+    return f"{type(est).__name__}({inner})"
 
 
 def _names(names, limit=8):
@@ -169,9 +180,9 @@ def cmd_demo(args, out, err):
 
 
 def cmd_fit(args, out, err):
-    from ..datasets import read_table
     from ..persistence import save
     from .fitting import FitSettings, build_and_fit
+    from .tables import fit_inputs, read_columns
 
     # Check the whole command line before touching any file.
     settings = FitSettings(task=args.task, solver=args.solver, scale=not args.no_scale,
@@ -194,7 +205,9 @@ def cmd_fit(args, out, err):
     if not out_path.absolute().parent.is_dir():
         _fail_usage(f"--out {args.out}: directory {out_path.parent} does not exist")
 
-    X, y, names = read_table(args.data, target=args.target)
+    table = read_columns(args.data, target=args.target, id_column=args.id)
+    X, input_notes = fit_inputs(table, settings, args.onehot, args.data)
+    y, names = table.y, table.names
     if args.task == "regress" and y.dtype.kind != "f":
         raise ValueError(f"{args.data}: target column {args.target!r} is not numeric "
                          f"(e.g. {str(y[0])!r}); use --task classify for labels")
@@ -203,14 +216,24 @@ def cmd_fit(args, out, err):
         warnings.filterwarnings("ignore", message="X does not have valid feature names")
         model, report = build_and_fit(X, y, settings)
     fit_time = time.perf_counter() - start
-    # The column names travel in the model file, so that predict can match them.
-    model[0].feature_names_in_ = np.asarray(names, dtype=object)
-    save(model, out_path, metadata={"target": args.target, "task": report["task"]})
+    report["notes"][:0] = input_notes
+    meta = {"target": args.target, "task": report["task"]}
+    if args.id is not None:
+        meta["id"] = args.id
+    if settings.strings:
+        meta["text_column"] = names[0]  # a string model has no feature names of its own
+    else:
+        # The column names travel in the model file, so that predict can match them.
+        model[0].feature_names_in_ = np.asarray(names, dtype=object)
+    if settings.onehot is not None:
+        meta["onehot"] = [names[j] for j in settings.onehot]
+    save(model, out_path, metadata=meta)
 
     metric = "accuracy" if report["task"] == "classify" else "RMSE"
     summary = _model_summary(model)
-    summary.update(data=str(args.data), target=args.target, n=int(X.shape[0]),
-                   d=int(X.shape[1]), task=report["task"], metric=metric,
+    summary.update(data=str(args.data), target=args.target, n=int(len(X)),
+                   d=int(len(names)), task=report["task"], metric=metric,
+                   id=args.id, onehot=meta.get("onehot"), text_column=meta.get("text_column"),
                    train_score=report["train_score"],
                    validation_score=report["validation_score"],
                    validation=report.get("validation"), notes=report["notes"],
@@ -265,82 +288,22 @@ def _predict_quietly(model, X):
         return model.predict(X)
 
 
-def _select_columns(model, X, names, target, path, y_col=None):
-    """Features in the model's order, and the target column or None. ``y_col``: the
-    target read apart from X (its name is the last of ``names``)."""
-    if y_col is not None:
-        X = np.column_stack([X, np.zeros(len(X))])  # a placeholder column for the target
-    fitted = getattr(model, "feature_names_in_", None)
-    n_in = int(model.n_features_in_)
-    if target is not None and target not in names:
-        raise ValueError(f"{path}: no target column {target!r}; the columns are {_names(names)}")
-    if fitted is None:  # a model fitted in Python on an array: columns by position
-        keep = [j for j, name in enumerate(names) if name != target]
-        if len(keep) != n_in:
-            hint = (" (if one of them is the target, name it with --target)"
-                    if target is None and len(keep) == n_in + 1 else "")
-            raise ValueError(f"{path}: the model expects {n_in} feature columns but the file "
-                             f"has {len(keep)}{hint}")
-        y = None if target is None else (y_col if y_col is not None
-                                          else X[:, names.index(target)])
-        return X[:, keep], y, target
-    fitted = [str(n) for n in fitted]
-    missing = [n for n in fitted if n not in names]
-    if missing:
-        raise ValueError(f"{path}: the model expects {n_in} feature columns {_names(fitted)}, "
-                         f"but {_names(missing)} {'is' if len(missing) == 1 else 'are'} missing "
-                         f"from the file (its columns are {_names(names)})")
-    extra = [n for n in names if n not in fitted]
-    if target is None and len(extra) == 1:
-        target = extra[0]  # the fit's target column, or at least the one non-feature column
-    elif target is not None and target in fitted:
-        raise ValueError(f"--target {target!r} is one of the model's feature columns")
-    elif [n for n in extra if n != target]:
-        others = [n for n in extra if n != target]
-        raise ValueError(f"{path}: has {len(names)} columns but the model expects {n_in} "
-                         f"features; columns {others} are not features of the model. "
-                         "Remove them, or name the target column with --target")
-    X_sel = X[:, [names.index(n) for n in fitted]]
-    y = None if target is None else (y_col if y_col is not None and target == names[-1]
-                                     else X[:, names.index(target)])
-    return X_sel, y, target
-
-
-def _header(path):
-    """The column names of a table (its first non-blank line)."""
-    import csv
-
-    from ..datasets.readers import read_bytes
-
-    text = read_bytes(path).decode("utf-8-sig", errors="replace")
-    for line in text.splitlines():
-        if line.strip():
-            name = Path(path).name.lower().removesuffix(".gz")
-            delim = "\t" if name.endswith((".tsv", ".tab")) or (
-                not name.endswith(".csv") and "\t" in line) else ","
-            return [c.strip() for c in next(csv.reader([line], delimiter=delim))]
-    return []
-
-
 def cmd_predict(args, out, err):
-    from ..datasets import read_table
     from ..persistence import load
+    from .predicting import header, predict_inputs, select_columns
 
     model = load(args.model)
     if not hasattr(model, "predict"):
         raise ValueError(f"{args.model} holds a {type(model).__name__}, which transforms data "
                          "but does not predict; kernelkit predict needs a model file of an "
                          "estimator with predict (e.g. one written by kernelkit fit)")
-    meta = _model_metadata(args.model)
-    target = args.target
-    if target is None and meta["target"] in _header(args.data):
-        target = meta["target"]  # the column the model was fitted against
-    if target is not None and target in _header(args.data):
-        X, y_col, names = read_table(args.data, target=target)
-        names = names + [target]
+    meta, notes = _model_metadata(args.model), []
+    X, y_col, names, target, id_name, ids = predict_inputs(model, meta["user"], args,
+                                                           header(args.data), notes)
+    if names is None:  # a string-kernel model: the text column is X
+        y = y_col
     else:
-        X, y_col, names = read_table(args.data, target=None)
-    X, y, target = _select_columns(model, X, names, target, args.data, y_col)
+        X, y, target = select_columns(model, X, names, target, args.data, y_col)
     pred = np.asarray(_predict_quietly(model, X))
     classify = hasattr(model, "classes_") or hasattr(getattr(model, "steps", [[0, 0]])[-1][1],
                                                      "classes_")
@@ -359,18 +322,25 @@ def cmd_predict(args, out, err):
         quality = _rmse(np.asarray(y, dtype=np.float64), pred)
     metric = "accuracy" if classify else "rmse"
     summary = {"model": str(args.model), "data": str(args.data), "n": int(len(pred)),
-               "target": target, metric: quality,
+               "target": target, metric: quality, "id": id_name,
                "out": None if args.out is None else str(args.out)}
     # repr of a float reads back as the same float: predictions survive the text file.
     cells = ([_csv_cell(str(v)) for v in pred] if classify else [f"{float(v)!r}" for v in pred])
-    text = "prediction\n" + "".join(f"{c}\n" for c in cells)
+    if ids is not None:  # the identifier first, so that rows join back to the input
+        cells = [f"{_csv_cell(str(i))},{c}" for i, c in zip(ids, cells)]
+    head = "prediction" if ids is None else f"{_csv_cell(id_name)},prediction"
+    text = head + "\n" + "".join(f"{c}\n" for c in cells)
     if args.out is not None:
         Path(args.out).write_text(text)
     if args.json:
         if args.out is None:
             summary["predictions"] = pred.tolist() if not classify else [str(v) for v in pred]
+            if ids is not None:
+                summary["ids"] = [str(i) for i in ids]
         _emit_json(summary, out)
         return 0
+    for note in notes:
+        err.write(f"{PROG}: {note}\n")
     if args.out is None:
         out.write(text)
     note = out if args.out is not None else err  # keep stdout pure CSV when it holds the data
@@ -417,6 +387,13 @@ def cmd_info(args, out, err):
         fields.append(("support vectors", info["n_support_vectors"]))
     if info.get("target"):
         fields.append(("target", info["target"]))
+    user = info.get("user") or {}
+    for key, label in (("id", "id column"), ("text_column", "text column")):
+        if isinstance(user.get(key), str):
+            fields.append((label, user[key]))
+    if isinstance(user.get("onehot"), list):
+        fields.append(("one-hot", ", ".join(map(str, user["onehot"]))
+                       + " (OneHotEncoder, handle_unknown='ignore')"))
     if info["feature_names"] is not None:
         fields.append(("features", ", ".join(info["feature_names"])))
     _print_fields(fields, out)

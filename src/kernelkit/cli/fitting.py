@@ -36,6 +36,11 @@ class FitSettings:
     scale: bool = True
     holdout: float = 0.2
     seed: int = 0
+    #: indices of the text columns to one-hot encode (--onehot); None: all numeric
+    onehot: tuple | None = None
+    numeric_columns: tuple = ()
+    #: one text column through a string kernel (no scaling)
+    strings: bool = False
 
 
 def infer_task(y, task="auto"):
@@ -66,8 +71,26 @@ def _pipeline(settings, estimator):
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import StandardScaler
 
+    if settings.strings:
+        return Pipeline([("model", estimator)])
+    if settings.onehot is not None:
+        return Pipeline([("columns", onehot_columns(settings)), ("model", estimator)])
     steps = ([("scale", StandardScaler())] if settings.scale else []) + [("model", estimator)]
     return Pipeline(steps)
+
+
+def onehot_columns(settings):
+    """The ColumnTransformer of ``--onehot``: text columns one-hot encoded (categories
+    unseen at fit give all-zero columns), the numeric ones standardised (or passed
+    through with --no-scale)."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    text, numeric = list(settings.onehot), list(settings.numeric_columns)
+    parts = [("onehot", OneHotEncoder(handle_unknown="ignore", sparse_output=False), text)]
+    if numeric:
+        parts.append(("scale", StandardScaler() if settings.scale else "passthrough", numeric))
+    return ColumnTransformer(parts, remainder="drop")
 
 
 def score(task, y, pred):
@@ -105,9 +128,14 @@ def build_and_fit(X, y, settings):
                              "too many classes for classification; if it is a number written "
                              "as text, fix the file, or pass --task regress")
     notes = [f"task: {task} ({why_task})"]
-    n, d = X.shape
-    if settings.scale:
-        notes.append("columns standardised (StandardScaler, stored in the model file)")
+    n, d = len(X), (1 if settings.strings else X.shape[1])
+    if settings.onehot is not None:
+        d = onehot_columns(settings).fit(X).transform(X[:1]).shape[1]
+        notes.append(f"{len(settings.onehot)} text column(s) one-hot encoded (OneHotEncoder, "
+                     f"handle_unknown='ignore', stored in the model file): {d} columns in all")
+    if settings.scale and not settings.strings:
+        notes.append(("numeric " if settings.onehot is not None else "") +
+                     "columns standardised (StandardScaler, stored in the model file)")
     kernel = settings.kernel
     if kernel is None:
         kernel = RBF(gamma=1.0 / d)

@@ -69,16 +69,26 @@ def build_parser():
                         "0: none); the saved model is fitted on all rows")
     p.add_argument("--no-scale", action="store_true",
                    help="use the columns as given (no standardisation)")
+    p.add_argument("--onehot", action="store_true",
+                   help="one-hot encode the text columns (unseen categories at predict: all "
+                        "zeros); the encoder is stored in the model file")
+    p.add_argument("--id", metavar="COL", help="an identifier column: not a feature, passed "
+                   "through to the predictions of kernelkit predict")
     p.add_argument("--out", required=True, metavar="MODEL", help="model file to write (*.kk)")
     p.set_defaults(func=cmd_fit)
 
     p = sub.add_parser("predict", parents=[common], help="predict with a saved model",
                        description="Predict with a saved model. Columns are matched by name "
-                                   "when the model knows them; a column that is not a feature "
-                                   "(or --target) is taken as the target and the RMSE shown.")
+                                   "when the model knows them; the fit's target column (or "
+                                   "--target, or the one column that is not a feature and not "
+                                   "an identifier) is scored against. An identifier column "
+                                   "(--id, the fit's --id, or one named like 'id') is written "
+                                   "beside each prediction.")
     p.add_argument("model", metavar="MODEL", help="model file written by kernelkit fit")
     p.add_argument("data", metavar="DATA", help="CSV or TSV file with a header row")
     p.add_argument("--target", metavar="COL", help="target column to drop and score against")
+    p.add_argument("--id", metavar="COL", help="identifier column written beside each "
+                   "prediction (default: the fit's --id, or one column named like an id)")
     p.add_argument("--out", metavar="FILE", help="write predictions here (default: stdout)")
     p.set_defaults(func=cmd_predict)
 

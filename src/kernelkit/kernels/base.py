@@ -97,7 +97,7 @@ def _output_dtype(*arrays):
     return np.float64
 
 
-def pairwise_blocked(kernel, X, Y=None):
+def pairwise_blocked(kernel, X, Y=None, on_block=None):
     """Kernel matrix ``K[i, j] = k(X[i], Y[j])`` computed in row blocks.
 
     ``X`` and ``Y`` must already be validated for ``kernel``. Numbers are
@@ -106,7 +106,8 @@ def pairwise_blocked(kernel, X, Y=None):
     into the result (no block-sized copy). When ``Y is None`` only the lower
     triangle is computed -- half the matrix products and elementwise work --
     and mirrored; the kernel is told which entries are diagonal, so distance
-    kernels make them exact.
+    kernels make them exact. ``on_block(rows_done, n_rows)``, if given, is
+    called after each block (the caller's progress; numerics never print).
     """
     symmetric = Y is None
     # Decide the output dtype from the inputs as given: prepare makes them float64.
@@ -120,6 +121,8 @@ def pairwise_blocked(kernel, X, Y=None):
             rows.block(r0, r1, out=out[r0:r1, :r1], lower=True)
         else:
             rows.block(r0, r1, out=out[r0:r1])
+        if on_block is not None:
+            on_block(r1, n)
     if symmetric and n > 1:
         from .._compiled import mirror_lower
 

@@ -4,9 +4,9 @@ MinMaxScaler, RobustScaler). Each entry names the fitted arrays and JSON
 attributes and checks that the restored state is consistent (1-D arrays of one
 length per input feature, positive scales, a feature map that matches its kernel).
 
-Other scikit-learn transformers (OneHotEncoder, SimpleImputer, ColumnTransformer)
-keep fitted state in private attributes that change between scikit-learn
-versions, so they are not stored: a file holds only what kernelkit can check.
+OneHotEncoder and SimpleImputer (and ColumnTransformers of these steps) keep
+fitted state in private attributes that change between scikit-learn versions:
+their files hold the public state only, rebuilt on load by ``_preprocessors``.
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from .._validation import validate_params
 from ..features import ExplicitFeatures, Nystroem, RandomFourierFeatures, explicit_feature_dim
 from ..features.random_fourier import restore_scale
 from ..kernels import Kernel
-from ..models import KernelOneClassSVM, KernelSVC, KernelSVR
+from ..models import KernelOneClassSVM, KernelSVR
 from ._allowlist import registry as _estimator_registry
 from ._format import fail
+from ._preprocessors import preprocessor_registry
 
 __all__ = ["step_registry"]
 
@@ -235,4 +236,5 @@ def step_registry():
                               ("dual_coef_", "support_vectors_", "intercept_", "support_"),
                               ("offset_", "n_iter_", "objective_", "max_violation_") + _NAMES,
                               _check_one_class),
+        **preprocessor_registry(),  # OneHotEncoder, SimpleImputer
     }

@@ -9,12 +9,15 @@ from pathlib import Path
 
 import numpy as np
 
+from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import Pipeline
 
 from .._validation import check_params
 from ..kernels import Kernel
 from ._allowlist import check_common_state, is_fitted, registry as estimator_allow_list
 from ._steps import step_registry
+from ._preprocessors import (check_column_spec, column_transformer_params,
+                             restore_column_transformer, saved_view)
 from ._format import (ARRAY_DTYPES, FORMAT_NAME, METADATA, atomic_write,
                       check_json_depth, declared_nbytes, dtype_name, fail, open_model_file,
                       param_from_json, param_to_json, read_array, read_metadata_member,
@@ -24,11 +27,16 @@ from ._format import SPARSE_PARTS, build_csr, sparse_part_specs, sparse_to_array
 __all__ = ["save", "load", "read_metadata"]
 
 
-#: Format 1 holds one estimator; format 2 adds pipelines (``"steps"``). A single
+#: Format 1 holds one estimator; format 2 adds pipelines (``"steps"``) and column
+#: transformers (``"transformers"``, each with its ``"columns"``). A single
 #: estimator is still written as format 1, so older kernelkit versions read it.
 FORMAT_SINGLE, FORMAT_PIPELINE = 1, 2
 #: Pipelines inside pipelines: deeper nesting is refused (no real model needs it).
 MAX_PIPELINE_DEPTH = 4
+
+
+def _composite(node):
+    return "steps" in node or "transformers" in node
 
 
 def allow_list():
@@ -55,12 +63,15 @@ def _encode(model, registry, prefix, depth):
             steps.append({"name": str(step_name), **node})
         return {"estimator": "Pipeline", "params": {"verbose": {"value": bool(model.verbose)}},
                 "attributes": {}, "arrays": {}, "steps": steps}, arrays
+    if type(model) is ColumnTransformer:
+        return _encode_columns(model, registry, prefix, depth)
     if name not in registry or type(model) is not registry[name][0]:
         raise ValueError(f"cannot save a {name}: kernelkit model files hold "
-                         f"{', '.join(registry)} and Pipelines of them")
+                         f"{', '.join(registry)}, and Pipelines and ColumnTransformers of them")
     _, array_names, scalar_names, _ = registry[name]
     if not is_fitted(model):
         raise ValueError(f"this {name} is not fitted; call fit before save")
+    model = saved_view(model)  # the file's form of encoders and imputers
     node = {"estimator": name,
             "params": {k: param_to_json(k, v) for k, v in model.get_params(deep=False).items()},
             "attributes": {}, "arrays": {}}
@@ -92,6 +103,35 @@ def _encode(model, registry, prefix, depth):
         arrays[prefix + attr] = value
         node["arrays"][attr] = {"dtype": dtype_name(value), "shape": list(value.shape)}
     return node, arrays
+
+
+def _encode_columns(model, registry, prefix, depth):
+    """A fitted ColumnTransformer: its parameters, and one child node per transformer
+    (with its column selection), encoded like pipeline steps."""
+    if depth >= MAX_PIPELINE_DEPTH:
+        raise ValueError(f"cannot save pipelines nested more than {MAX_PIPELINE_DEPTH} deep")
+    if not hasattr(model, "transformers_"):
+        raise ValueError("this ColumnTransformer is not fitted; call fit before save")
+    params = {k: param_to_json(k, v) for k, v in column_transformer_params(model).items()}
+    fitted = {name: est for name, est, _ in model.transformers_}
+    children, arrays = [], {}
+    for i, (name, _, cols) in enumerate(model.transformers):
+        try:
+            cols = check_column_spec(cols)
+        except ValueError as exc:
+            raise ValueError(f"cannot save this ColumnTransformer: {name!r}: {exc}") from None
+        est = fitted[name]
+        if isinstance(est, str):
+            node = {"estimator": est}
+        else:
+            node, child_arrays = _encode(est, registry, f"{prefix}transformers/{i}/", depth + 1)
+            arrays.update(child_arrays)
+        children.append({"name": str(name), "columns": cols, **node})
+    attributes = {"n_features_in_": scalar_to_json(model.n_features_in_)}
+    if hasattr(model, "feature_names_in_"):
+        attributes["feature_names_in_"] = scalar_to_json(model.feature_names_in_)
+    return {"estimator": "ColumnTransformer", "params": params, "attributes": attributes,
+            "arrays": {}, "transformers": children}, arrays
 
 
 def save(model, path, *, metadata=None):
@@ -132,7 +172,8 @@ def save(model, path, *, metadata=None):
 
     node, arrays = _encode(model, allow_list(), "", 0)
     meta = {"format": FORMAT_NAME, "kernelkit_version": __version__,
-            "format_version": FORMAT_PIPELINE if "steps" in node else FORMAT_SINGLE, **node}
+            "format_version": FORMAT_PIPELINE if _composite(node) else FORMAT_SINGLE,
+            **node}
     if metadata is not None:
         if not isinstance(metadata, dict):
             raise ValueError(f"metadata must be a dict, got {type(metadata).__name__}")
@@ -191,8 +232,12 @@ def _walk(path, node, registry, prefix, depth, out):
         if node["arrays"] or node["attributes"]:
             fail(path, f"{prefix or 'model'}: a Pipeline holds no arrays or attributes itself")
         return
-    if "steps" in node:
-        fail(path, f"{prefix or 'model'}: only a Pipeline has steps")
+    if name == "ColumnTransformer":
+        _walk_columns(path, node, registry, prefix, depth, out)
+        return
+    if "steps" in node or "transformers" in node:
+        fail(path, f"{prefix or 'model'}: only a Pipeline has steps, only a "
+                   "ColumnTransformer has transformers")
     if name not in registry:
         fail(path, f"unknown estimator {name!r}; this kernelkit reads {', '.join(registry)} "
                    "and Pipelines of them")
@@ -207,9 +252,55 @@ def _walk(path, node, registry, prefix, depth, out):
             out[prefix + attr] = spec
 
 
+def _walk_columns(path, node, registry, prefix, depth, out):
+    where = prefix or "model"
+    children = node.get("transformers")
+    if depth >= MAX_PIPELINE_DEPTH:
+        fail(path, f"pipelines nested more than {MAX_PIPELINE_DEPTH} deep")
+    if "steps" in node or node["arrays"]:
+        fail(path, f"{where}: a ColumnTransformer holds transformers, no steps or arrays")
+    if not isinstance(children, list) or not children:
+        fail(path, f"{where}: a ColumnTransformer needs a non-empty list of transformers")
+    names = [c.get("name") if isinstance(c, dict) else None for c in children]
+    if not all(isinstance(n, str) and n and "__" not in n and n != "remainder"
+               for n in names) or len(set(names)) != len(names):
+        fail(path, f"{where}: transformer names must be distinct non-empty strings without "
+                   f"'__' (and not 'remainder'), got {names!r}")
+    for i, child in enumerate(children):
+        try:
+            if check_column_spec(child.get("columns")) != child.get("columns"):
+                raise ValueError(f"columns {child.get('columns')!r}")
+        except ValueError as exc:
+            fail(path, f"{where}: transformer {child['name']!r}: {exc}")
+        if child.get("estimator") in ("drop", "passthrough"):
+            if set(child) != {"name", "estimator", "columns"}:
+                fail(path, f"{prefix}transformers/{i}: a {child['estimator']} transformer "
+                           "holds nothing else")
+            continue
+        child = {k: v for k, v in child.items() if k not in ("name", "columns")}
+        _walk(path, child, registry, f"{prefix}transformers/{i}/", depth + 1, out)
+
+
+def _build_columns(path, node, registry, arrays, prefix):
+    children = []
+    for i, child in enumerate(node["transformers"]):
+        est = child["estimator"]
+        if est not in ("drop", "passthrough"):
+            est = _build(path, child, registry, arrays, f"{prefix}transformers/{i}/")
+            if not hasattr(est, "transform") or hasattr(est, "predict"):
+                fail(path, f"ColumnTransformer part {child['name']!r} ({type(est).__name__}) "
+                           "is not a transformer")
+        children.append((child["name"], est, child["columns"]))
+    params = {k: param_from_json(path, v) for k, v in node["params"].items()}
+    attrs = {k: param_from_json(path, v) for k, v in node["attributes"].items()}
+    return restore_column_transformer(path, params, children, attrs)
+
+
 def _build(path, node, registry, arrays, prefix):
     """The estimator of a checked node, with its fitted state restored and checked."""
     name = node["estimator"]
+    if name == "ColumnTransformer":
+        return _build_columns(path, node, registry, arrays, prefix)
     if name == "Pipeline":
         steps = []
         for i, step in enumerate(node["steps"]):
@@ -283,7 +374,7 @@ def load(path):
         meta = read_metadata_member(path, zf)
         specs = {}
         _walk(path, meta, registry, "", 0, specs)
-        if ("steps" in meta) != (meta["format_version"] == FORMAT_PIPELINE):
+        if _composite(meta) != (meta["format_version"] == FORMAT_PIPELINE):
             fail(path, f"format_version {meta['format_version']} does not match its contents "
                        "(pipelines are format 2, single estimators format 1)")
         expected = {METADATA} | {f"{key}.npy" for key in specs}

@@ -1,0 +1,139 @@
+"""What ``kernelkit predict`` reads: the model's feature columns (by name when the
+model knows them), the target if present, and an identifier column passed through
+to the output so that predictions can be joined back to their rows.
+
+The target is the column named with ``--target``, else the fit's target column
+when the file has it, else the one column that is not a feature -- unless that
+column is an identifier (named with ``--id``, at fit time, or named like one:
+``id``, ``row_id``, ``customerId``), which is never scored against.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .commands import _names
+from .tables import TEXT_HINT, looks_like_id, read_columns
+
+__all__ = ["predict_inputs", "select_columns", "header"]
+
+
+def _feature_names(model):
+    names = getattr(model, "feature_names_in_", None)
+    return None if names is None else [str(n) for n in names]
+
+
+def _uses_onehot(model):
+    from sklearn.compose import ColumnTransformer
+
+    first = model.steps[0][1] if hasattr(model, "steps") else model
+    return isinstance(first, ColumnTransformer)
+
+
+def predict_inputs(model, meta, args, header, notes):
+    """``(X, y_col, names, target, id_name, ids)`` for ``select_columns`` and the output.
+
+    ``meta``: the model file's user metadata (``target``, ``id``, ``text_column``);
+    ``header``: the data file's column names; ``notes``: a list the command prints.
+    """
+    target = args.target
+    if target is None and meta.get("target") in header:
+        target = meta["target"]  # the column the model was fitted against
+    id_name = args.id
+    if id_name is None and meta.get("id") in header:
+        id_name = meta["id"]
+        notes.append(f"column {id_name!r} (the model's --id) passed through to the output")
+    fitted = _feature_names(model)
+    text_column = meta.get("text_column")
+    known = fitted if fitted is not None else ([text_column] if text_column else None)
+    if id_name is None and target is None and known is not None:
+        extra = [h for h in header if h not in known]
+        if len(extra) == 1 and looks_like_id(extra[0]):
+            id_name = extra[0]
+            notes.append(f"column {id_name!r} looks like an identifier: passed through to the "
+                         "output, not taken as the target (name the target with --target)")
+    if id_name is not None and id_name == target:
+        raise ValueError(f"--id {id_name!r} is also the target column")
+    if id_name is not None and known is not None and id_name in known:
+        raise ValueError(f"--id {id_name!r} is one of the model's feature columns")
+    use_target = target if target is not None and target in header else None
+    table = read_columns(args.data, target=use_target, id_column=id_name)
+    if text_column:  # a string-kernel model reads one text column
+        if text_column not in table.names:
+            raise ValueError(f"{args.data}: the model reads the text column {text_column!r}, "
+                             f"which the file lacks (its columns are {header})")
+        col = table.columns[table.names.index(text_column)]
+        X = np.empty(len(col), dtype=object)
+        X[:] = [str(v) for v in col.tolist()]
+        return X, table.y, None, target, id_name, table.ids
+    if table.text:
+        used = table.text if fitted is None else [n for n in table.text if n in fitted]
+        if used and not _uses_onehot(model):
+            example = table.columns[table.names.index(used[0])][0]
+            raise ValueError(f"{args.data}: column(s) {used} hold text (e.g. {example!r}) but "
+                             "the model takes numbers; fit it with --onehot, or "
+                             f"{TEXT_HINT.split(': ', 1)[0]}")
+        X = table.mixed()
+    else:
+        X = table.numeric()
+    names = table.names + ([use_target] if use_target is not None else [])
+    return X, table.y, names, target, id_name, table.ids
+
+
+def select_columns(model, X, names, target, path, y_col=None):
+    """Features in the model's order, and the target column or None. ``y_col``: the
+    target read apart from X (its name is the last of ``names``)."""
+    if y_col is not None:
+        X = np.column_stack([X, np.zeros(len(X))])  # a placeholder column for the target
+    fitted = getattr(model, "feature_names_in_", None)
+    n_in = int(model.n_features_in_)
+    if target is not None and target not in names:
+        raise ValueError(f"{path}: no target column {target!r}; the columns are {_names(names)}")
+    if fitted is None:  # a model fitted in Python on an array: columns by position
+        keep = [j for j, name in enumerate(names) if name != target]
+        if len(keep) != n_in:
+            hint = (" (if one of them is the target, name it with --target)"
+                    if target is None and len(keep) == n_in + 1 else "")
+            raise ValueError(f"{path}: the model expects {n_in} feature columns but the file "
+                             f"has {len(keep)}{hint}")
+        y = None if target is None else (y_col if y_col is not None
+                                          else X[:, names.index(target)])
+        return X[:, keep], y, target
+    fitted = [str(n) for n in fitted]
+    missing = [n for n in fitted if n not in names]
+    if missing:
+        raise ValueError(f"{path}: the model expects {n_in} feature columns {_names(fitted)}, "
+                         f"but {_names(missing)} {'is' if len(missing) == 1 else 'are'} missing "
+                         f"from the file (its columns are {_names(names)})")
+    extra = [n for n in names if n not in fitted]
+    if target is None and len(extra) == 1:
+        target = extra[0]  # the fit's target column, or at least the one non-feature column
+    elif target is not None and target in fitted:
+        raise ValueError(f"--target {target!r} is one of the model's feature columns")
+    elif [n for n in extra if n != target]:
+        others = [n for n in extra if n != target]
+        raise ValueError(f"{path}: has {len(names)} columns but the model expects {n_in} "
+                         f"features; columns {others} are not features of the model. "
+                         "Remove them, or name the target column with --target")
+    X_sel = X[:, [names.index(n) for n in fitted]]
+    y = None if target is None else (y_col if y_col is not None and target == names[-1]
+                                     else X[:, names.index(target)])
+    return X_sel, y, target
+
+
+def header(path):
+    """The column names of a table (its first non-blank line)."""
+    import csv
+
+    from ..datasets.readers import read_bytes
+
+    text = read_bytes(path).decode("utf-8-sig", errors="replace")
+    for line in text.splitlines():
+        if line.strip():
+            name = Path(path).name.lower().removesuffix(".gz")
+            delim = "\t" if name.endswith((".tsv", ".tab")) or (
+                not name.endswith(".csv") and "\t" in line) else ","
+            return [c.strip() for c in next(csv.reader([line], delimiter=delim))]
+    return []

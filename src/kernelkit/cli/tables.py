@@ -1,0 +1,217 @@
+"""Tables with text columns for ``kernelkit fit`` and ``predict``: an ID column set
+aside, text columns kept as text (for a string kernel, or one-hot encoding), and
+the numeric columns read as ``kernelkit.datasets.read_table`` reads them.
+
+Numeric tables take ``read_table``'s fast path and errors; a table with text
+feature cells is read here, by column, with errors naming the line and column.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["Table", "read_columns", "looks_like_id", "TEXT_HINT"]
+
+#: How to go on when a feature column holds text.
+TEXT_HINT = ("encode categorical columns first: pass --onehot to one-hot encode the text "
+             "columns (the encoder is stored in the model file), or give a string kernel "
+             "such as --kernel \"spectrum(k=3)\" for one text column")
+#: Column names that say "identifier" (compared in lower case).
+_ID_NAMES = {"id", "index", "key", "row", "rowid", "row_id", "uuid", "idx"}
+
+
+@dataclass
+class Table:
+    """The columns of a file: features (numbers or text, by column), target and IDs."""
+
+    names: list  # feature column names, in file order
+    columns: list  # one array per feature column: float64 or str
+    y: object = None
+    ids: object = None  # str array of the --id column, or None
+    text: list = field(default_factory=list)  # names of the text feature columns
+
+    @property
+    def n(self):
+        return len(self.columns[0]) if self.columns else 0
+
+    def numeric(self):
+        """All features as a float64 (n, d) array (only when no column is text)."""
+        return np.column_stack(self.columns).astype(np.float64, copy=False)
+
+    def mixed(self):
+        """All features as an object (n, d) array: floats and str, for a
+        ColumnTransformer that one-hot encodes the text columns."""
+        out = np.empty((self.n, len(self.columns)), dtype=object)
+        for j, col in enumerate(self.columns):
+            out[:, j] = col
+        return out
+
+
+def looks_like_id(name):
+    """True for a column named like an identifier (``id``, ``row_id``, ``customerId``)."""
+    low = name.strip().lower()
+    return low in _ID_NAMES or low.endswith(("_id", "-id", " id")) or (
+        len(name) > 2 and name.endswith(("Id", "ID")) and name[-3].islower())
+
+
+def _delimiter(path, line):
+    name = Path(path).name.lower().removesuffix(".gz")
+    if name.endswith((".tsv", ".tab")):
+        return "\t"
+    if name.endswith(".csv"):
+        return ","
+    return "\t" if "\t" in line else ","
+
+
+def read_columns(path, target=None, id_column=None):
+    """Read ``path`` column by column.
+
+    Parameters
+    ----------
+    path : str or Path
+        CSV/TSV with a header row (``.gz`` ok).
+    target : str or None
+        The target column (kept apart; numbers become float64, else labels).
+    id_column : str or None
+        A column passed through untouched (as text), never a feature.
+
+    Returns
+    -------
+    Table
+
+    Raises
+    ------
+    ValueError
+        Unknown target or ID column, ragged rows, empty cells, an empty table.
+    """
+    from ..datasets import read_table
+    from ..datasets.readers import read_bytes
+
+    try:
+        X, y, names = read_table(path, target=target)  # numbers only: the fast path
+    except ValueError as exc:
+        if "is not a number" not in str(exc):
+            raise
+    else:
+        cols = [X[:, j] for j in range(X.shape[1])]
+        ids = None
+        if id_column is not None:
+            if id_column not in names:
+                raise ValueError(_no_column(path, id_column, names + [target]))
+            j = names.index(id_column)
+            ids = np.array([_number_text(v) for v in cols.pop(j)], dtype=str)
+            names = names[:j] + names[j + 1:]
+        if not cols:
+            raise ValueError(f"{path}: no feature columns left besides the target and --id")
+        return Table(names, cols, y, ids)
+    text = read_bytes(path).decode("utf-8-sig")
+    lines = [ln.rstrip("\r") for ln in text.split("\n")]
+    header_idx = next(i for i, ln in enumerate(lines) if ln.strip())
+    delim = _delimiter(path, lines[header_idx])
+    linenos = [i + 1 for i in range(header_idx, len(lines)) if lines[i].strip()]
+    rows = list(csv.reader([lines[i - 1] for i in linenos], delimiter=delim))
+    header = [c.strip() for c in rows[0]]
+    for name in (target, id_column):
+        if name is not None and name not in header:
+            raise ValueError(_no_column(path, name, header))
+    for lineno, row in zip(linenos[1:], rows[1:]):
+        if len(row) != len(header):
+            raise ValueError(f"{path}: line {lineno} has {len(row)} fields but the header has "
+                             f"{len(header)} (delimiter {delim!r}); every row needs one value "
+                             "per column")
+    body = rows[1:]
+    y = ids = None
+    names, cols, text_cols = [], [], []
+    for j, name in enumerate(header):
+        cells = [r[j].strip() for r in body]
+        if name == target:
+            y = _target(cells, path, linenos[1:], name)
+        elif name == id_column:
+            ids = np.array(cells, dtype=str)
+        else:
+            empty = next((k for k, c in enumerate(cells) if not c), None)
+            if empty is not None:
+                raise ValueError(f"{path}: line {linenos[1 + empty]}, column {name!r} is empty; "
+                                 "missing values are not supported, drop or impute those rows "
+                                 "first")
+            try:
+                col = np.array(cells, dtype=np.float64)
+                if not np.isfinite(col).all():
+                    raise ValueError
+            except ValueError:
+                col = np.array(cells, dtype=str)
+                text_cols.append(name)
+            names.append(name)
+            cols.append(col)
+    if not cols:
+        raise ValueError(f"{path}: no feature columns left besides the target and --id")
+    return Table(names, cols, y, ids, text_cols)
+
+
+def _number_text(value):
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _no_column(path, name, names):
+    names = [n for n in names if n is not None]
+    return f"{path}: no column {name!r}; the columns are {names}"
+
+
+def _target(cells, path, linenos, name):
+    empty = next((k for k, c in enumerate(cells) if not c), None)
+    if empty is not None:
+        raise ValueError(f"{path}: line {linenos[empty]}, column {name!r} (the target) is "
+                         "empty; missing values are not supported, drop those rows first")
+    try:
+        y = np.array(cells, dtype=np.float64)
+    except ValueError:
+        return np.array(cells, dtype=str)
+    return y if np.isfinite(y).all() else np.array(cells, dtype=str)
+
+
+def fit_inputs(table, settings, onehot, path):
+    """The X that ``kernelkit fit`` learns from, with ``settings`` told how: one text
+    column for a string kernel, text columns one-hot encoded (``--onehot``), or numbers.
+
+    Returns
+    -------
+    X : ndarray
+        (n,) str objects for a string kernel, (n, d) objects for --onehot, else
+        (n, d) float64.
+    notes : list of str
+        What was decided, for stderr.
+    """
+    kernel, notes = settings.kernel, []
+    suspects = [n for n in table.names if looks_like_id(n)]
+    if suspects:
+        notes.append(f"column(s) {suspects} look like identifiers but are used as features; "
+                     "set one aside with --id COLUMN")
+    if kernel is not None and getattr(kernel, "input_kind", "vector") == "string":
+        if len(table.columns) != 1:
+            raise ValueError(f"{path}: the string kernel {kernel!r} reads one text column, but "
+                             f"there are {len(table.columns)} feature columns {table.names}; "
+                             "keep only the text column and the target (an identifier can "
+                             "stay, named with --id)")
+        col = table.columns[0]
+        texts = [_number_text(v) for v in col] if col.dtype.kind == "f" else col.tolist()
+        X = np.empty(len(texts), dtype=object)
+        X[:] = texts
+        settings.strings = True
+        notes.append(f"text column {table.names[0]!r} read as strings for {kernel!r}")
+        return X, notes
+    if table.text:
+        if not onehot:
+            example = table.columns[table.names.index(table.text[0])][0]
+            raise ValueError(f"{path}: column(s) {table.text} hold text (e.g. {example!r}), "
+                             f"and the kernel takes numbers; {TEXT_HINT}")
+        settings.onehot = tuple(table.names.index(n) for n in table.text)
+        settings.numeric_columns = tuple(j for j in range(len(table.names))
+                                         if j not in settings.onehot)
+        return table.mixed(), notes
+    if onehot:
+        notes.append("--onehot: every feature column is numeric; nothing to encode")
+    return table.numeric(), notes
