@@ -283,3 +283,24 @@ def test_kernel_machines_round_trip(make, tmp_path):
     np.testing.assert_array_equal(again.predict(X), model.predict(X))
     if hasattr(model, "predict_proba"):
         np.testing.assert_array_equal(again.predict_proba(X), model.predict_proba(X))
+
+
+@pytest.mark.parametrize("est", [kernelkit.KernelSVC(), kernelkit.KernelRidgeClassifier(),
+                                 kernelkit.KernelKNeighborsClassifier(3)])
+def test_boolean_labels_round_trip(tmp_path, est):
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = X[:, 0] > 0
+    est.fit(X, y)
+    kernelkit.save(est, tmp_path / "m.kk")
+    back = kernelkit.load(tmp_path / "m.kk")
+    assert back.classes_.dtype == bool
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
+
+
+def test_multi_output_classifier_is_refused_clearly(tmp_path):
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    Y = np.column_stack([X[:, 0] > 0, X[:, 1] > 0]).astype(int)
+    est = kernelkit.KernelKNeighborsClassifier(3).fit(X, Y)
+    with pytest.raises(ValueError, match="one array per output"):
+        kernelkit.save(est, tmp_path / "m.kk")
+    assert not (tmp_path / "m.kk").exists()

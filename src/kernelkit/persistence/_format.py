@@ -85,7 +85,13 @@ def param_to_json(name, value):
 def scalar_to_json(value):
     if isinstance(value, Kernel):
         return {"kernel": value.to_dict()}
-    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":  # numeric classes_
+    if isinstance(value, np.ndarray) and value.dtype.kind == "b":  # boolean classes_
+        return {"booleans": value.tolist()}
+    if isinstance(value, (list, tuple)) and any(isinstance(v, np.ndarray) for v in value):
+        raise ValueError("cannot save this model: it holds one array per output (a "
+                         "multi-output classifier's classes_); model files hold "
+                         "single-output models. Fit one model per output to save them")
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":  # numeric classes_
         return {"numbers": value.tolist()}
     if isinstance(value, np.ndarray):  # feature_names_in_, string classes_
         return {"strings": [str(v) for v in value]}
@@ -254,6 +260,10 @@ def param_from_json(path, obj):
             if not all(isinstance(v, str) for v in value):
                 raise ValueError("strings must be a list of str")
             return np.asarray(value, dtype=object)
+        if tag == "booleans" and isinstance(value, list):
+            if not all(isinstance(v, bool) for v in value):
+                raise ValueError("booleans must be a flat list of true/false")
+            return np.asarray(value, dtype=bool)
         if tag == "numbers" and isinstance(value, list):
             if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
                 raise ValueError("numbers must be a flat list of numbers")
