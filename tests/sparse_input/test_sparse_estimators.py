@@ -21,7 +21,7 @@ from kernelkit.models import (KernelKMeans, KernelKNeighborsClassifier,
                               KernelKNeighborsRegressor, KernelLogisticRegression,
                               KernelMachine, KernelMachineClassifier, KernelOutlierDetector,
                               KernelRidge, KernelRidgeClassifier, KernelRidgeCV, KernelSVC,
-                              KernelSVR, KitchenSinksClassifier)
+                              KernelOneClassSVM, KernelSVR, KitchenSinksClassifier)
 
 RBF = "rbf(gamma=0.1)"
 
@@ -65,6 +65,7 @@ ESTIMATORS = [  # (estimator, target kind, tolerance)
     (KernelKMeans(n_clusters=3, kernel=RBF, approximation="nystroem", n_components=20,
                   random_state=0), None, 0),
     (KernelOutlierDetector(kernel=RBF), None, 1e-10),
+    (KernelOneClassSVM(kernel=RBF, nu=0.3, tol=1e-10), None, 1e-7),
     (KernelOutlierDetector(kernel=RBF, method="mean", contamination=0.1), None, 1e-10),
 ]
 

@@ -15,7 +15,7 @@ from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
 from ..planning import Plan, decide_store, row_cache_choice
 from ..solvers.one_class import one_class_gram, one_class_kernel
-from ._base import (check_sample_weight, check_symmetric_gram, report_plan,
+from ._base import (as_float64_rows, check_sample_weight, check_symmetric_gram, report_plan,
                     resolve_estimator_kernel, tag_precomputed, takes_strings, validate_fit_X,
                     validate_predict_data)
 
@@ -181,7 +181,7 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
             self.support_vectors_ = None
         else:
             s = X[self.support_]
-            self.support_vectors_ = s if takes_strings(kernel) else np.asarray(s, np.float64)
+            self.support_vectors_ = s if takes_strings(kernel) else as_float64_rows(s)
         self.dual_coef_ = res.alpha[sv][None, :]
         self.intercept_ = np.array([-res.rho])
         self.offset_ = float(res.rho)
