@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_kernel_values, check_vectors, validate_params
 from ..kernels import Bilinear, Constant, Linear, Polynomial, Power, Product, Scaled, Sum
-from ..kernels import resolve_kernel
+from ..kernels import KernelParamsMixin, resolve_kernel
 
 __all__ = ["explicit_feature_dim", "ExplicitFeatures"]
 
@@ -119,7 +119,7 @@ def _features(k, X):
     raise AssertionError(type(k))
 
 
-class ExplicitFeatures(TransformerMixin, BaseEstimator):
+class ExplicitFeatures(KernelParamsMixin, TransformerMixin, BaseEstimator):
     """The exact finite feature map of a linear/polynomial/bilinear kernel.
 
     ``transform(X) @ transform(Y).T`` equals ``kernel(X, Y)`` to round-off.
@@ -161,6 +161,7 @@ class ExplicitFeatures(TransformerMixin, BaseEstimator):
             raise ValueError(f"{k!r} is a kernel on strings and has no explicit polynomial "
                              "feature map; use kernelkit.features.Nystroem for string kernels")
         X = check_vectors(X)
+        k = k.resolve(X)  # gamma="scale" fixed from the training X
         D = explicit_feature_dim(k, X.shape[1])
         if D is None:
             raise ValueError(f"{k!r} has no finite explicit feature map; use the dual solver "

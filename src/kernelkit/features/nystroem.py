@@ -24,7 +24,7 @@ from .._validation import (Interval, Options, check_kernel_values, check_same_n_
                            check_vectors, validate_params)
 from ..exceptions import NumericalWarning
 from ..gram import gram
-from ..kernels import resolve_kernel
+from ..kernels import KernelParamsMixin, resolve_kernel
 from .._budget import require, rows_per_block
 from ..linalg import eigh_psd
 from .centers import CENTER_METHODS, select_centers, take_rows
@@ -104,7 +104,7 @@ def nystroem_normalization(K_CC):
     return U
 
 
-class Nystroem(TransformerMixin, BaseEstimator):
+class Nystroem(KernelParamsMixin, TransformerMixin, BaseEstimator):
     """Nystroem approximation of any kernelkit kernel, as a feature map.
 
     ``transform(X) @ transform(Y).T`` approximates ``kernel(X, Y)`` by
@@ -208,6 +208,7 @@ class Nystroem(TransformerMixin, BaseEstimator):
         self._check_params()
         kernel = resolve_kernel(self.kernel)
         X = self._check_X(kernel, X, reset=True)
+        kernel = kernel.resolve(X)  # gamma="scale" fixed from the training X
         n = len(X)
         if isinstance(self.centers, str):
             rng = check_random_state(self.random_state)

@@ -41,7 +41,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import Interval, Options, check_kernel_values, check_vectors, validate_params
 from ..exceptions import InvalidParameterError
-from ..kernels import resolve_kernel
+from ..kernels import KernelParamsMixin, resolve_kernel
 from ..kernels import spectral
 from .._budget import row_blocks, rows_per_block
 
@@ -79,7 +79,7 @@ def _orthogonal_frequencies(d, m, gamma, rng):
     return Q * norms * math.sqrt(2.0 * gamma)
 
 
-class RandomFourierFeatures(TransformerMixin, BaseEstimator):
+class RandomFourierFeatures(KernelParamsMixin, TransformerMixin, BaseEstimator):
     """Random Fourier features of a shift-invariant kernel.
 
     ``transform(X) @ transform(Y).T`` approximates ``kernel(X, Y)`` with an
@@ -178,6 +178,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
                              "for shift-invariant kernels on numeric vectors; use "
                              "kernelkit.features.Nystroem for string kernels")
         X = check_vectors(X)
+        k = k.resolve(X)  # gamma="scale" fixed from the training X
         density = k.spectral_density()  # ValueError pointing to Nystroem if there is none
         rng = check_random_state(self.random_state)
         d, D = X.shape[1], int(self.n_components)

@@ -34,6 +34,7 @@ from .. import config
 from .._budget import row_blocks, rows_per_block
 from .._validation import (check_kernel_values, check_same_n_features, check_vectors,
                            validate_params)
+from .data_dependent import GAMMA_RULES, check_resolved, gamma_from_data
 from .rows import KernelRows
 
 __all__ = ["Kernel", "KernelRows", "pairwise_blocked", "certainly_finite", "max_abs",
@@ -156,6 +157,8 @@ class Kernel:
     input_kind = "vector"
     # Declared constraints of the constructor's parameters (see _validation.validate_params).
     _param_constraints: dict = {}
+    # Parameters that may hold a data-dependent rule ("scale", "auto"), fixed by resolve(X).
+    _data_dependent_params: tuple = ()
 
     # ---- parameters (scikit-learn conventions) --------------------------------
     @classmethod
@@ -233,6 +236,56 @@ class Kernel:
                 parts.append(f"{name}={_format_value(value)}")
         return f"{type(self).__name__}({', '.join(parts)})"
 
+    # ---- data-dependent parameters (gamma="scale" / "auto") ------------------------
+    def resolve(self, X):
+        """This kernel with its data-dependent parameters fixed from training inputs X.
+
+        ``gamma="scale"`` becomes ``1 / (n_features * X.var())`` (1.0 when the
+        variance is 0) and ``gamma="auto"`` becomes ``1 / n_features``, as in
+        scikit-learn's SVC; sub-kernels of sums, products and other nodes are
+        resolved alike. Every estimator calls this once in ``fit`` and stores
+        the result as ``kernel_``; call it yourself before evaluating such a
+        kernel directly.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training inputs (validated).
+
+        Returns
+        -------
+        Kernel
+            ``self`` when nothing depends on the data, else a new kernel with
+            numbers in place of the rules (``self`` is left unchanged).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import RBF
+        >>> RBF(gamma="auto").resolve(np.zeros((5, 4)))
+        RBF(gamma=0.25)
+        """
+        params = self.get_params(deep=False)
+        changed = False
+        for name, value in params.items():
+            if isinstance(value, Kernel):
+                new = value.resolve(X)
+                changed = changed or new is not value
+                params[name] = new
+            elif name in self._data_dependent_params and isinstance(value, str):
+                params[name] = gamma_from_data(value, X)
+                changed = True
+        return type(self)(**params) if changed else self
+
+    @property
+    def is_resolved(self) -> bool:
+        """False while a parameter (of this kernel or a sub-kernel) is a data rule such as "scale"."""
+        try:
+            check_resolved(self, deep=True)
+        except ValueError:
+            return False
+        return True
+
     # ---- evaluation --------------------------------------------------------------
     def check_input(self, X, name="X"):
         """Validate an input for this kernel and return it in canonical form."""
@@ -296,6 +349,7 @@ class Kernel:
             Sliceable by rows (``Xp[r0:r1]``, ``Xp[indices]``); pass row
             blocks of them to :meth:`block` and :meth:`diag_prepared`.
         """
+        check_resolved(self, deep=True)  # gamma="scale" left unresolved: say what to do
         Y = X if Y is None else Y
         if np.dtype(dtype) == np.float32:
             return self._prepare_float32(X, Y)
@@ -338,6 +392,8 @@ class Kernel:
             If the block holds inf or NaN (inputs whose scale overflows
             float64 in the kernel; standardise them).
         """
+        if self._data_dependent_params:
+            check_resolved(self)
         dtype = np.float64 if out is None else out.dtype
         if assume_finite or certainly_finite(self.value_bound(X, Y), dtype):
             return self._compute_block(X, Y, diag_offset, out)
@@ -534,6 +590,8 @@ def _to_json_value(value, where):
 def _format_value(value):
     if isinstance(value, np.ndarray):
         return repr(value.tolist())  # a nested list: parse_kernel reads it back
+    if isinstance(value, str) and value in GAMMA_RULES:
+        return value  # gamma=scale: the expression parser reads the bare word back
     if isinstance(value, np.generic):
         return repr(value.item())  # np.float64(0.5) -> 0.5
     if callable(value) and not isinstance(value, Kernel):

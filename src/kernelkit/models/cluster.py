@@ -20,6 +20,7 @@ from ..features.nystroem import nystroem_transform
 from ..gram import GramOperator
 from ..planning import Choice, Plan, decide_store
 from ..solvers.kernel_kmeans import kernel_kmeans, nearest_means
+from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (check_sample_weight, reject_precomputed, report_plan,
                     resolve_estimator_kernel, validate_fit_X, validate_predict_data)
 
@@ -28,7 +29,7 @@ __all__ = ["KernelKMeans"]
 _INITS = ("k-means++", "random")
 
 
-class KernelKMeans(ClusterMixin, BaseEstimator):
+class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
     """k-means clustering in the feature space of a kernel (kernel k-means).
 
     Minimises sum_i w_i ||phi(x_i) - m_{c(i)}||^2 over assignments c by
@@ -171,6 +172,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         """
         kernel = self._check_params()
         X = validate_fit_X(self, kernel, X)
+        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
         n, k = len(X), self.n_clusters
         if n < k:
             raise ValueError(f"n_samples={n} should be >= n_clusters={k}.")

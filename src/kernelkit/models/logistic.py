@@ -11,6 +11,7 @@ from .._validation import Interval, Options, validate_params
 from ..exceptions import InvalidParameterError
 from ..planning import Choice, Plan
 from ..solvers.newton import lbfgs_multinomial
+from ._base import KernelParamsMixin, kernel_for_data
 from ._base import report_plan, resolve_estimator_kernel, validate_classifier_data
 from ._columns import _ScoreClassifier, fit_columns, gram_or_operator
 from .kernel_machine import ITERATION_CONSTRAINTS
@@ -21,7 +22,7 @@ _SOLVERS = ("lbfgs", "newton", "sgd")
 _MULTI = ("multinomial", "ovr")
 
 
-class KernelLogisticRegression(_ScoreClassifier):
+class KernelLogisticRegression(KernelParamsMixin, _ScoreClassifier):
     """Kernel logistic regression, penalised as scikit-learn's LogisticRegression.
 
     Minimises (1/2)||f||_H^2 + C sum_i log(1 + exp(-y_i f(x_i))) (binary), or
@@ -108,6 +109,7 @@ class KernelLogisticRegression(_ScoreClassifier):
         """Fit on X of shape (n_samples, n_features), labels y of shape (n_samples,)."""
         kernel = self._check_params()
         X, Y = validate_classifier_data(self, X, y, kernel)
+        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
         n = X.shape[0]
         if Y.shape[1] == 1 or self.multi_class == "ovr":
             self.multi_class_ = "binary" if Y.shape[1] == 1 else "ovr"

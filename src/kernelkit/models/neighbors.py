@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._validation import Interval, Options, validate_params
 from ..solvers.distances import kneighbors_blocked
+from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (reject_precomputed, resolve_estimator_kernel, validate_fit_data,
                     validate_predict_data)
 
@@ -33,7 +34,7 @@ def neighbor_weights(dist, weights):
     return w
 
 
-class _KernelNeighbors(BaseEstimator):
+class _KernelNeighbors(KernelParamsMixin, BaseEstimator):
     """Storage of the training set and the kneighbors query shared by both estimators."""
 
     _param_constraints = {
@@ -54,6 +55,7 @@ class _KernelNeighbors(BaseEstimator):
     def _fit(self, X, y, y_numeric):
         kernel = self._check_params()
         X, y = validate_fit_data(self, kernel, X, y, y_numeric=y_numeric)
+        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
         self.kernel_ = kernel
         self.X_fit_ = X
         self.n_samples_fit_ = len(X)
