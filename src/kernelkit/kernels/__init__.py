@@ -14,6 +14,7 @@ from .algebra import Bilinear, Composed, Exp, Power, Product, Scaled, Sum, Warpe
 from .base import Kernel
 from .callable import CallableKernel
 from .estimator_params import KernelParamsMixin
+from .matern import Matern
 from .rows import KernelRows
 from .registry import KERNELS, kernel_from_dict, parse_kernel, register_kernel, resolve_kernel
 from .strings import Spectrum, Subsequence, WeightedDegree
@@ -24,6 +25,6 @@ __all__ = [
     "KroneckerDelta",
     "Constant", "Sum", "Product", "Scaled", "Power", "Exp", "Warped", "Composed", "Bilinear",
     "Subsequence", "Spectrum", "WeightedDegree", "CallableKernel",
-    "KernelParamsMixin",
+    "KernelParamsMixin", "Matern",
     "KERNELS", "parse_kernel", "resolve_kernel", "kernel_from_dict", "register_kernel",
 ]
