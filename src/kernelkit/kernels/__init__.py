@@ -14,6 +14,7 @@ from .algebra import Bilinear, Composed, Exp, Power, Product, Scaled, Sum, Warpe
 from .base import Kernel
 from .callable import CallableKernel
 from .estimator_params import KernelParamsMixin
+from .chi2 import AdditiveChi2, Chi2
 from .matern import Matern
 from .rows import KernelRows
 from .registry import KERNELS, kernel_from_dict, parse_kernel, register_kernel, resolve_kernel
@@ -25,6 +26,7 @@ __all__ = [
     "KroneckerDelta",
     "Constant", "Sum", "Product", "Scaled", "Power", "Exp", "Warped", "Composed", "Bilinear",
     "Subsequence", "Spectrum", "WeightedDegree", "CallableKernel",
-    "KernelParamsMixin", "Matern",
+    "KernelParamsMixin", "Matern", "Chi2",
+    "AdditiveChi2",
     "KERNELS", "parse_kernel", "resolve_kernel", "kernel_from_dict", "register_kernel",
 ]

@@ -23,6 +23,7 @@ from ..exceptions import KernelSpecError
 from .base import Kernel
 from . import algebra, strings, vector
 from .callable import CallableKernel
+from .chi2 import AdditiveChi2, Chi2
 from .matern import Matern
 
 __all__ = ["KERNELS", "resolve_kernel", "parse_kernel", "kernel_from_dict", "register_kernel"]
@@ -44,7 +45,7 @@ for _cls, _aliases in [
     (vector.Linear, ()), (vector.Polynomial, ("poly",)), (vector.RBF, ("gaussian",)),
     (vector.Laplacian, ()), (vector.Cauchy, ()), (vector.Sigmoid, ("tanh",)),
     (vector.KroneckerDelta, ("delta", "kronecker")), (vector.Constant, ()),
-    (Matern, ()),
+    (Matern, ()), (Chi2, ()), (AdditiveChi2, ("additive_chi2",)),
     (algebra.Sum, ()), (algebra.Product, ()), (algebra.Scaled, ()), (algebra.Power, ()),
     (algebra.Exp, ()), (algebra.Bilinear, ()),
     (strings.Subsequence, ("ssk",)), (strings.Spectrum, ("kmer",)),

@@ -46,3 +46,25 @@ def test_matern_refuses_other_nu_and_round_trips_a_model_file(tmp_path):
     back = kernelkit.load(tmp_path / "m.kk")
     assert back.kernel_ == Matern(nu=2.5, length_scale=2.0)
     np.testing.assert_array_equal(back.predict(X), model.predict(X))
+
+
+def test_chi2_kernels_match_sklearn_and_refuse_negative_input(tmp_path):
+    from sklearn.metrics.pairwise import additive_chi2_kernel, chi2_kernel
+
+    from kernelkit.kernels import AdditiveChi2, Chi2
+
+    rng = np.random.RandomState(3)
+    X, Y = rng.rand(20, 5), rng.rand(6, 5)
+    X[0, :2] = 0.0
+    Y[0, :2] = 0.0  # 0 / 0 terms count as 0, as in scikit-learn
+    np.testing.assert_allclose(Chi2(gamma=0.7)(X, Y), chi2_kernel(X, Y, gamma=0.7), rtol=1e-12)
+    np.testing.assert_allclose(AdditiveChi2()(X, Y), additive_chi2_kernel(X, Y), rtol=1e-12)
+    np.testing.assert_allclose(Chi2()(X), chi2_kernel(X), rtol=1e-12)
+    assert parse_kernel("chi2(gamma=0.7)") == Chi2(gamma=0.7)
+    assert parse_kernel("additive_chi2") == AdditiveChi2() and not AdditiveChi2().is_psd
+    with pytest.raises(ValueError, match="non-negative"):
+        Chi2()(-X)
+    y = X[:, 0]
+    model = kernelkit.KernelRidge(kernel="chi2(gamma=0.5)").fit(X, y)
+    kernelkit.save(model, tmp_path / "c.kk")
+    np.testing.assert_array_equal(kernelkit.load(tmp_path / "c.kk").predict(X), model.predict(X))
