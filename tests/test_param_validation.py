@@ -52,7 +52,8 @@ def _square(X):
 # Valid values for constructor parameters without a default (the algebra's nodes),
 # by parameter name: a new required name must be added here.
 REQUIRED = {"k": RBF(gamma=0.5), "k1": RBF(gamma=0.5), "k2": Linear(), "f": np.tanh,
-            "phi": _square, "A": np.eye(3), "scale": 2.0, "exponent": 2}
+            "phi": _square, "A": np.eye(3), "scale": 2.0, "exponent": 2,
+            "function": lambda X, Y: X @ Y.T}
 
 
 def _constructor_params(cls):
@@ -357,4 +358,5 @@ def test_unknown_constraints_are_a_declaration_error():
 def test_describe_constraints_joins_with_or():
     assert describe_constraints([Interval(Integral, 1, None), Options(str, ("auto",)), None]) \
         == "an integer >= 1, 'auto' or None"
-    assert describe_constraints("kernel") == "a Kernel or a kernel expression string"
+    assert describe_constraints("kernel") == \
+        "a Kernel, a kernel expression string or a function k(X, Y) -> Gram matrix"

@@ -583,8 +583,9 @@ _NAMED = {
                      "an int in [0, 2**32 - 1], a RandomState or Generator, or None"),
     "array-like": (_is_array_like, "an array-like"),
     "callable": (callable, "a callable"),
-    "kernel": (lambda v: isinstance(v, str) or _is_kernel(v),
-               "a Kernel or a kernel expression string"),
+    "kernel": (lambda v: isinstance(v, str) or _is_kernel(v)
+               or (callable(v) and not isinstance(v, type)),
+               "a Kernel, a kernel expression string or a function k(X, Y) -> Gram matrix"),
 }
 
 

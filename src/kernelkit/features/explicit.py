@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import check_kernel_values, check_vectors, validate_params
 from .._budget import require, row_blocks, rows_per_block
 from ..kernels import Bilinear, Constant, Linear, Polynomial, Power, Product, Scaled, Sum
-from ..kernels import resolve_kernel
+from ..kernels import KernelParamsMixin, resolve_kernel
 from ._output import FeatureNamesOutMixin, record_feature_names
 
 __all__ = ["explicit_feature_dim", "ExplicitFeatures"]
@@ -142,7 +142,7 @@ def _sparse_features(kernel, X, D):
     return Z
 
 
-class ExplicitFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
+class ExplicitFeatures(KernelParamsMixin, FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
     """The exact finite feature map of a linear/polynomial/bilinear kernel.
 
     ``transform(X) @ transform(Y).T`` equals ``kernel(X, Y)`` to round-off.
@@ -198,6 +198,7 @@ class ExplicitFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"{k!r} is a kernel on strings and has no explicit polynomial "
                              "feature map; use kernelkit.features.Nystroem for string kernels")
         X = check_vectors(X, accept_sparse=True)
+        k = k.resolve(X)  # gamma="scale" fixed from the training X
         D = explicit_feature_dim(k, X.shape[1])
         if D is None:
             raise ValueError(f"{k!r} has no finite explicit feature map; use the dual solver "

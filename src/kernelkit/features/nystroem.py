@@ -25,7 +25,7 @@ from .._validation import (Interval, Options, check_kernel_values, check_same_n_
                            check_vectors, validate_params)
 from ..exceptions import InvalidParameterError, NumericalWarning
 from ..gram import gram
-from ..kernels import resolve_kernel
+from ..kernels import KernelParamsMixin, resolve_kernel
 from ..kernels.base import check_sparse_support
 from .._budget import require, rows_per_block
 from ..linalg import eigh_psd
@@ -112,7 +112,7 @@ def nystroem_normalization(K_CC):
     return U
 
 
-class Nystroem(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
+class Nystroem(KernelParamsMixin, FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
     """Nystroem approximation of any kernelkit kernel, as a feature map.
 
     ``transform(X) @ transform(Y).T`` approximates ``kernel(X, Y)`` by
@@ -249,6 +249,7 @@ class Nystroem(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
             return self._fit_precomputed(X)
         kernel = resolve_kernel(self.kernel)
         X = self._check_X(kernel, X, reset=True)
+        kernel = kernel.resolve(X)  # gamma="scale" fixed from the training X
         n = _rows(X)
         if isinstance(self.centers, str):
             rng = check_random_state(self.random_state)

@@ -42,7 +42,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import Interval, Options, check_kernel_values, check_vectors, validate_params
 from ..exceptions import InvalidParameterError
-from ..kernels import resolve_kernel
+from ..kernels import KernelParamsMixin, resolve_kernel
 from ..kernels import spectral
 from .._budget import row_blocks, rows_per_block
 from ._output import FeatureNamesOutMixin, record_feature_names
@@ -81,7 +81,7 @@ def _orthogonal_frequencies(d, m, gamma, rng):
     return Q * norms * math.sqrt(2.0 * gamma)
 
 
-class RandomFourierFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
+class RandomFourierFeatures(KernelParamsMixin, FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
     """Random Fourier features of a shift-invariant kernel.
 
     ``transform(X) @ transform(Y).T`` approximates ``kernel(X, Y)`` with an
@@ -194,6 +194,7 @@ class RandomFourierFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimato
                              "for shift-invariant kernels on numeric vectors; use "
                              "kernelkit.features.Nystroem for string kernels")
         X = check_vectors(X, accept_sparse=True)  # X W of sparse rows: a sparse product
+        k = k.resolve(X)  # gamma="scale" fixed from the training X
         density = k.spectral_density()  # ValueError pointing to Nystroem if there is none
         rng = check_random_state(self.random_state)
         d, D = X.shape[1], int(self.n_components)

@@ -5,12 +5,17 @@ Vector kernels (:class:`Linear`, :class:`Polynomial`, :class:`RBF`,
 :class:`Constant`), the algebra's nodes (``k1 + k2``, ``k1 * k2``, ``c * k``,
 ``k ** p``, :class:`Exp`, :class:`Warped`, :class:`Composed`, :class:`Bilinear`),
 string kernels (:class:`Subsequence`, :class:`Spectrum`, :class:`WeightedDegree`),
-spectral densities for random features, one registry/parser of names, and
+:class:`CallableKernel` (a user's function ``k(X, Y) -> Gram``), spectral
+densities for random features, one registry/parser of names, and
 :class:`KernelRows`, the block API (see :class:`Kernel`) bound to one pair of inputs.
 """
 
 from .algebra import Bilinear, Composed, Exp, Power, Product, Scaled, Sum, Warped
 from .base import Kernel
+from .callable import CallableKernel
+from .estimator_params import KernelParamsMixin
+from .chi2 import AdditiveChi2, Chi2
+from .matern import Matern
 from .rows import KernelRows
 from .registry import KERNELS, kernel_from_dict, parse_kernel, register_kernel, resolve_kernel
 from .strings import Spectrum, Subsequence, WeightedDegree
@@ -20,6 +25,8 @@ __all__ = [
     "Kernel", "KernelRows", "Linear", "Polynomial", "RBF", "Laplacian", "Cauchy", "Sigmoid",
     "KroneckerDelta",
     "Constant", "Sum", "Product", "Scaled", "Power", "Exp", "Warped", "Composed", "Bilinear",
-    "Subsequence", "Spectrum", "WeightedDegree",
+    "Subsequence", "Spectrum", "WeightedDegree", "CallableKernel",
+    "KernelParamsMixin", "Matern", "Chi2",
+    "AdditiveChi2",
     "KERNELS", "parse_kernel", "resolve_kernel", "kernel_from_dict", "register_kernel",
 ]

@@ -35,6 +35,7 @@ from .._budget import row_blocks, rows_per_block
 from .._validation import (check_kernel_values, check_same_n_features, check_vectors,
                            validate_params)
 from ._sparse import as_float64_csr, is_sparse, n_rows, sparse_max_abs
+from .data_dependent import GAMMA_RULES, check_resolved, gamma_from_data
 from .rows import KernelRows
 
 __all__ = ["Kernel", "KernelRows", "pairwise_blocked", "certainly_finite", "max_abs",
@@ -182,6 +183,8 @@ class Kernel:
     sparse_blocks = False
     # Declared constraints of the constructor's parameters (see _validation.validate_params).
     _param_constraints: dict = {}
+    # Parameters that may hold a data-dependent rule ("scale", "auto"), fixed by resolve(X).
+    _data_dependent_params: tuple = ()
 
     # ---- parameters (scikit-learn conventions) --------------------------------
     @classmethod
@@ -269,6 +272,56 @@ class Kernel:
         children = [v for v in self.get_params(deep=False).values() if isinstance(v, Kernel)]
         return bool(type(self).sparse_blocks) and all(k.accepts_sparse for k in children)
 
+    # ---- data-dependent parameters (gamma="scale" / "auto") ------------------------
+    def resolve(self, X):
+        """This kernel with its data-dependent parameters fixed from training inputs X.
+
+        ``gamma="scale"`` becomes ``1 / (n_features * X.var())`` (1.0 when the
+        variance is 0) and ``gamma="auto"`` becomes ``1 / n_features``, as in
+        scikit-learn's SVC; sub-kernels of sums, products and other nodes are
+        resolved alike. Every estimator calls this once in ``fit`` and stores
+        the result as ``kernel_``; call it yourself before evaluating such a
+        kernel directly.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training inputs (validated).
+
+        Returns
+        -------
+        Kernel
+            ``self`` when nothing depends on the data, else a new kernel with
+            numbers in place of the rules (``self`` is left unchanged).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import RBF
+        >>> RBF(gamma="auto").resolve(np.zeros((5, 4)))
+        RBF(gamma=0.25)
+        """
+        params = self.get_params(deep=False)
+        changed = False
+        for name, value in params.items():
+            if isinstance(value, Kernel):
+                new = value.resolve(X)
+                changed = changed or new is not value
+                params[name] = new
+            elif name in self._data_dependent_params and isinstance(value, str):
+                params[name] = gamma_from_data(value, X)
+                changed = True
+        return type(self)(**params) if changed else self
+
+    @property
+    def is_resolved(self) -> bool:
+        """False while a parameter (of this kernel or a sub-kernel) is a data rule such as "scale"."""
+        try:
+            check_resolved(self, deep=True)
+        except ValueError:
+            return False
+        return True
+
     # ---- evaluation --------------------------------------------------------------
     def check_input(self, X, name="X"):
         """Validate an input for this kernel and return it in canonical form.
@@ -344,6 +397,7 @@ class Kernel:
             :attr:`accepts_sparse`), both are float64 CSR rows and blocks are
             computed in float64 from sparse products.
         """
+        check_resolved(self, deep=True)  # gamma="scale" left unresolved: say what to do
         Y = X if Y is None else Y
         if is_sparse(X) or is_sparse(Y):
             return self._prepare_sparse(X, Y)
@@ -388,6 +442,8 @@ class Kernel:
             If the block holds inf or NaN (inputs whose scale overflows
             float64 in the kernel; standardise them).
         """
+        if self._data_dependent_params:
+            check_resolved(self)
         dtype = np.float64 if out is None else out.dtype
         if assume_finite or certainly_finite(self.value_bound(X, Y), dtype):
             return self._compute_block(X, Y, diag_offset, out)
@@ -608,6 +664,8 @@ def _to_json_value(value, where):
 def _format_value(value):
     if isinstance(value, np.ndarray):
         return repr(value.tolist())  # a nested list: parse_kernel reads it back
+    if isinstance(value, str) and value in GAMMA_RULES:
+        return value  # gamma=scale: the expression parser reads the bare word back
     if isinstance(value, np.generic):
         return repr(value.item())  # np.float64(0.5) -> 0.5
     if callable(value) and not isinstance(value, Kernel):

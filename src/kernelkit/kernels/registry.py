@@ -22,6 +22,9 @@ import re
 from ..exceptions import KernelSpecError
 from .base import Kernel
 from . import algebra, strings, vector
+from .callable import CallableKernel
+from .chi2 import AdditiveChi2, Chi2
+from .matern import Matern
 
 __all__ = ["KERNELS", "resolve_kernel", "parse_kernel", "kernel_from_dict", "register_kernel"]
 
@@ -42,13 +45,17 @@ for _cls, _aliases in [
     (vector.Linear, ()), (vector.Polynomial, ("poly",)), (vector.RBF, ("gaussian",)),
     (vector.Laplacian, ()), (vector.Cauchy, ()), (vector.Sigmoid, ("tanh",)),
     (vector.KroneckerDelta, ("delta", "kronecker")), (vector.Constant, ()),
+    (Matern, ()), (Chi2, ()), (AdditiveChi2, ("additive_chi2",)),
     (algebra.Sum, ()), (algebra.Product, ()), (algebra.Scaled, ()), (algebra.Power, ()),
     (algebra.Exp, ()), (algebra.Bilinear, ()),
     (strings.Subsequence, ("ssk",)), (strings.Spectrum, ("kmer",)),
     (strings.WeightedDegree, ("wd",)),
 ]:
     register_kernel(_cls, *_aliases)
-# Warped and Composed hold Python callables: not in the registry on purpose.
+# Warped, Composed and CallableKernel hold Python callables: not in the registry on purpose.
+
+# Bare words accepted as string values: rbf(gamma=scale) means rbf(gamma='scale').
+_WORDS = ("scale", "auto")
 
 _TOKEN = re.compile(r"\s*(?:(?P<num>\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+)?)"
                     r"|(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<op>\*\*|[-+*/(),=\[\]]))")
@@ -208,6 +215,9 @@ class _Parser:
                 self.tokens[self.i + 1][1] != "(":
             self.take()
             return {"None": None, "True": True, "False": False}[text]
+        if kind == "name" and text in _WORDS and self.tokens[self.i + 1][1] != "(":
+            self.take()  # gamma=scale, gamma=auto (scikit-learn's data-dependent values)
+            return text
         if kind == "name" and text == "np":  # repr of arrays: np.array([...])
             self.fail("arrays are not accepted in kernel expressions")
         return self.expr()
@@ -268,7 +278,9 @@ def parse_kernel(text):
     text : str
         Names (case-insensitive: ``rbf``/``gaussian``, ``poly``/``polynomial``,
         ``linear``, ``laplacian``, ``cauchy``, ``sigmoid``, ``delta``, ...),
-        call arguments (numbers, positional or by name), ``+``, ``*``, ``/``
+        call arguments (numbers, positional or by name; ``gamma=scale`` and
+        ``gamma=auto`` for scikit-learn's data-dependent gamma, fixed at fit
+        by :meth:`Kernel.resolve`), ``+``, ``*``, ``/``
         by a number, ``**`` a number, parentheses and ``exp(...)``.
 
     Returns
@@ -290,13 +302,20 @@ def parse_kernel(text):
 
 
 def resolve_kernel(kernel):
-    """A Kernel from a Kernel (returned as is) or an expression string."""
+    """A Kernel from a Kernel (returned as is), an expression string or a function.
+
+    A function ``k(X, Y) -> Gram matrix`` (scikit-learn's convention) is
+    wrapped in a :class:`~kernelkit.kernels.CallableKernel`.
+    """
     if isinstance(kernel, Kernel):
         return kernel
     if isinstance(kernel, str):
         return parse_kernel(kernel)
-    raise TypeError(f"kernel must be a kernelkit Kernel or an expression string such as "
-                    f"'rbf(gamma=0.5)', got {type(kernel).__name__}")
+    if callable(kernel) and not isinstance(kernel, type):
+        return CallableKernel(kernel)
+    raise TypeError(f"kernel must be a kernelkit Kernel, an expression string such as "
+                    f"'rbf(gamma=0.5)' or a function k(X, Y) -> Gram matrix, got "
+                    f"{type(kernel).__name__}")
 
 
 def kernel_from_dict(spec):

@@ -27,7 +27,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 __all__ = ["SpectralDensity", "Gaussian", "CauchyDensity", "LaplaceDensity", "Dirac",
-           "ScaledDensity", "Mixture", "Convolution"]
+           "StudentT", "ScaledDensity", "Mixture", "Convolution"]
 
 
 class SpectralDensity:
@@ -88,6 +88,24 @@ class LaplaceDensity(SpectralDensity):
 
     def _sample(self, d, D, rng):
         return rng.laplace(scale=self.gamma, size=(d, D))
+
+
+@dataclass(frozen=True)
+class StudentT(SpectralDensity):
+    """Multivariate Student-t, 2 nu degrees of freedom, scale 1 / length_scale: Matern's density.
+
+    w = z sqrt(2 nu / g) / length_scale with z ~ Normal(0, I_d) and g ~ chi2(2 nu),
+    one g per frequency (a multivariate t, not independent coordinates).
+    """
+
+    nu: float
+    length_scale: float
+    scale: float = 1.0
+
+    def _sample(self, d, D, rng):
+        z = rng.normal(size=(d, D))
+        g = rng.chisquare(2.0 * self.nu, size=D)
+        return z * np.sqrt(2.0 * self.nu / g)[None, :] / self.length_scale
 
 
 @dataclass(frozen=True)

@@ -15,15 +15,18 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import Interval
+from .._validation import Interval, Options
 from ..exceptions import InvalidParameterError
 from .base import Kernel, bounded_power, max_abs
 from . import _sparse, spectral
+from .data_dependent import GAMMA_RULES, check_resolved
 
 __all__ = ["Linear", "Polynomial", "RBF", "Laplacian", "Cauchy", "Sigmoid",
            "KroneckerDelta", "Constant"]
 
 _POSITIVE = Interval(Real, 0, None, closed="neither")
+# A gamma > 0, or scikit-learn's data-dependent rules, fixed at fit by Kernel.resolve(X).
+_GAMMA = Options(str, GAMMA_RULES)
 
 
 def _sq_norms(X):
@@ -187,10 +190,21 @@ class Polynomial(Kernel):
     degree : int, default=3
         Positive integer degree. Its explicit feature map has
         ``comb(n_features + degree, degree)`` monomials (with ``coef0 > 0``).
-    gamma : float, default=1.0
-        Scale of the inner product, > 0.
+    gamma : float or {"scale", "auto"}, default=1.0
+        Scale of the inner product, > 0; ``"scale"`` / ``"auto"`` are fixed
+        from the training data at fit (see :meth:`Kernel.resolve`).
     coef0 : float, default=1.0
         Offset; ``coef0 >= 0`` keeps the kernel positive semi-definite.
+
+    Notes
+    -----
+    A non-integer degree is refused: ``(gamma x'y + coef0) ** p`` is
+    undefined where the base is negative and, for non-integer p, not positive
+    semi-definite in general (a power p of a PSD kernel is PSD for every
+    p > 0 only when the kernel is infinitely divisible -- e.g. ``coef0 > 0``
+    is not enough). For a fractional power of a kernel with non-negative
+    values, ``k ** p`` (:class:`~kernelkit.kernels.Power`) computes it
+    without the PSD guarantee.
 
     Examples
     --------
@@ -204,15 +218,27 @@ class Polynomial(Kernel):
     sparse_blocks = True
     _param_constraints = {
         "degree": [Interval(Integral, 1, None)],
-        "gamma": [_POSITIVE],
+        "gamma": [_POSITIVE, _GAMMA],
         "coef0": [Interval(Real, None, None)],
     }
+    _data_dependent_params = ("gamma",)
 
     def __init__(self, degree=3, gamma=1.0, coef0=1.0):
         self.degree = degree
         self.gamma = gamma
         self.coef0 = coef0
         self._check_params()
+
+    def _check_params(self):
+        degree = self.degree
+        if isinstance(degree, Real) and not isinstance(degree, (bool, Integral)) and \
+                not float(degree).is_integer():
+            raise InvalidParameterError(
+                f"Polynomial: degree must be a positive integer, got {degree!r}. A non-integer "
+                "power (gamma x'y + coef0) ** p is undefined where the base is negative and "
+                "not positive semi-definite in general; use an integer degree, or "
+                "'k ** p' on a kernel with non-negative values (no PSD guarantee)")
+        super()._check_params()
 
     @property
     def is_psd(self):
@@ -238,8 +264,11 @@ class RBF(Kernel):
 
     Parameters
     ----------
-    gamma : float, optional
+    gamma : float or {"scale", "auto"}, optional
         Inverse width, > 0. Default 1.0 when ``length_scale`` is not given.
+        ``"scale"`` (1 / (n_features X.var())) and ``"auto"`` (1 / n_features)
+        are scikit-learn's data-dependent values, fixed at fit by
+        :meth:`Kernel.resolve`.
     length_scale : float, optional
         Alternative parametrisation: gamma = 1 / (2 length_scale^2). Give
         ``gamma`` or ``length_scale``, not both.
@@ -279,9 +308,10 @@ class RBF(Kernel):
         self._check_params()
 
     _param_constraints = {
-        "gamma": [_POSITIVE, None],
+        "gamma": [_POSITIVE, None, _GAMMA],
         "length_scale": [_POSITIVE, None],
     }
+    _data_dependent_params = ("gamma",)
 
     def _check_params(self):
         super()._check_params()
@@ -293,6 +323,7 @@ class RBF(Kernel):
     @property
     def gamma_value(self) -> float:
         """The effective gamma."""
+        check_resolved(self)  # a number, not "scale": say so clearly
         if self.length_scale is not None:
             return 1.0 / (2.0 * float(self.length_scale) ** 2)
         return 1.0 if self.gamma is None else float(self.gamma)
@@ -371,7 +402,8 @@ class _Stationary(Kernel):
     _loop = None
     _density = None
     sparse_blocks = True  # the sparse-aware loops of _compiled/sparse.py
-    _param_constraints = {"gamma": [_POSITIVE]}
+    _param_constraints = {"gamma": [_POSITIVE, _GAMMA]}
+    _data_dependent_params = ("gamma",)
 
     def __init__(self, gamma=1.0):
         self.gamma = gamma
@@ -382,6 +414,7 @@ class _Stationary(Kernel):
         return True
 
     def spectral_density(self):
+        check_resolved(self)
         return getattr(spectral, self._density)(gamma=float(self.gamma))
 
     def _block_into(self, X, Y, diag_offset, out):
@@ -415,8 +448,8 @@ class Laplacian(_Stationary):
 
     Parameters
     ----------
-    gamma : float, default=1.0
-        Inverse width, > 0.
+    gamma : float or {"scale", "auto"}, default=1.0
+        Inverse width, > 0 (``"scale"``/``"auto"``: fixed at fit from the data).
 
     Examples
     --------
@@ -444,8 +477,8 @@ class Cauchy(_Stationary):
 
     Parameters
     ----------
-    gamma : float, default=1.0
-        Inverse width, > 0.
+    gamma : float or {"scale", "auto"}, default=1.0
+        Inverse width, > 0 (``"scale"``/``"auto"``: fixed at fit from the data).
 
     Examples
     --------
@@ -474,8 +507,8 @@ class Sigmoid(Kernel):
 
     Parameters
     ----------
-    gamma : float, default=1.0
-        Scale of the inner product, > 0.
+    gamma : float or {"scale", "auto"}, default=1.0
+        Scale of the inner product, > 0 (``"scale"``/``"auto"``: fixed at fit).
     coef0 : float, default=0.0
         Offset.
 
@@ -493,9 +526,10 @@ class Sigmoid(Kernel):
 
     sparse_blocks = True
     _param_constraints = {
-        "gamma": [_POSITIVE],
+        "gamma": [_POSITIVE, _GAMMA],
         "coef0": [Interval(Real, None, None)],
     }
+    _data_dependent_params = ("gamma",)
 
     def __init__(self, gamma=1.0, coef0=0.0):
         self.gamma = gamma

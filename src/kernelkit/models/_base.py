@@ -18,10 +18,10 @@ from sklearn.utils.validation import check_consistent_length, column_or_1d, vali
 from .. import config
 from .._validation import check_sparse_vectors, check_vectors
 from ..exceptions import InvalidParameterError
-from ..kernels import Kernel, resolve_kernel
+from ..kernels import Kernel, KernelParamsMixin, resolve_kernel
 from ..kernels.base import check_sparse_support
 
-__all__ = ["sparse_formats", "as_float64_rows", "tag_sparse", "resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
+__all__ = ["kernel_for_data", "KernelParamsMixin", "sparse_formats", "as_float64_rows", "tag_sparse", "resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
            "check_sample_weight", "check_alpha", "takes_strings", "input_dim",
            "validate_fit_X", "validate_classifier_data", "predict_labels",
            "reject_precomputed", "report_plan", "check_symmetric_gram", "SYMMETRY_RTOL"]
@@ -32,6 +32,19 @@ def resolve_estimator_kernel(kernel):
     if isinstance(kernel, str) and kernel.strip().lower() == "precomputed":
         return "precomputed"
     return resolve_kernel(kernel)
+
+
+def kernel_for_data(kernel, X):
+    """The kernel to fit with: data-dependent parameters (``gamma="scale"``) fixed from X.
+
+    Every estimator calls this once in ``fit``, on its validated training X,
+    and stores the result as ``kernel_`` (the user's ``kernel`` is left as
+    given). ``"precomputed"`` and kernels without such parameters come back
+    unchanged. See :meth:`kernelkit.kernels.Kernel.resolve`.
+    """
+    if isinstance(kernel, Kernel):
+        return kernel.resolve(X)
+    return kernel
 
 
 def takes_strings(kernel):
@@ -192,8 +205,9 @@ def check_alpha(alpha, n_targets):
 
 
 def is_kernel_like(kernel):
-    """True for a Kernel, an expression string or 'precomputed'."""
-    return isinstance(kernel, (Kernel, str))
+    """True for a Kernel, an expression string, 'precomputed' or a function k(X, Y)."""
+    return isinstance(kernel, (Kernel, str)) or (callable(kernel) and
+                                                  not isinstance(kernel, type))
 
 
 def validate_fit_X(est, kernel, X):

@@ -27,6 +27,7 @@ from ..gram import GramOperator
 from ..kernels import Linear
 from ..planning import Choice, Plan, decide_store
 from ..solvers.kernel_kmeans import kernel_kmeans, nearest_means
+from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (check_sample_weight, reject_precomputed, report_plan,
                     resolve_estimator_kernel, validate_fit_X, validate_predict_data)
 from ._base import tag_sparse
@@ -36,7 +37,7 @@ __all__ = ["KernelKMeans"]
 _INITS = ("k-means++", "random")
 
 
-class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin,
+class KernelKMeans(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin,
                    BaseEstimator):
     """k-means clustering in the feature space of a kernel (kernel k-means).
 
@@ -203,6 +204,7 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         """
         kernel = self._check_params()
         X = validate_fit_X(self, kernel, X)
+        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
         n, k = X.shape[0], self.n_clusters
         if n < k:
             raise ValueError(f"n_samples={n} should be >= n_clusters={k}.")

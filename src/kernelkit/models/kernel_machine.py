@@ -34,6 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import HasMethods, Interval, Options, validate_params
 from ..exceptions import InvalidParameterError
 from ..planning import STRATEGIES
+from ._base import KernelParamsMixin, kernel_for_data
 from ._base import report_plan, resolve_estimator_kernel, validate_fit_data, validate_predict_data
 from ._base import check_sample_weight, validate_classifier_data
 from ._columns import ColumnFitted, _ScoreClassifier, decision_columns, fit_columns
@@ -183,7 +184,7 @@ _PARAMS_DOC = """
 """
 
 
-class KernelMachine(_KernelMachineMixin, RegressorMixin, BaseEstimator):
+class KernelMachine(KernelParamsMixin, _KernelMachineMixin, RegressorMixin, BaseEstimator):
     __doc__ = f"""Kernelised L2-regularised regression: squared, Huber or epsilon-insensitive loss.
 
     Minimises (alpha/2)||f||_H^2 + sum_i l(f(x_i); y_i); with ``loss="squared"``
@@ -240,6 +241,7 @@ class KernelMachine(_KernelMachineMixin, RegressorMixin, BaseEstimator):
         (n_samples, n_targets); returns self."""
         kernel = self._check_params()
         X, y = validate_fit_data(self, kernel, X, y)
+        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
         y = np.asarray(y, dtype=np.float64)
         fit = self._fit_columns(kernel, X, y[:, None] if y.ndim == 1 else y)
         if y.ndim == 2 and y.shape[1] == 1:  # keep the (n, 1) shape of y
@@ -260,7 +262,7 @@ class KernelMachine(_KernelMachineMixin, RegressorMixin, BaseEstimator):
         return tags
 
 
-class KernelMachineClassifier(_KernelMachineMixin, _ScoreClassifier):
+class KernelMachineClassifier(KernelParamsMixin, _KernelMachineMixin, _ScoreClassifier):
     __doc__ = f"""Kernelised L2-regularised classifier with a margin loss.
 
     Labels of any type are mapped to -1/+1 (``classes_[1]`` is +1); with more
@@ -319,6 +321,7 @@ class KernelMachineClassifier(_KernelMachineMixin, _ScoreClassifier):
         """Fit on X of shape (n_samples, n_features), labels y of shape (n_samples,)."""
         kernel = self._check_params()
         X, Y = validate_classifier_data(self, X, y, kernel)
+        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
         sw = class_sample_weight(self.class_weight, self.classes_, Y)
         self._store_fit(kernel, self._fit_columns(kernel, X, Y, sw))
         report_plan(self, self.verbose)

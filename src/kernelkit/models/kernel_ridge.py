@@ -26,6 +26,7 @@ from ..planning import Choice, falkon_centers, falkon_store_choice, plan_ridge
 from ..solvers import dual_ridge, primal_ridge
 from ..solvers.duplicates import merge_duplicate_rows
 from ..solvers.falkon import falkon
+from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (check_alpha, check_sample_weight, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
 from ._base import input_dim, report_plan, tag_precomputed
@@ -122,7 +123,7 @@ class _RidgePredictor(RegressorMixin, BaseEstimator):
         return tag_precomputed(tags, self.kernel)
 
 
-class KernelRidge(_RidgePredictor):
+class KernelRidge(KernelParamsMixin, _RidgePredictor):
     """Kernel ridge regression, exact or by Nystroem + preconditioned CG (Falkon).
 
     Minimises sum_i s_i (y_i - f(x_i))^2 + alpha ||f||_H^2 over the RKHS of the
@@ -281,6 +282,7 @@ class KernelRidge(_RidgePredictor):
         """
         kernel = self._check_params()
         X, y = validate_fit_data(self, kernel, X, y)
+        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
         y = np.asarray(y, dtype=np.float64)
         n = X.shape[0]
         sw = check_sample_weight(sample_weight, n)

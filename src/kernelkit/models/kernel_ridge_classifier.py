@@ -12,6 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._validation import Interval, Options, validate_params
+from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (check_sample_weight, predict_labels, resolve_estimator_kernel,
                     tag_precomputed, validate_fit_data, validate_predict_data)
 from .kernel_ridge import RIDGE_CONSTRAINTS, KernelRidge, ridge_decision
@@ -24,7 +25,7 @@ _RIDGE_STATE = ("kernel_", "solver_", "plan_", "jitter_", "n_samples_fit_", "dua
                 "residual_norm_", "rank_")
 
 
-class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
+class KernelRidgeClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimator):
     """Classifier by kernel ridge regression on one-vs-rest {-1, +1} targets.
 
     As scikit-learn's ``RidgeClassifier`` with a kernel:
@@ -123,6 +124,7 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):
         """
         kernel = self._check_params()
         X, y = validate_fit_data(self, kernel, X, y, y_numeric=False)
+        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
         if y.ndim == 2 and y.shape[1] == 1:
             y = column_or_1d(y, warn=True)
         if y.ndim != 1:

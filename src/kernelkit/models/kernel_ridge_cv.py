@@ -14,13 +14,14 @@ from .._budget import require
 from ..gram import gram
 from ..linalg import eigh_psd, loo_residuals
 from ..solvers import dual_ridge_eigen
+from ._base import KernelParamsMixin, kernel_for_data
 from ._base import resolve_estimator_kernel, validate_fit_data
 from .kernel_ridge import _RidgePredictor
 
 __all__ = ["KernelRidgeCV"]
 
 
-class KernelRidgeCV(_RidgePredictor):
+class KernelRidgeCV(KernelParamsMixin, _RidgePredictor):
     """Kernel ridge regression with exact leave-one-out model selection.
 
     For each kernel candidate one symmetric eigendecomposition K = Q diag(w) Q'
@@ -101,6 +102,7 @@ class KernelRidgeCV(_RidgePredictor):
         """
         base, alphas = self._check_params()
         X, y = validate_fit_data(self, base, X, y)
+        base = kernel_for_data(base, X)  # gamma="scale" fixed from the training X
         y = np.asarray(y, dtype=np.float64)
         n = X.shape[0]
         if n < 2:

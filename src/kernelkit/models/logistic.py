@@ -12,6 +12,7 @@ from .._validation import Interval, Options, validate_params
 from ..exceptions import InvalidParameterError
 from ..planning import Plan, choose_logistic_solver
 from ..solvers.newton import lbfgs_multinomial
+from ._base import KernelParamsMixin, kernel_for_data
 from ._base import report_plan, resolve_estimator_kernel, validate_classifier_data
 from ._base import as_float64_rows  # sparse rows stay sparse
 from ._columns import _ScoreClassifier, fit_columns, gram_or_operator, warn_not_converged
@@ -23,7 +24,7 @@ _SOLVERS = ("auto", "lbfgs", "newton", "sgd")
 _MULTI = ("multinomial", "ovr")
 
 
-class KernelLogisticRegression(_ScoreClassifier):
+class KernelLogisticRegression(KernelParamsMixin, _ScoreClassifier):
     """Kernel logistic regression, penalised as scikit-learn's LogisticRegression.
 
     Minimises (1/2)||f||_H^2 + C sum_i log(1 + exp(-y_i f(x_i))) (binary), or
@@ -132,6 +133,7 @@ class KernelLogisticRegression(_ScoreClassifier):
         """
         kernel = self._check_params()
         X, Y = validate_classifier_data(self, X, y, kernel)
+        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
         n = X.shape[0]
         sw = class_sample_weight(self.class_weight, self.classes_, Y, sample_weight)
         binary = Y.shape[1] == 1 or self.multi_class == "ovr"

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._validation import Interval, Options, validate_params
 from ..solvers.distances import kneighbors_blocked
+from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (reject_precomputed, resolve_estimator_kernel, validate_fit_data,
                     validate_predict_data)
 from ._base import tag_sparse
@@ -45,7 +46,7 @@ def neighbor_weights(dist, weights):
     return w
 
 
-class _KernelNeighbors(BaseEstimator):
+class _KernelNeighbors(KernelParamsMixin, BaseEstimator):
     """Storage of the training set and the kneighbors query shared by both estimators."""
 
     _param_constraints = {
@@ -69,6 +70,7 @@ class _KernelNeighbors(BaseEstimator):
     def _fit(self, X, y, y_numeric):
         kernel = self._check_params()
         X, y = validate_fit_data(self, kernel, X, y, y_numeric=y_numeric)
+        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
         self.kernel_ = kernel
         self.X_fit_ = X
         self.n_samples_fit_ = X.shape[0]

@@ -15,6 +15,7 @@ from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
 from ..planning import Plan, decide_store, row_cache_choice
 from ..solvers.one_class import one_class_gram, one_class_kernel
+from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (as_float64_rows, check_sample_weight, check_symmetric_gram, report_plan,
                     resolve_estimator_kernel, tag_precomputed, takes_strings, validate_fit_X,
                     validate_predict_data)
@@ -22,7 +23,7 @@ from ._base import (as_float64_rows, check_sample_weight, check_symmetric_gram, 
 __all__ = ["KernelOneClassSVM"]
 
 
-class KernelOneClassSVM(OutlierMixin, BaseEstimator):
+class KernelOneClassSVM(KernelParamsMixin, OutlierMixin, BaseEstimator):
     """One-class support vector machine (Schoelkopf et al.'s nu formulation) with any kernel.
 
     Estimates the support of the training distribution: the dual
@@ -146,6 +147,7 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
         """
         kernel = self._check_params()
         X = validate_fit_X(self, kernel, X)
+        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
         if kernel == "precomputed":
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"with kernel='precomputed', X must be the square Gram matrix "

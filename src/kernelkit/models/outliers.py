@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator
 from ..solvers.distances import kneighbors_blocked, sq_dist_from_inner
+from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (reject_precomputed, resolve_estimator_kernel, validate_fit_X,
                     validate_predict_data)
 from ._base import tag_sparse
@@ -20,7 +21,7 @@ __all__ = ["KernelOutlierDetector"]
 _METHODS = ("knn", "mean")
 
 
-class KernelOutlierDetector(OutlierMixin, BaseEstimator):
+class KernelOutlierDetector(KernelParamsMixin, OutlierMixin, BaseEstimator):
     """Distance-based outlier detection in the feature space of a kernel.
 
     The outlyingness of x is a feature-space distance:
@@ -116,6 +117,7 @@ class KernelOutlierDetector(OutlierMixin, BaseEstimator):
     def _fit(self, X):
         kernel = self._check_params()
         X = validate_fit_X(self, kernel, X)
+        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
         n = X.shape[0]
         if self.method == "knn" and self.n_neighbors > n:
             raise ValueError(f"n_neighbors={self.n_neighbors} must be <= n_samples={n}: the "

@@ -20,6 +20,7 @@ from ..planning import Plan, decide_store, row_cache_choice
 from ..solvers.pegasos import pegasos_gram, pegasos_kernel, pegasos_objectives
 from ..solvers.class_pairs import pair_grams, pair_grams_bytes, sub_gram
 from ..solvers.smo import smo_gram, smo_kernel
+from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (check_sample_weight, check_symmetric_gram, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
 from ._base import report_plan, tag_precomputed, takes_strings
@@ -47,7 +48,7 @@ def _ovr_decision(dec, n_classes):
     return votes + conf / (3 * (np.abs(conf) + 1))
 
 
-class KernelSVC(ProbabilitiesAndWeightsMixin, ClassifierMixin, BaseEstimator):
+class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin, BaseEstimator):
     """Soft-margin kernel support vector classifier.
 
     Solves, for each binary problem, the dual
@@ -230,6 +231,7 @@ class KernelSVC(ProbabilitiesAndWeightsMixin, ClassifierMixin, BaseEstimator):
         kernel = self._check_params()
         # Labels first (a one-class problem says so), then the Gram matrix's symmetry.
         X, y = validate_fit_data(self, kernel, X, y, y_numeric=False, check_symmetry=False)
+        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
         y = column_or_1d(y, warn=True)
         if y.dtype == object and len({isinstance(v, str) for v in y}) > 1:
             example = (next(v for v in y if isinstance(v, str)),

@@ -15,13 +15,14 @@ from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
 from ..planning import Plan, decide_store, row_cache_choice
 from ..solvers.svr import svr_gram, svr_kernel
+from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (check_sample_weight, report_plan, tag_precomputed, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
 
 __all__ = ["KernelSVR"]
 
 
-class KernelSVR(RegressorMixin, BaseEstimator):
+class KernelSVR(KernelParamsMixin, RegressorMixin, BaseEstimator):
     """Epsilon-support vector regression with any kernel, by SMO (as libsvm).
 
     Minimises 1/2 ||w||^2 + C sum_i s_i max(0, |y_i - f(x_i)| - epsilon) with
@@ -113,6 +114,7 @@ class KernelSVR(RegressorMixin, BaseEstimator):
         ``kernel="precomputed"``) and real targets y of shape (n_samples,)."""
         kernel = self._check_params()
         X, y = validate_fit_data(self, kernel, X, y)
+        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
         y = column_or_1d(y, warn=True).astype(np.float64)
         n = len(y)
         sw = check_sample_weight(sample_weight, n)

@@ -65,6 +65,10 @@ def param_to_json(name, value):
             raise ValueError(f"cannot save this model: {exc}") from None
     if isinstance(value, np.ndarray):
         return {"array": value.astype(np.float64).tolist()}
+    if callable(value) and name.split("__")[-1] == "kernel":
+        from ..kernels.callable import CALLABLE_NOT_STORED
+
+        raise ValueError(f"cannot save this model: {CALLABLE_NOT_STORED}")
     if callable(value):
         raise ValueError(f"cannot save this model: parameter {name} is a Python callable "
                          f"({value!r}); model files hold data, never code. Use a built-in "

@@ -1,0 +1,79 @@
+"""Tuning a kernel's parameters through the estimator that holds it (``kernel__gamma``).
+
+scikit-learn sets nested parameters by calling ``set_params`` on the
+parameter's value; a kernel given as an expression string (``"rbf"``, the
+default of every estimator, or ``"rbf(gamma=1) + linear"``) has none, so
+``GridSearchCV(KernelSVC(), {"kernel__gamma": [...]})`` would end in
+``AttributeError: 'str' object has no attribute 'set_params'``.
+:class:`KernelParamsMixin` parses the string into its Kernel first, then sets
+the nested parameter on it. It lives in the kernels room so that estimators
+(``models``) and transformers (``features``) can both use it.
+"""
+
+from __future__ import annotations
+
+from .base import Kernel
+from .registry import parse_kernel
+
+__all__ = ["KernelParamsMixin"]
+
+_PREFIX = "kernel__"
+
+
+def _is_precomputed(kernel):
+    return isinstance(kernel, str) and kernel.strip().lower() == "precomputed"
+
+
+class KernelParamsMixin:
+    """``set_params(kernel__<name>=...)`` for kernels given as strings.
+
+    Put it first among the bases of an estimator whose ``kernel`` parameter
+    may be an expression string. Parameter names follow the parsed kernel:
+    ``"rbf"`` has ``kernel__gamma``; a sum ``"rbf + linear"`` is a
+    :class:`~kernelkit.kernels.Sum` with terms ``k1``, ``k2``, so its RBF
+    width is ``kernel__k1__gamma`` (``parse_kernel(text).get_params()`` lists
+    them). ``get_params`` is scikit-learn's, unchanged: a string kernel has no
+    nested entries there, so ``type(est)(**est.get_params())`` keeps working.
+
+    Setting a nested parameter replaces the string by the parsed Kernel
+    object (whose ``repr`` is an equivalent expression), so the estimator
+    stays clonable and what it fits is what ``get_params`` shows. A kernel
+    object is changed in place, as scikit-learn does for nested estimators.
+
+    Examples
+    --------
+    >>> from kernelkit import KernelRidge
+    >>> KernelRidge(kernel="rbf(gamma=1)").set_params(kernel__gamma=0.5).kernel
+    RBF(gamma=0.5)
+    >>> KernelRidge(kernel="rbf + linear").set_params(kernel__k1__gamma=2.0).kernel
+    RBF(gamma=2.0) + Linear()
+    """
+
+    def set_params(self, **params):
+        """Set parameters; ``kernel__<name>`` also works when ``kernel`` is a string.
+
+        Returns
+        -------
+        self
+        """
+        nested = {k[len(_PREFIX):]: v for k, v in params.items() if k.startswith(_PREFIX)}
+        if not nested:
+            return super().set_params(**params)
+        rest = {k: v for k, v in params.items() if not k.startswith(_PREFIX)}
+        if rest:
+            super().set_params(**rest)
+        kernel = self.kernel
+        if _is_precomputed(kernel):
+            raise ValueError(f"{type(self).__name__}: kernel='precomputed' has no parameters, "
+                             f"cannot set {', '.join(_PREFIX + k for k in nested)}; pass a "
+                             "kernel (e.g. kernel='rbf') to tune its parameters")
+        if isinstance(kernel, str):
+            kernel = parse_kernel(kernel)
+        elif not isinstance(kernel, Kernel):
+            raise ValueError(f"{type(self).__name__}: kernel is a Python function, whose "
+                             f"parameters kernelkit cannot see; cannot set "
+                             f"{', '.join(_PREFIX + k for k in nested)}. Tune 'kernel' itself "
+                             "(a list of functions), or use a built-in kernel")
+        kernel.set_params(**nested)
+        super().set_params(kernel=kernel)
+        return self
