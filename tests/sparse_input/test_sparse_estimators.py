@@ -169,3 +169,13 @@ def test_estimators_refuse_sparse_input_where_the_kernel_cannot_take_it():
     dense = KernelRidge(kernel="kronecker").fit(A, y)
     with pytest.raises(TypeError, match="does not take sparse input"):
         dense.predict(S)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly(degree=2)"])
+def test_kmeans_explicit_centers_and_transform_from_sparse_rows(kernel):
+    A, *_ = _data()
+    S = sp.csr_matrix(A)
+    dense = KernelKMeans(n_clusters=3, kernel=kernel, random_state=0).fit(A)
+    sparse = KernelKMeans(n_clusters=3, kernel=kernel, random_state=0).fit(S)
+    np.testing.assert_allclose(sparse.cluster_centers_, dense.cluster_centers_, atol=1e-12)
+    np.testing.assert_allclose(sparse.transform(S), dense.transform(A), atol=1e-10)

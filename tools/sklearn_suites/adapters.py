@@ -15,6 +15,7 @@ counted as failures.
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 import numpy as np
@@ -43,6 +44,8 @@ def kernel_expression(params, default_gamma):
     """A kernelkit kernel (expression string, callable or 'precomputed') from
     scikit-learn's ``kernel, gamma, degree, coef0`` (and ``kernel_params``)."""
     kernel = params.get("kernel", "rbf")
+    if callable(kernel) and params.get("kernel_params"):
+        return functools.partial(kernel, **params["kernel_params"])
     if callable(kernel) or kernel == "precomputed":
         return kernel
     gamma = params.get("gamma")
@@ -142,6 +145,11 @@ def _same(a, b):
         return False
 
 
+def _probability(value):
+    """scikit-learn 1.9's default ``probability="deprecated"`` means False."""
+    return False if isinstance(value, str) and value == "deprecated" else value
+
+
 def _max_iter(value):
     return None if value in (-1, None) else value
 
@@ -188,7 +196,7 @@ def build():
     made = {}
     spec = [
         (sklearn.svm, "SVC", "KernelSVC", (sklearn.base.ClassifierMixin,),
-         {"_translate": {"max_iter": _max_iter}}),
+         {"_translate": {"max_iter": _max_iter, "probability": _probability}}),
         (sklearn.svm, "SVR", "KernelSVR", (sklearn.base.RegressorMixin,),
          {"_translate": {"max_iter": _max_iter}}),
         (sklearn.svm, "OneClassSVM", "KernelOneClassSVM", (sklearn.base.OutlierMixin,),

@@ -435,6 +435,8 @@ class KernelKMeans(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transform
         centers = np.zeros((self.n_clusters, dim))
         for r0, r1 in row_blocks(X.shape[0], rows_per_block(dim)):
             Z = X[r0:r1] if fmap is None else fmap.transform(X[r0:r1])
+            if hasattr(Z, "toarray"):  # sparse rows: one dense block (within the budget)
+                Z = Z.toarray()
             np.add.at(centers, member[r0:r1], weights[r0:r1, None] * Z)
         return centers
 
