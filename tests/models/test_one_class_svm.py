@@ -47,6 +47,7 @@ def test_equals_libsvm_rbf(banana, nu):
     sk = OneClassSVM(gamma=0.5, nu=nu, tol=1e-6).fit(X)
     kk = KernelOneClassSVM(RBF(gamma=0.5), nu=nu, tol=1e-6).fit(X)
     _assert_like_libsvm(kk, sk, X, Xt)
+    np.testing.assert_array_equal(kk.n_support_, sk.n_support_)
     # nu bounds the fraction of training errors (f < 0; the free support vectors
     # sit on f = 0 up to tol) above and the fraction of support vectors below
     assert np.mean(kk.decision_function(X) < -1e-5) <= nu <= len(kk.support_) / len(X)

@@ -26,6 +26,8 @@ def test_equals_libsvm(cpu, C, epsilon):
     kk = KernelSVR(RBF(gamma=0.05), C=C, epsilon=epsilon, tol=1e-6).fit(X, y)
     np.testing.assert_allclose(kk.predict(Xt), sk.predict(Xt), atol=1e-4)
     assert np.array_equal(np.sort(kk.support_), np.sort(sk.support_))
+    np.testing.assert_array_equal(kk.n_support_, sk.n_support_)
+    assert kk.n_support_.dtype == sk.n_support_.dtype
     order = np.argsort(kk.support_)
     np.testing.assert_allclose(kk.dual_coef_[0, order], sk.dual_coef_[0, np.argsort(sk.support_)],
                                atol=1e-3 * C)

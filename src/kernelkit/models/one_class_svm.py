@@ -237,6 +237,12 @@ class KernelOneClassSVM(KernelParamsMixin, OutlierMixin, BaseEstimator):
         """
         return self.score_samples(X) - self.offset_
 
+    @property
+    def n_support_(self):
+        """Number of support vectors, as scikit-learn's: ndarray of shape (1,), int32."""
+        check_is_fitted(self, "support_")
+        return np.array([len(self.support_)], dtype=np.int32)
+
     def predict(self, X):
         """+1 inside the estimated support (f(x) > 0, as libsvm), -1 outside.
 

@@ -164,6 +164,12 @@ class KernelSVR(KernelParamsMixin, RegressorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         return tag_precomputed(tags, self.kernel)
 
+    @property
+    def n_support_(self):
+        """Number of support vectors, as scikit-learn's: ndarray of shape (1,), int32."""
+        check_is_fitted(self, "support_")
+        return np.array([len(self.support_)], dtype=np.int32)
+
     def predict(self, X):
         """Predicted values, shape (n_queries,).
 
