@@ -43,3 +43,19 @@ def test_max_iter_reports_not_converged_with_the_violation():
     for res in (smo_gram(K, y, 10.0, max_iter=5), svr_gram(K, X[:, 0], 1.0, 0.1, max_iter=5),
                 one_class_gram(K, 0.3, max_iter=5)):
         assert not res.converged and res.n_iter == 5 and res.max_violation > 1e-3
+
+
+def test_pegasos_svc_reports_progress_and_fits_the_same(capsys):
+    import numpy as np
+
+    from kernelkit import KernelSVC
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    y = X[:, 0] + 0.3 * X[:, 1] > 0
+    kw = dict(solver="pegasos", random_state=0, n_iter=30000)
+    quiet = KernelSVC(**kw).fit(X, y)
+    capsys.readouterr()
+    loud = KernelSVC(verbose=1, **kw).fit(X, y)
+    assert "kernelkit Pegasos" in capsys.readouterr().err
+    np.testing.assert_array_equal(loud.dual_coef_, quiet.dual_coef_)

@@ -272,7 +272,10 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
             for p, (rows, ysub, Ksub) in enumerate(self._problems(X, order, yk, starts, kernel,
                                                                    n_classes, choices)):
                 def report(steps, gap, p=p):
-                    bar.update(steps, problem=p, violation=gap)
+                    if gap is None:  # Pegasos: steps, no violation
+                        bar.update(steps, problem=p)
+                    else:
+                        bar.update(steps, problem=p, violation=gap)
                 res = self._solve(Ksub, rows, ysub, Csorted[rows], kernel, X, order, choices,
                                   report if is_verbose(self.verbose) else None)
                 if self.probability:
@@ -376,12 +379,14 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
         if self.solver == "pegasos":
             T = 10 * m if self.n_iter is None else int(self.n_iter)
             weights = Csub / float(self.C)
+            # Pegasos runs its T steps (no tolerance to miss): progress in steps only
+            steps = None if callback is None else (lambda t: callback(t, None))
             if Ksub is not None:
                 r = pegasos_gram(Ksub, ysub, self.C, T, sample_weight=weights,
-                                 random_state=self.random_state)
+                                 random_state=self.random_state, callback=steps)
             else:
                 r = pegasos_kernel(kernel, Xsub, ysub, self.C, T, sample_weight=weights,
-                                   random_state=self.random_state)
+                                   random_state=self.random_state, callback=steps)
             return {"alpha": r.alpha, "bias": 0.0, "n_iter": r.n_iter,
                     **pegasos_objectives(Ksub, kernel, Xsub, r.alpha, ysub, Csub)}
         if Ksub is not None:
