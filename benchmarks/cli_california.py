@@ -82,7 +82,7 @@ def command_line(X, y, train, test, names):
             pred = np.loadtxt("predictions.csv", skiprows=1)
         finally:
             os.chdir(cwd)
-    rmse = float(np.sqrt(np.mean((pred - y[test]) ** 2)))
+    rmse = float(np.sqrt(np.mean((pred - y[np.sort(test)]) ** 2)))  # file order (write_csv)
     return {"rmse": rmse, "fit_seconds": fit_s}
 
 
