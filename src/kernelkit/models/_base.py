@@ -21,7 +21,7 @@ from ..exceptions import InvalidParameterError
 from ..kernels import Kernel, KernelParamsMixin, resolve_kernel
 from ..kernels.base import check_sparse_support
 
-__all__ = ["kernel_for_data", "KernelParamsMixin", "sparse_formats", "as_float64_rows", "tag_sparse", "resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
+__all__ = ["warn_smo_stopped", "kernel_for_data", "KernelParamsMixin", "sparse_formats", "as_float64_rows", "tag_sparse", "resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
            "check_sample_weight", "check_alpha", "takes_strings", "input_dim",
            "validate_fit_X", "validate_classifier_data", "predict_labels",
            "reject_precomputed", "report_plan", "check_symmetric_gram", "SYMMETRY_RTOL"]
@@ -298,3 +298,14 @@ def report_plan(est, verbose=0):
     """
     if max(int(verbose or 0), int(config.get_config()["verbosity"])) >= 1:
         print(est.plan_.explain())
+
+
+def warn_smo_stopped(est, max_violation):
+    """ConvergenceWarning of an SMO fit stopped at ``max_iter`` short of ``tol``."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    warnings.warn(f"SMO stopped at max_iter={est.max_iter} before reaching tol={est.tol} "
+                  f"(max violation {max_violation:.3g}); raise max_iter or tol",
+                  ConvergenceWarning, stacklevel=3)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .._progress import is_verbose, progress
@@ -15,7 +13,7 @@ from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
 from ..planning import Plan, decide_store, row_cache_choice
 from ..solvers.one_class import one_class_gram, one_class_kernel
-from ._base import KernelParamsMixin, kernel_for_data
+from ._base import KernelParamsMixin, kernel_for_data, warn_smo_stopped
 from ._base import (as_float64_rows, check_sample_weight, check_symmetric_gram, report_plan,
                     resolve_estimator_kernel, tag_precomputed, takes_strings, validate_fit_X,
                     validate_predict_data)
@@ -194,9 +192,7 @@ class KernelOneClassSVM(KernelParamsMixin, OutlierMixin, BaseEstimator):
                           problem={"n": int(m)}, choices=choices)
         report_plan(self, self.verbose)
         if not res.converged:
-            warnings.warn(f"SMO stopped at max_iter={self.max_iter} before reaching "
-                          f"tol={self.tol} (max violation {res.max_violation:.3g}); raise "
-                          "max_iter or tol", ConvergenceWarning, stacklevel=2)
+            warn_smo_stopped(self, res.max_violation)
         return self
 
     def __sklearn_tags__(self):

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._progress import is_verbose, progress
@@ -15,7 +13,7 @@ from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
 from ..planning import Plan, decide_store, row_cache_choice
 from ..solvers.svr import svr_gram, svr_kernel
-from ._base import KernelParamsMixin, kernel_for_data
+from ._base import KernelParamsMixin, kernel_for_data, warn_smo_stopped
 from ._base import (check_sample_weight, report_plan, tag_precomputed, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
 
@@ -155,9 +153,7 @@ class KernelSVR(KernelParamsMixin, RegressorMixin, BaseEstimator):
                           problem={"n": int(m)}, choices=choices)
         report_plan(self, self.verbose)
         if not res.converged:
-            warnings.warn(f"SMO stopped at max_iter={self.max_iter} before reaching "
-                          f"tol={self.tol} (max violation {res.max_violation:.3g}); raise "
-                          "max_iter or tol", ConvergenceWarning, stacklevel=2)
+            warn_smo_stopped(self, res.max_violation)
         return self
 
     def __sklearn_tags__(self):

@@ -71,6 +71,18 @@ def _matvec(K, v):
     return K @ v if isinstance(K, np.ndarray) else (K.matvec(v) if v.ndim == 1 else K.matmat(v))
 
 
+def _armijo(loss, lam, u, f, y, sw, J, step, Kstep, slope):
+    """Backtracking along ``step`` (Armijo: sufficient decrease 1e-4 x t x slope, t halved
+    down to 1e-10); the new ``u``, ``f = K u`` and objective. Shared by the Newton solvers."""
+    t = 1.0
+    while True:
+        u_new, f_new = u + t * step, f + t * Kstep
+        J_new = _objective(loss, lam, u_new, f_new, y, sw)
+        if J_new <= J + 1e-4 * t * slope or t < 1e-10:
+            return u_new, f_new, J_new
+        t *= 0.5
+
+
 def _objective(loss, lam, u, f, y, sample_weight=None):
     if sample_weight is None:
         return 0.5 * lam * float(u @ f) + float(np.mean(loss.value(f, y)))
@@ -143,14 +155,7 @@ def newton_dual(K, y, loss, lam, *, tol=1e-8, max_iter=50, u0=None, sample_weigh
         if -slope <= (tol ** 2) * max(1.0, abs(J)):
             converged = True
             break
-        t = 1.0
-        while True:  # Armijo backtracking
-            u_new, f_new = u + t * step, f + t * Kstep
-            J_new = _objective(loss, lam, u_new, f_new, y, sw)
-            if J_new <= J + 1e-4 * t * slope or t < 1e-10:
-                break
-            t *= 0.5
-        u, f, J = u_new, f_new, J_new
+        u, f, J = _armijo(loss, lam, u, f, y, sw, J, step, Kstep, slope)
     return NewtonResult(u, it, J, converged, grad_norm)
 
 

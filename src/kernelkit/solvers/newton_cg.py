@@ -14,7 +14,7 @@ import numpy as np
 
 from ..linalg import cho_solve, robust_cholesky
 from .losses import get_loss
-from .newton import NewtonResult, _objective, _weighted
+from .newton import NewtonResult, _armijo, _objective, _weighted
 
 __all__ = ["newton_cg_dual", "pivoted_cholesky", "PRECONDITIONER_MAX_RANK"]
 
@@ -211,14 +211,7 @@ def newton_cg_dual(K, y, loss, lam, *, tol=1e-8, max_iter=50, sample_weight=None
         if -slope <= (tol ** 2) * max(1.0, abs(J)):
             converged = True
             break
-        t = 1.0
-        while True:  # Armijo backtracking
-            u_new, f_new = u + t * step, f + t * Kstep
-            J_new = _objective(loss, lam, u_new, f_new, y, sw)
-            if J_new <= J + 1e-4 * t * slope or t < 1e-10:
-                break
-            t *= 0.5
-        u, f, J = u_new, f_new, J_new
+        u, f, J = _armijo(loss, lam, u, f, y, sw, J, step, Kstep, slope)
     return NewtonResult(u, it, J, converged, grad_norm)
 
 
