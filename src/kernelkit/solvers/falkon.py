@@ -55,12 +55,12 @@ from .._budget import require
 from .._compiled import mirror_lower
 from .._validation import n_rows
 from ..gram import GramOperator, KernelRows
-from ..linalg import THREADED_POTRF_MAX_N, eigh_psd, pcg, robust_cholesky
+from ..linalg import THREADED_POTRF_MAX_N, cho_solve, eigh_psd, pcg, robust_cholesky
 from ..planning import Choice, falkon_store_choice
 from .cg_checkpoint import load_state, problem_fingerprint, save_state
 
 __all__ = ["FalkonResult", "falkon", "dependent_pivots", "EIGEN_RTOL", "DEPENDENT_SHARE",
-           "EIGEN_MAX_M"]
+           "EIGEN_MAX_M", "DIRECT_CG_ITERATIONS", "THIN_COLUMNS"]
 
 # Relative jitter eps of T = chol(K_MM + eps M I) (times mean diag K_MM): small
 # enough that M = n reproduces exact kernel ridge to ~1e-8 on a well-posed problem.
@@ -81,6 +81,14 @@ DEPENDENT_SHARE = 0.01
 #: Cholesky factorisations (M = 8000: ~20 s here), and a large M of images
 #: (Fashion-MNIST, M = 15000) is better left to the Cholesky form.
 EIGEN_MAX_M = 8000
+#: ``solve="auto"`` solves directly when forming the rank x rank system (one
+#: product of K_nM with ``rank`` columns) costs no more than this many CG
+#: iterations (each one product with t columns). Falkon's iterations to
+#: statistical accuracy are ~10-30 (Rudi et al. 2017); KDD Cup 99 needed 35-67.
+DIRECT_CG_ITERATIONS = 20
+#: A product of K_nM with fewer columns than this runs at the speed of reading
+#: K_nM, not of arithmetic: CG iterations are charged at least this many columns.
+THIN_COLUMNS = 16
 
 
 @dataclass(frozen=True)
@@ -110,6 +118,8 @@ class FalkonResult:
         preconditioner, the eigen-directions kept for the eigen one.
     preconditioner_choice : kernelkit.planning.Choice
         Which preconditioner ran ("cholesky" or "eigen") and why.
+    solve_choice : kernelkit.planning.Choice
+        Conjugate gradient or one direct solve in the ``rank`` directions, and why.
     """
 
     coef: np.ndarray
@@ -121,6 +131,7 @@ class FalkonResult:
     store_choice: object = None
     rank: int | None = None
     preconditioner_choice: object = None
+    solve_choice: object = None
 
 
 def _kmm(kernel, C, dtype, out=None):
@@ -294,7 +305,7 @@ def _tri(L, B, trans):
 
 def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
            dtype=np.float64, store=None, callback=None, operator=None, center_weights=None,
-           preconditioner="auto", rank_rtol=None, checkpoint=None):
+           preconditioner="auto", rank_rtol=None, checkpoint=None, solve="auto"):
     """Nystroem kernel ridge regression by Falkon-preconditioned conjugate gradient.
 
     The iterations see K_nM only through an operator's ``gram_matmat``
@@ -356,6 +367,20 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
         same file and the same problem continues from it (``maxiter`` counts the
         iterations already done). A file of another problem is ignored with a
         warning and overwritten.
+    solve : {"auto", "cg", "direct"}, default="auto"
+        ``"cg"``: the preconditioned conjugate-gradient iterations.
+        ``"direct"``: the same system in the ``rank`` directions, formed by one
+        product of K_nM with ``rank`` columns (``T^-1``) and solved by Cholesky:
+        the exact Nystroem solution (``n_iter`` is 1, the residual is that of
+        the solve). ``"auto"``: direct when that product costs no more than
+        :data:`DIRECT_CG_ITERATIONS` iterations would (``rank <=
+        DIRECT_CG_ITERATIONS * max(t, THIN_COLUMNS)`` for t targets: a product
+        with fewer than :data:`THIN_COLUMNS` columns is bound by reading K_nM,
+        not by arithmetic), for the eigen preconditioner only (rank-deficient
+        K_MM: there the preconditioner stands for K_nM'K_nM poorly and CG
+        needs many iterations; KDD Cup 99: 343 directions, 23 classes, 35-67
+        iterations) and without a ``checkpoint`` (which saves CG's state).
+        The choice is returned as ``solve_choice``.
 
     Returns
     -------
@@ -369,6 +394,8 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
     if preconditioner not in ("auto", "cholesky", "eigen"):
         raise ValueError(f"preconditioner must be 'auto', 'cholesky' or 'eigen', "
                          f"got {preconditioner!r}")
+    if solve not in ("auto", "cg", "direct"):
+        raise ValueError(f"solve must be 'auto', 'cg' or 'direct', got {solve!r}")
     y = np.asarray(y, dtype=np.float64)
     Y = y[:, None] if y.ndim == 1 else y
     n, M = (n_rows(X) if operator is None else operator.shape[0]), n_rows(C)
@@ -395,6 +422,14 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
         op = GramOperator(kernel, X, C, cache=store_choice.value, block_dtype=dtype,
                           sample_weight=sample_weight, n_temporaries=3)
     La = factors.La
+    solve_choice = _solve_choice(solve, rank, Y.shape[1], factors.L is None,
+                                 checkpoint is not None)
+    if solve_choice.value == "direct":
+        coef, rn, direct_jitter = _direct(op, factors, rank, Y, n, lam)
+        stored = bool(store_choice.value) if store_choice is not None else False
+        return FalkonResult(coef[:, 0] if y.ndim == 1 else coef, 1, True,
+                            float(rn[0]) if y.ndim == 1 else rn, float(jitter + direct_jitter),
+                            stored, store_choice, rank, choice, solve_choice)
 
     def apply(U):  # B' H B U with B = T^-1 A^-1 / sqrt(n)
         W = _tri(La, U, "T")
@@ -426,7 +461,49 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
     stored = bool(store_choice.value) if store_choice is not None else False
     return FalkonResult(coef[:, 0] if y.ndim == 1 else coef, res.n_iter, res.converged,
                         float(rn[0]) if y.ndim == 1 else rn, float(jitter), stored,
-                        store_choice, rank, choice)
+                        store_choice, rank, choice, solve_choice)
+
+
+def _solve_choice(solve, rank, n_targets, eigen, checkpoint):
+    """Conjugate gradient or one direct solve in the ``rank`` directions (a Choice)."""
+    limit = DIRECT_CG_ITERATIONS * max(n_targets, THIN_COLUMNS)
+    if solve != "auto":
+        return Choice("Falkon solve", solve, "set by the user")
+    if not eigen:
+        return Choice("Falkon solve", "cg", "full-rank K_MM: Falkon's preconditioner "
+                      "describes K_nM'K_nM well, CG converges in few iterations")
+    if checkpoint:
+        return Choice("Falkon solve", "cg", "a checkpoint was given: CG, whose state it saves")
+    if rank <= limit:
+        return Choice("Falkon solve", "direct",
+                      f"{rank} directions <= {limit} = {DIRECT_CG_ITERATIONS} iterations x "
+                      f"max({n_targets} targets, {THIN_COLUMNS}): one product of K_nM with "
+                      f"{rank} columns and a {rank} x {rank} Cholesky cost less than the "
+                      "iterations, and give the exact solution")
+    return Choice("Falkon solve", "cg",
+                  f"{rank} directions > {limit} = {DIRECT_CG_ITERATIONS} iterations x "
+                  f"max({n_targets} targets, {THIN_COLUMNS}): preconditioned CG")
+
+
+def _direct(op, factors, rank, Y, n, lam):
+    """The system of the CG iterations, formed and solved directly.
+
+    With V = T^-1 (M x r), the problem in the r directions is
+    (V' K'SK V / n + lam I) b = V' K'S Y / n and coef = V b: the same minimiser
+    as the iterations', up to rounding. Returns coef, the relative residual of
+    each target and the jitter of the Cholesky (0 unless it needed one).
+    """
+    V = factors.inv(np.eye(rank))
+    KtKV, KtY = op.gram_matmat(V, Y)
+    H = V.T @ KtKV
+    H = (H + H.T) / (2.0 * n)
+    H.flat[:: rank + 1] += lam
+    rhs = V.T @ KtY / n
+    chol = robust_cholesky(H.copy(), overwrite_a=True)
+    b = cho_solve(chol, rhs)
+    res = np.linalg.norm(H @ b - rhs, axis=0)
+    rn = res / np.maximum(np.linalg.norm(rhs, axis=0), np.finfo(float).tiny)
+    return V @ b, rn, chol.jitter
 
 
 def _factors(kernel, C, lam, dtype, weights, preconditioner, rank_rtol):
