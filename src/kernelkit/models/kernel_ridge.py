@@ -368,7 +368,8 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
             choice = Choice(
                 "distinct centers", len(kept),
                 f"{len(idx)} drawn, {len(idx) - len(kept)} repeated rows dropped (the model "
-                "is the same; their counts weight the preconditioner)" if len(kept) < len(idx)
+                "is the same; their counts weight the preconditioner; "
+                "center_selection='distinct' draws M different rows)" if len(kept) < len(idx)
                 else f"all {len(idx)} drawn rows distinct")
         self.plan_ = self.plan_.with_choices(choice)
         alpha = float(alpha.flat[0])
