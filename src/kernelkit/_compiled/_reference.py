@@ -22,11 +22,34 @@ __all__ = [
     "cauchy_ref", "poly_from_inner_ref", "powf_from_inner_ref", "tanh_from_inner_ref",
     "scale_add_rows_cols_ref", "mirror_lower_ref", "mirror_band_upper_ref", "member_sums_ref", "smallest_k_ref",
     "subsequence_pair_ref", "subsequence_block_ref", "subsequence_brute",
-    "subsequence_polynomial", "row_hashes_ref", "rows_equal_ref",
+    "subsequence_polynomial", "row_hashes_ref", "rows_equal_ref", "bounded_candidates_ref",
 ]
 
 #: Twin of :func:`~kernelkit._compiled.selection.smallest_k`: a stable sort of each row.
 smallest_k_ref = smallest_k_stable
+
+
+def bounded_candidates_ref(G, qq, ff, nq, nf, c, c2, k, self_offset, floor, cap):
+    """Plain-numpy twin of :func:`~kernelkit._compiled.selection.bounded_candidates`."""
+    n, m = G.shape
+    D = np.asarray(qq, np.float64)[:, None] + np.asarray(ff, np.float64)[None, :] \
+        - 2.0 * G.astype(np.float64)
+    E = c * np.asarray(nq, np.float64)[:, None] * np.asarray(nf, np.float64)[None, :] \
+        + c2 * (np.asarray(qq, np.float64)[:, None] + np.asarray(ff, np.float64)[None, :])
+    upper, lower = D + E, D - E
+    if self_offset >= 0:
+        rows = np.arange(n)
+        inside = rows + self_offset < m
+        upper[rows[inside], rows[inside] + self_offset] = np.inf
+        lower[rows[inside], rows[inside] + self_offset] = np.inf
+    tau = np.maximum(np.sort(upper, axis=1)[:, k - 1], floor)
+    cand = np.zeros((n, max(int(cap), 1)), dtype=np.int64)
+    counts = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        js = np.flatnonzero(lower[i] <= tau[i])
+        counts[i] = len(js)
+        cand[i, :min(len(js), cap)] = js[:cap]
+    return cand, counts
 
 
 # --------------------------------------------------------------------------

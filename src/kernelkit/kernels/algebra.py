@@ -212,6 +212,23 @@ class Sum(_Nary):
     def spectral_density(self):
         return spectral.Mixture(*[k.spectral_density() for k in self.terms])
 
+    def sq_euclidean_profile(self):
+        return _combined_profile(self.terms, np.add)
+
+
+def _combined_profile(terms, combine):
+    """The profile of a sum or product of kernels that all have one (else None)."""
+    fs = [t.sq_euclidean_profile() for t in terms]
+    if any(f is None for f in fs):
+        return None
+
+    def f(s):
+        out = fs[0](s)
+        for g in fs[1:]:
+            out = combine(out, g(s))
+        return out
+    return f
+
 
 class Product(_Nary):
     """k1(x, y) * k2(x, y) (* k3(x, y) ...) (the Schur product theorem keeps it PSD).
@@ -251,6 +268,9 @@ class Product(_Nary):
         for k in terms[1:]:
             out = out * k._diag(X)
         return out
+
+    def sq_euclidean_profile(self):
+        return _combined_profile(self.terms, np.multiply)  # positive factors: decreasing
 
     def spectral_density(self):
         return spectral.Convolution(*[k.spectral_density() for k in self.terms])
@@ -324,6 +344,13 @@ class Scaled(_Unary):
         out = self.k._block(X, Y, diag_offset)
         out *= self.scale
         return out
+
+    def sq_euclidean_profile(self):
+        f = self.k.sq_euclidean_profile()
+        scale = float(self.scale)
+        if f is None or scale <= 0:
+            return None
+        return lambda s: scale * f(s)
 
     def _diag(self, X):
         return self.scale * self.k._diag(X)

@@ -566,6 +566,24 @@ class Kernel:
         """Whether the kernel is guaranteed positive semi-definite for every input."""
         return True
 
+    def sq_euclidean_profile(self):
+        """``f`` with ``k(x, z) = f(||x - z||^2)``, f strictly decreasing and positive, or None.
+
+        For such a kernel the feature-space distance
+        ``k(x,x) - 2k(x,z) + k(z,z) = 2 (f(0) - f(||x - z||^2))`` increases with
+        the Euclidean distance, so nearest neighbours in feature space are the
+        Euclidean ones (k-NN selects them from one matrix product, with no
+        kernel value over the whole block). None (the default) when the kernel
+        is not declared such a function: RBF and Matern are, and sums,
+        products and positive multiples of them.
+
+        Returns
+        -------
+        callable or None
+            ``f(s)`` on an ndarray of squared distances (>= 0).
+        """
+        return None
+
     def spectral_density(self):
         """The spectral density of a shift-invariant kernel (see ``kernels.spectral``).
 

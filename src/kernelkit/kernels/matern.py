@@ -64,6 +64,21 @@ class Matern(Kernel):
     def spectral_density(self):
         return spectral.StudentT(nu=float(self.nu), length_scale=float(self.length_scale))
 
+    def sq_euclidean_profile(self):
+        def f(s):
+            return self._of_distance(np.sqrt(s) / float(self.length_scale))
+        return f
+
+    def _of_distance(self, r):
+        nu = float(self.nu)
+        if nu == 0.5:
+            return np.exp(-r)
+        if nu == 1.5:
+            s = np.sqrt(3.0) * r
+            return (1.0 + s) * np.exp(-s)
+        s = np.sqrt(5.0) * r
+        return (1.0 + s + s * s / 3.0) * np.exp(-s)
+
     def _block(self, X, Y, diag_offset):
         shift = Y.mean(axis=0)  # distances are shift-invariant; centring keeps digits
         Xc, Yc = X - shift, Y - shift
@@ -74,15 +89,7 @@ class Matern(Kernel):
             i = np.arange(len(X))
             inside = i + diag_offset < len(Y)
             d2[i[inside], i[inside] + diag_offset] = 0.0
-        r = np.sqrt(d2) / float(self.length_scale)
-        nu = float(self.nu)
-        if nu == 0.5:
-            return np.exp(-r)
-        if nu == 1.5:
-            s = np.sqrt(3.0) * r
-            return (1.0 + s) * np.exp(-s)
-        s = np.sqrt(5.0) * r
-        return (1.0 + s + s * s / 3.0) * np.exp(-s)
+        return self._of_distance(np.sqrt(d2) / float(self.length_scale))
 
     def _diag(self, X):
         return np.ones(len(X))

@@ -335,6 +335,10 @@ class RBF(Kernel):
     def spectral_density(self):
         return spectral.Gaussian(gamma=self.gamma_value)
 
+    def sq_euclidean_profile(self):
+        gamma = self.gamma_value
+        return lambda s: np.exp(-gamma * s)
+
     def _prepare(self, X, Y):
         X, Y = super()._prepare(X, Y)
         if X is Y:

@@ -11,11 +11,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._validation import Interval, Options, validate_params
-from ..solvers.distances import kneighbors_blocked
+from ..planning import Plan
+from ..solvers.distances import (candidate_precision_choice, kneighbors_blocked,
+                                 neighbour_order_choice)
 from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (reject_precomputed, resolve_estimator_kernel, validate_fit_data,
                     validate_predict_data)
-from ._base import tag_sparse
+from ._base import report_plan, tag_sparse
 
 __all__ = ["KernelKNeighborsClassifier", "KernelKNeighborsRegressor"]
 
@@ -75,6 +77,13 @@ class _KernelNeighbors(KernelParamsMixin, BaseEstimator):
         self.X_fit_ = X
         self.n_samples_fit_ = X.shape[0]
         self.diag_fit_ = kernel.diag(X)
+        order = neighbour_order_choice(kernel, X)
+        precision = (candidate_precision_choice(X.shape[1]) if order.value == "euclidean"
+                     else None)
+        self.plan_ = Plan("brute force", reason="every training point is compared with each "
+                          "query, in blocks within the memory budget",
+                          problem={"n": X.shape[0]}).with_choices(order, precision)
+        report_plan(self)
         return y
 
     def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
@@ -181,6 +190,11 @@ class KernelKNeighborsClassifier(ClassifierMixin, _KernelNeighbors):
         k(x_i, x_i) of the training points.
     kernel_ : Kernel
     n_samples_fit_, n_features_in_ : int
+    plan_ : kernelkit.planning.Plan
+        How neighbours are found: in the Euclidean order when the kernel is a
+        decreasing function of the Euclidean distance (RBF, Matern, ...; one
+        matrix product per block, float32 candidates checked in float64 from
+        32 features on), else from feature-space distances over whole blocks.
 
     Examples
     --------
@@ -288,6 +302,11 @@ class KernelKNeighborsRegressor(RegressorMixin, _KernelNeighbors):
     diag_fit_ : ndarray of shape (n_samples_fit,)
     kernel_ : Kernel
     n_samples_fit_, n_features_in_ : int
+    plan_ : kernelkit.planning.Plan
+        How neighbours are found: in the Euclidean order when the kernel is a
+        decreasing function of the Euclidean distance (RBF, Matern, ...; one
+        matrix product per block, float32 candidates checked in float64 from
+        32 features on), else from feature-space distances over whole blocks.
 
     Examples
     --------
