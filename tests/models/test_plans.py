@@ -149,7 +149,15 @@ def test_exact_ridge_budget_errors_print_sizes_in_binary_units():
     with kernelkit.config_context(memory="16MB"):
         with pytest.raises(MemoryBudgetError, match=r"n=1500 .* needs 17.2 MB but the memory "
                                                     r"budget is 16 MB.*subsample"):
-            KernelRidge(RBF(), solver="dual").fit(X, X[:, 0])
+            KernelRidge(RBF(), solver="dual", precision="float64").fit(X, X[:, 0])
+        # the float32 Gram matrix (9 MB) fits: "auto" solves in mixed precision
+        mixed = KernelRidge(RBF(), solver="dual").fit(X, X[:, 0])
+        assert {c.what: c.value for c in mixed.plan_.choices}["precision"] == "mixed"
+        assert "does not fit the budget" in str(mixed.plan_)
+        X2 = np.random.default_rng(1).normal(size=(2500, 2))
+        with pytest.raises(MemoryBudgetError, match=r"n=2500 .* float32 Gram matrix\) needs "
+                                                    r"23.8 MB but the memory budget is 16 MB"):
+            KernelRidge(RBF(), solver="dual").fit(X2, X2[:, 0])
         with pytest.raises(MemoryBudgetError, match=r"leave-one-out .* needs 34.3 MB but the "
                                                     r"memory budget is 16 MB"):
             KernelRidgeCV(RBF()).fit(X, X[:, 0])

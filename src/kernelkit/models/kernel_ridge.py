@@ -26,6 +26,7 @@ from ..planning import Choice, falkon_centers, falkon_store_choice, plan_ridge
 from ..solvers import dual_ridge, primal_ridge
 from ..solvers.duplicates import merge_duplicate_rows
 from ..solvers.falkon import falkon
+from ..solvers.ridge_mixed import MIXED_RTOL, dual_ridge_mixed
 from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (check_alpha, check_sample_weight, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
@@ -42,6 +43,7 @@ RIDGE_CONSTRAINTS = {
     "solver": [Options(str, _SOLVERS)],
     "n_centers": [Interval(Integral, 1, None), Options(str, ("auto",))],
     "center_selection": [Options(str, _CENTER_SELECTION)],
+    "precision": [Options(str, ("auto", "float64", "mixed"))],
     "fit_intercept": ["boolean"],
     "tol": [Interval(Real, 0, None, closed="neither")],
     "max_iter": [Interval(Integral, 1, None)],
@@ -185,6 +187,17 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
     verbose : int, default=0
         Falkon: a tqdm progress bar of the iterations if > 0 (or if
         ``kernelkit`` verbosity is > 0) and tqdm is installed.
+    precision : {"auto", "float64", "mixed"}, default="auto"
+        The dual solver's arithmetic. ``"float64"``: the Gram matrix and its
+        Cholesky factor in float64. ``"mixed"``: K stored and factored in
+        float32 (half the memory, about twice the speed), the factor used as
+        the preconditioner of float64 conjugate gradient with K's blocks
+        recomputed in float64 (:mod:`kernelkit.solvers.ridge_mixed`): the
+        float64 solution, to a relative residual of 1e-12, a
+        ``ConvergenceWarning`` if the system is too ill-conditioned for a
+        float32 factor. ``"auto"``: mixed for a vector kernel from
+        n = 12,000 on (where the n^3 factorisation dominates) or when only the
+        float32 matrix fits the memory budget; recorded in ``plan_``.
 
     Attributes
     ----------
@@ -198,10 +211,12 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
         The target mean added to the predictions (0.0 if ``fit_intercept``
         is False).
     n_iter_ : int
-        Falkon's conjugate-gradient iterations; 1 for the direct solvers.
+        Conjugate-gradient iterations (Falkon, or the mixed-precision dual
+        solve); 1 for the direct solvers.
     residual_norm_ : float or ndarray of shape (n_targets,)
-        Falkon only: final relative residual of the preconditioned system,
-        per target (compare with ``tol``).
+        Falkon: final relative residual of the preconditioned system, per
+        target (compare with ``tol``). Mixed-precision dual solve: final
+        ||y - (K + alpha I) u|| / ||y``||`` per target.
     rank_ : int
         Falkon: dimension of the space the iterations ran in (the number of
         centers, or the eigen-directions kept when K_MM is rank-deficient).
@@ -248,12 +263,13 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
 
     def __init__(self, kernel="rbf", alpha=1.0, *, solver="auto", n_centers="auto",
                  center_selection="uniform", fit_intercept=True, tol=1e-4, max_iter=100,
-                 random_state=None, verbose=0):
+                 random_state=None, verbose=0, precision="auto"):
         self.kernel = kernel
         self.alpha = alpha
         self.solver = solver
         self.n_centers = n_centers
         self.center_selection = center_selection
+        self.precision = precision
         self.fit_intercept = fit_intercept
         self.tol = tol
         self.max_iter = max_iter
@@ -317,11 +333,17 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
             raise ValueError(f"solver='primal' needs a kernel with a finite explicit feature "
                              f"map (linear, polynomial); {kernel!r} has none. Use "
                              "solver='dual'")
+        mixed = False
         if solver in ("dual", "none"):
             solver = "dual"
             if kernel != "precomputed":
-                require(8.0 * n * n, f"exact kernel ridge on n={n} samples (the {n} x {n} "
-                        "Gram matrix)", hint=_no_fit_hint(self.plan_), memory=budget)
+                precision = precision_choice(self.precision, kernel, n, alpha, budget)
+                self.plan_ = self.plan_.with_choices(precision)
+                mixed = precision.value == "mixed"
+                require((4.0 if mixed else 8.0) * n * n,
+                        f"exact kernel ridge on n={n} samples (the {n} x {n} "
+                        f"{'float32' if mixed else 'float64'} Gram matrix)",
+                        hint=_no_fit_hint(self.plan_), memory=budget)
         store_knm = merged = None
         if solver == "falkon":  # decided before the fit, so that the printed plan shows it
             merged, merge_choice = merge_rows_choice(X, y, sw)
@@ -336,6 +358,18 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
         self.n_iter_ = 1  # a direct solve; falkon overwrites it
         if solver == "falkon":
             self._fit_falkon(kernel, X, y, alpha, sw, M, store_knm.value, merged)
+        elif solver == "dual" and mixed:
+            self.X_fit_ = X
+            res = dual_ridge_mixed(kernel, X, y, float(alpha.flat[0]), sample_weight=sw)
+            self.dual_coef_, self.jitter_ = res.coef, res.jitter
+            self.n_iter_, self.residual_norm_ = res.n_iter, res.residual_norm
+            if not res.converged:
+                warnings.warn(
+                    f"Mixed-precision kernel ridge stopped after {res.n_iter} iterations "
+                    f"with relative residual {np.max(res.residual_norm):.2e} > "
+                    f"{MIXED_RTOL:g} (residual_norm_): the system is too ill-conditioned "
+                    "for a float32 factor. Use precision='float64', or a larger alpha.",
+                    ConvergenceWarning, stacklevel=2)
         elif solver == "dual":
             if kernel == "precomputed":
                 K = np.array(X, dtype=np.float64, order="C")
@@ -410,6 +444,31 @@ def _distinct_row_centers(merged, M, rng):
         "distinct centers", M,
         f"drawn uniformly among the {len(pool)} distinct training rows (of "
         f"{merged.n_rows}), each weighted in the preconditioner by the rows it stands for")
+
+
+#: From this n on, precision="auto" solves the dual in mixed precision: the n^3/3
+#: Cholesky dominates (float64 at n = 12000: ~10 s here) and the float32 one takes
+#: half of it, while the float64 products of the iterations cost O(n^2 d) each.
+MIXED_MIN_N = 12000
+
+
+def precision_choice(precision, kernel, n, alpha, memory):
+    """The dual solver's arithmetic ("float64" or "mixed") as a :class:`Choice`."""
+    if precision != "auto":
+        return Choice("precision", precision, "set by the user")
+    if getattr(kernel, "input_kind", None) != "vector":
+        return Choice("precision", "float64", "not a vector kernel: the mixed solver's "
+                      "recomputed products would cost too much")
+    if np.size(alpha) > 1 and not np.all(alpha == alpha.flat[0]):
+        return Choice("precision", "float64", "one alpha per target: one eigendecomposition")
+    if 8.0 * n * n > memory:  # the float32 matrix is the smaller need, fitting or not
+        return Choice("precision", "mixed", f"the float64 Gram matrix "
+                      f"({format_bytes(8.0 * n * n)}) does not fit the budget "
+                      f"{format_bytes(memory)}; the float32 one needs half")
+    if n >= MIXED_MIN_N:
+        return Choice("precision", "mixed", f"n = {n} >= {MIXED_MIN_N}: float32 Cholesky "
+                      "(half the time and memory) preconditioning float64 conjugate gradient")
+    return Choice("precision", "float64", f"n = {n} < {MIXED_MIN_N}: one float64 Cholesky")
 
 
 def merge_rows_choice(X, y, sample_weight):

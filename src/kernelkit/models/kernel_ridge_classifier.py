@@ -43,6 +43,8 @@ class KernelRidgeClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimator):
     fit_intercept : bool, default=True
         Fit each class's centred {-1, +1} column and add its mean back
         (``intercept_``), as ``RidgeClassifier``; False: no intercept.
+    precision
+        The dual solver's arithmetic, as in :class:`KernelRidge`.
     n_centers, center_selection, tol, max_iter, random_state, verbose
         Falkon's options, as in :class:`KernelRidge` (a
         :class:`~sklearn.exceptions.ConvergenceWarning` when Falkon stops at
@@ -83,12 +85,13 @@ class KernelRidgeClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(self, kernel="rbf", alpha=1.0, *, solver="auto", n_centers="auto",
                  center_selection="uniform", fit_intercept=True, tol=1e-4, max_iter=100,
-                 random_state=None, verbose=0, class_weight=None):
+                 random_state=None, verbose=0, class_weight=None, precision="auto"):
         self.kernel = kernel
         self.alpha = alpha
         self.solver = solver
         self.n_centers = n_centers
         self.center_selection = center_selection
+        self.precision = precision
         self.fit_intercept = fit_intercept
         self.tol = tol
         self.max_iter = max_iter
