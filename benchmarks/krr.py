@@ -32,6 +32,7 @@ Run: ``python benchmarks/krr.py`` (about 10 minutes) or ``--quick`` (n = 2000).
 from __future__ import annotations
 
 import gc
+import os
 
 import numpy as np
 
@@ -40,7 +41,6 @@ from _common import parse_args, peak_rss_gb, print_table, timed, write_json
 
 import kernelkit
 from kernelkit.datasets import load_shared_table
-from kernelkit.exceptions import MemoryBudgetError
 from kernelkit.kernels import RBF
 from kernelkit.models import KernelRidge as KKRidge
 from sklearn.kernel_ridge import KernelRidge as SKRidge
@@ -87,7 +87,7 @@ def peer_comparison(sizes, rows):
             t["kk_fit"].append(s)
             s, p_kk = timed(lambda: m.predict(Xte))
             t["kk_pred"].append(s)
-            jitter, plan = m.jitter_, m.solver_
+            jitter, plan = m.jitter_, m.solver_ + " (" + str({c.what: c.value for c in m.plan_.choices}.get("precision")) + ")"
             del m
         med = {k: float(np.median(v)) for k, v in t.items()}
         row = {
@@ -119,58 +119,93 @@ def _mem_available_gb():
     return float("nan")
 
 
-def kernelkit_alone(sizes, rows):
+class _PeakRSS:
+    """Peak resident memory of this process during a ``with`` block (sampled every
+    0.2 s from /proc/self/status), in GB: the process-wide ``ru_maxrss`` cannot
+    be reset between runs."""
+
+    def __enter__(self):
+        import threading
+
+        self.peak, self._stop = 0.0, threading.Event()
+
+        def sample():
+            while not self._stop.wait(0.2):
+                self.peak = max(self.peak, _rss_gb())
+        self._thread = threading.Thread(target=sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, _rss_gb())
+
+
+def _rss_gb():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) * 1024 / 1e9
+    return float("nan")
+
+
+def friedman(n, n_test, seed=2, d=10):
+    """Friedman #1 (noise sd 1), standardised with the training rows' statistics:
+    for n beyond 564_fried's 40,000-row pool."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n + n_test, d))
+    y = (10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 20 * (X[:, 2] - 0.5) ** 2 + 10 * X[:, 3]
+         + 5 * X[:, 4] + rng.normal(size=n + n_test))
+    mu, sd, ym, ys = X[:n].mean(0), X[:n].std(0), y[:n].mean(), y[:n].std()
+    Xs, yz = (X - mu) / sd, (y - ym) / ys
+    return Xs[:n], yz[:n], Xs[n:], yz[n:], ys
+
+
+def kernelkit_alone(cases, rows):
+    """One fit + predict per (n, precision), with its own peak memory; at n = 40k the
+    mixed-precision predictions are compared with the float64 solve's."""
     Xp, yp, Xte, yte, y_scale = split("564_fried", FRIED["n_test"], FRIED["seed"])
     g, a = FRIED["gamma"], FRIED["alpha"]
     print(f"\n564_fried: pool {len(Xp)}, test {len(Xte)}, gamma={g}, alpha={a} (kernelkit only)")
-    for n in sizes:
-        X, y = Xp[:n], yp[:n]
-        row = {"data": "564_fried", "n": n, "d": X.shape[1], "n_test": len(Xte),
-               "gamma": g, "alpha": a, "repeats": 1}
-        need = 8.0 * n * n
-        budget = None  # kernelkit's default budget first; raised only if it refuses
-        while True:
-            try:
-                with kernelkit.config_context(memory=budget):
-                    s, m = timed(lambda: KKRidge(kernel=RBF(gamma=g), alpha=a).fit(X, y))
-                break
-            except MemoryBudgetError as exc:  # raised before any work is done
-                if budget is not None:
-                    raise
-                row["default_budget_error"] = str(exc)
-                budget = "16GB"
-                avail = _mem_available_gb()
-                print(f"n={n}: default memory budget refused ({exc}); retrying with "
-                      f"memory={budget!r}; MemAvailable {avail:.1f} GB", flush=True)
-                if avail < need / 1e9 + 2.0:
-                    row["skipped"] = f"only {avail:.1f} GB available, need ~{need / 1e9 + 2:.1f} GB"
-                    print(f"n={n}: SKIPPED, {row['skipped']}", flush=True)
-                    break
-        if "skipped" in row:
-            rows.append(row)
-            continue
+    preds = {}
+    for n, precision in cases:
+        if n <= len(Xp):
+            data, (X, y, Xt, yt, ys) = "564_fried", (Xp[:n], yp[:n], Xte, yte, y_scale)
+        else:
+            data, (X, y, Xt, yt, ys) = "friedman1 (generated)", friedman(n, FRIED["n_test"])
+        row = {"data": data, "n": n, "d": X.shape[1], "n_test": len(Xt), "gamma": g,
+               "alpha": a, "repeats": 1, "precision_setting": precision}
+        model = KKRidge(kernel=RBF(gamma=g), alpha=a, solver="dual", precision=precision)
+        budget = "20GB" if precision == "float64" and 8.0 * n * n > 10e9 else None
         row["memory_budget"] = budget or "default"
-        row["kk_fit_s"] = s
-        with kernelkit.config_context(memory=budget):
-            s, p = timed(lambda: m.predict(Xte))
-            row["kk_pred_s"] = s
-            row["kk_jitter"] = m.jitter_
-            del m
-            gc.collect()
-            row["peak_rss_gb"] = peak_rss_gb()
-            # Where the fit time goes: the Gram matrix alone (the rest is the Cholesky
-            # factorisation and the two triangular solves).
-            s, K = timed(lambda: kernelkit.gram(RBF(gamma=g), X))
-            del K
-            gc.collect()
-            row["kk_gram_s"] = s
-        row["kk_rmse"] = rmse(p, yte)
-        row["kk_rmse_target_units"] = rmse(p, yte) * y_scale
-        row["fit_under_5min"] = row["kk_fit_s"] < 300
+        row["loadavg_1min_before"] = os.getloadavg()[0]
+        with kernelkit.config_context(memory=budget), _PeakRSS() as peak:
+            s, m = timed(lambda model=model: model.fit(X, y))
+            row["kk_fit_s"] = s
+            s, p = timed(lambda m=m: m.predict(Xt))
+        row["kk_pred_s"] = s
+        row["peak_rss_gb"] = peak.peak
+        row["loadavg_1min_after"] = os.getloadavg()[0]
+        choice = {c.what: c for c in m.plan_.choices}.get("precision")
+        row["precision"] = None if choice is None else choice.value
+        row["n_iter"], row["kk_jitter"] = int(m.n_iter_), float(m.jitter_)
+        row["residual_norm"] = float(np.max(getattr(m, "residual_norm_", 0.0)))
+        row["kk_rmse"] = rmse(p, yt)
+        row["kk_rmse_target_units"] = rmse(p, yt) * ys
+        preds[(n, row["precision"])] = p
+        other = preds.get((n, "float64" if row["precision"] == "mixed" else "mixed"))
+        if other is not None:
+            row["max_rel_diff_mixed_vs_float64"] = float(np.max(np.abs(p - other))
+                                                         / np.max(np.abs(other)))
+        del m, model
+        gc.collect()
         rows.append(row)
-        print(f"n={n}: fit {row['kk_fit_s']:.1f}s (of which Gram {row['kk_gram_s']:.1f}s), "
-              f"predict {row['kk_pred_s']:.3f}s, RMSE {row['kk_rmse']:.4f} "
-              f"(std units), peak RSS {row['peak_rss_gb']:.1f} GB", flush=True)
+        print(f"n={n} ({row['precision']}): fit {row['kk_fit_s']:.1f}s, predict "
+              f"{row['kk_pred_s']:.3f}s, {row['n_iter']} iterations, RMSE {row['kk_rmse']:.4f} "
+              f"(std units), peak RSS {row['peak_rss_gb']:.1f} GB"
+              + (f", vs the other precision {row['max_rel_diff_mixed_vs_float64']:.1e}"
+                 if "max_rel_diff_mixed_vs_float64" in row else ""), flush=True)
 
 
 def _save(rows, quick):
@@ -197,8 +232,12 @@ class _Rows(list):
 def main():
     args = parse_args(__doc__.splitlines()[0])
     rows = _Rows(args.quick)
-    peer_comparison([2000] if args.quick else [5000, 10_000, 15_000], rows)
-    big = [] if args.quick else [20_000, 40_000]
+    if not os.environ.get("KRR_BIG"):
+        peer_comparison([2000] if args.quick else [5000, 10_000, 15_000], rows)
+    big = [] if args.quick else [(20_000, "auto"), (40_000, "auto"), (40_000, "float64"),
+                                 (60_000, "auto")]
+    if os.environ.get("KRR_BIG"):  # e.g. KRR_BIG=40000:auto,60000:auto (skips part 1)
+        big = [(int(n), p) for n, p in (c.split(":") for c in os.environ["KRR_BIG"].split(","))]
     kernelkit_alone(big, rows)
     print("\nExact RBF kernel ridge; ratio = sklearn / kernelkit (>1: kernelkit faster)")
     print_table([r for r in rows if "sk_fit_s" in r], [
@@ -209,10 +248,11 @@ def main():
         ("max_rel_diff", "max rel diff", ".1e"), ("peak_rss_gb", "peak RSS GB", ".1f")])
     if big:
         print()
-        print_table([r for r in rows if r["data"] == "564_fried"], [
-            ("n", "n", "d"), ("kk_fit_s", "kk fit s", ".1f"), ("kk_gram_s", "of which Gram s", ".1f"),
-            ("kk_pred_s", "kk pred s", ".3f"), ("kk_rmse", "kk RMSE", ".4f"),
-            ("peak_rss_gb", "peak RSS GB", ".1f"), ("memory_budget", "budget", "")])
+        print_table([r for r in rows if "sk_fit_s" not in r], [
+            ("n", "n", "d"), ("precision", "precision", ""), ("kk_fit_s", "kk fit s", ".1f"),
+            ("n_iter", "CG it", "d"), ("kk_pred_s", "kk pred s", ".3f"),
+            ("kk_rmse", "kk RMSE", ".4f"), ("peak_rss_gb", "peak RSS GB", ".1f"),
+            ("memory_budget", "budget", "")])
     _save(rows, args.quick)
 
 
