@@ -8,8 +8,12 @@ Part 1, peer comparison: California housing (``537_houses``, 20,640 x 8).
     A fixed random split (seed 0): 2,000 test points, training sets are the
     first n = 5k, 10k, 15k points of the remaining 18,640. X standardized and
     y standardized with the mean/std of those 18,640 (RMSE also in dollars).
-    Both: RBF gamma = 0.5, alpha = 0.1 (same model; sklearn's alpha is the
-    same ridge term added to K's diagonal). Fit and predict times are
+    Both: RBF gamma = 0.5, alpha = 0.1, no intercept (same model; sklearn's
+    alpha is the same ridge term added to K's diagonal; kernelkit's default
+    ``fit_intercept=True`` is turned off, as sklearn's KernelRidge has none).
+    From n = 12,000 kernelkit's default precision is mixed (float32 Cholesky
+    preconditioning float64 CG), so the 15k row compares it with sklearn's
+    float64 solve. Fit and predict times are
     medians of 3 alternating repeats for n <= 10k, 1 run beyond.
     Quality: test RMSE of both and max|p_kk - p_sk| / max|p_sk| (target <= 1e-8).
 
@@ -17,16 +21,17 @@ Part 2, kernelkit alone: California housing has only 20,640 rows, so the
     large runs use ``564_fried`` (Friedman #1, 40,768 x 10): a fixed random
     split (seed 1) into 768 test points and a 40,000-point pool; n = 20k and
     40k are the first n of the pool. X and y standardized with the pool's
-    statistics; RBF gamma = 0.1, alpha = 0.1. scikit-learn is never run
-    here: its multi-threaded OpenBLAS Cholesky segfaults at n >= ~16,000 and
-    would kill the process. One run each; peak RSS is the process's
-    ``ru_maxrss`` high-water mark (runs go in increasing n, so it is the
-    peak of the largest run so far). n = 40,000 needs a 12.8 GB Gram matrix,
-    more than kernelkit's default memory budget (half the available RAM),
-    so it runs inside ``config_context(memory="16GB")``; the default is tried
-    first and its error recorded.
+    statistics; RBF gamma = 0.1, alpha = 0.1, no intercept. scikit-learn is
+    never run here: its multi-threaded OpenBLAS Cholesky segfaults at n >=
+    ~16,000 and would kill the process. One run each, fit + predict, with
+    the peak resident memory of that run (sampled): n = 20k and 40k in the
+    default (mixed) precision, 40k again in float64 (a 12.8 GB Gram matrix,
+    run inside ``config_context(memory="20GB")``) and the two predictions
+    compared (target: 1e-8 relative), and n = 60k in mixed precision (a
+    14.4 GB float32 matrix) on Friedman #1 generated with d = 10 (564_fried
+    has 40,768 rows). ``KRR_BIG=40000:mixed,60000:auto`` runs only those.
 
-Run: ``python benchmarks/krr.py`` (about 10 minutes) or ``--quick`` (n = 2000).
+Run: ``python benchmarks/krr.py`` (about 30 minutes) or ``--quick`` (n = 2000).
 """
 
 from __future__ import annotations
@@ -71,7 +76,7 @@ def peer_comparison(sizes, rows):
           f"y std = {y_scale:.0f} $")
     # Warm-up (numba cache load, BLAS threads), untimed.
     SKRidge(kernel="rbf", gamma=g, alpha=a).fit(Xp[:200], yp[:200]).predict(Xte[:10])
-    KKRidge(kernel=RBF(gamma=g), alpha=a).fit(Xp[:200], yp[:200]).predict(Xte[:10])
+    KKRidge(kernel=RBF(gamma=g), alpha=a, fit_intercept=False).fit(Xp[:200], yp[:200]).predict(Xte[:10])
     for n in sizes:
         assert n <= SKLEARN_MAX_N
         X, y = Xp[:n], yp[:n]
@@ -83,7 +88,7 @@ def peer_comparison(sizes, rows):
             s, p_sk = timed(lambda: m.predict(Xte))
             t["sk_pred"].append(s)
             del m
-            s, m = timed(lambda: KKRidge(kernel=RBF(gamma=g), alpha=a).fit(X, y))
+            s, m = timed(lambda: KKRidge(kernel=RBF(gamma=g), alpha=a, fit_intercept=False).fit(X, y))
             t["kk_fit"].append(s)
             s, p_kk = timed(lambda: m.predict(Xte))
             t["kk_pred"].append(s)
@@ -176,7 +181,8 @@ def kernelkit_alone(cases, rows):
             data, (X, y, Xt, yt, ys) = "friedman1 (generated)", friedman(n, FRIED["n_test"])
         row = {"data": data, "n": n, "d": X.shape[1], "n_test": len(Xt), "gamma": g,
                "alpha": a, "repeats": 1, "precision_setting": precision}
-        model = KKRidge(kernel=RBF(gamma=g), alpha=a, solver="dual", precision=precision)
+        model = KKRidge(kernel=RBF(gamma=g), alpha=a, solver="dual", precision=precision,
+                        fit_intercept=False)
         budget = "20GB" if precision == "float64" and 8.0 * n * n > 10e9 else None
         row["memory_budget"] = budget or "default"
         row["loadavg_1min_before"] = os.getloadavg()[0]
