@@ -116,14 +116,6 @@ def peer_comparison(sizes, rows):
         gc.collect()
 
 
-def _mem_available_gb():
-    with open("/proc/meminfo") as f:
-        for line in f:
-            if line.startswith("MemAvailable"):
-                return int(line.split()[1]) * 1024 / 1e9
-    return float("nan")
-
-
 class _PeakRSS:
     """Peak resident memory of this process during a ``with`` block (sampled every
     0.2 s from /proc/self/status), in GB: the process-wide ``ru_maxrss`` cannot
