@@ -128,3 +128,14 @@ def test_distinct_centers_skip_rows_of_zero_weight():
                     center_selection="distinct", random_state=0).fit(X, y, sample_weight=sw)
     assert len(m.centers_) == 119  # 120 distinct rows, one of them of weight 0
     assert not np.any(np.all(m.centers_ == zero_row, axis=1))
+
+
+def test_choices_made_during_the_fit_are_printed_when_verbose(capsys):
+    X, y = _repeated_rows()
+    KernelRidge(RBF(gamma=0.4), alpha=0.2, solver="falkon", n_centers=60,
+                center_selection="distinct", random_state=0, verbose=1).fit(X, y)
+    out = capsys.readouterr().out
+    assert "distinct centers" in out and "preconditioner:" in out and "Falkon solve:" in out
+    KernelRidge(RBF(gamma=0.4), alpha=0.2, solver="falkon", n_centers=60,
+                random_state=0).fit(X, y)
+    assert "Falkon solve" not in capsys.readouterr().out

@@ -300,6 +300,15 @@ def report_plan(est, verbose=0):
         print(est.plan_.explain())
 
 
+def report_choices(choices, verbose=0):
+    """Print automatic choices made during the fit itself (after :func:`report_plan`
+    printed the plan), one per line, when ``verbose`` or kernelkit's verbosity is >= 1."""
+    if max(int(verbose or 0), int(config.get_config()["verbosity"])) >= 1:
+        for c in choices:
+            if c is not None:
+                print(f"  {c}")
+
+
 def warn_smo_stopped(est, max_violation):
     """ConvergenceWarning of an SMO fit stopped at ``max_iter`` short of ``tol``."""
     import warnings

@@ -30,7 +30,7 @@ from ..solvers.ridge_mixed import MIXED_RTOL, dual_ridge_mixed
 from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (check_alpha, check_sample_weight, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
-from ._base import input_dim, report_plan, tag_precomputed
+from ._base import input_dim, report_choices, report_plan, tag_precomputed
 
 __all__ = ["KernelRidge"]
 
@@ -416,6 +416,7 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
                          store=store, center_weights=weights,
                          callback=lambda _: bar.update(1))
         self.plan_ = self.plan_.with_choices(res.preconditioner_choice, res.solve_choice)
+        report_choices((choice, res.preconditioner_choice, res.solve_choice), self.verbose)
         self.centers_ = centers
         self.dual_coef_ = res.coef
         self.n_iter_ = int(res.n_iter)
