@@ -4,6 +4,8 @@
   distances, RBF, exp, polynomial, sigmoid, row/column scaling);
 - :mod:`.differences`: kernels of coordinate differences (Laplacian, Cauchy);
 - :mod:`.layout`: mirroring a triangle of a symmetric matrix;
+- :mod:`.tiles`: single-thread passes over one tile (the tiled Gram engine's
+  RBF values and mirror images, run by two threads at once);
 - :mod:`.selection`: member sums (kernel k-means), the k smallest entries
   of each row and the candidates for them from bounded approximate distances
   (nearest neighbours);
@@ -45,6 +47,7 @@ from .elementwise import (exp_scaled, poly_from_inner, powf_from_inner, rbf_from
 from .layout import mirror_band_upper, mirror_lower
 from .rows import row_hashes, rows_equal
 from .selection import bounded_candidates, member_sums, smallest_k, smallest_k_stable
+from .tiles import mirror_tile, rbf_tile
 from .strings import (encode, subsequence_block, subsequence_pair, subsequence_scratch_bytes,
                       subsequence_self)
 
@@ -54,7 +57,7 @@ __all__ = [
     "rbf_from_inner", "sqdist_from_inner", "exp_scaled", "l1_exp", "cauchy",
     "poly_from_inner", "powf_from_inner", "tanh_from_inner", "scale_add_rows_cols",
     "mirror_lower", "mirror_band_upper", "member_sums", "smallest_k", "smallest_k_stable",
-    "bounded_candidates",
+    "bounded_candidates", "rbf_tile", "mirror_tile",
     "encode", "subsequence_block", "subsequence_self", "subsequence_pair",
     "subsequence_scratch_bytes", "interruptible", "row_hashes", "rows_equal",
 ]

@@ -23,6 +23,7 @@ __all__ = [
     "scale_add_rows_cols_ref", "mirror_lower_ref", "mirror_band_upper_ref", "member_sums_ref", "smallest_k_ref",
     "subsequence_pair_ref", "subsequence_block_ref", "subsequence_brute",
     "subsequence_polynomial", "row_hashes_ref", "rows_equal_ref", "bounded_candidates_ref",
+    "rbf_tile_ref", "mirror_tile_ref",
 ]
 
 #: Twin of :func:`~kernelkit._compiled.selection.smallest_k`: a stable sort of each row.
@@ -238,3 +239,16 @@ def row_hashes_ref(W):
 def rows_equal_ref(W, rows, leaders):
     """Row equality by gathering both rows."""
     return np.all(W[np.asarray(rows)] == W[np.asarray(leaders)], axis=1)
+
+
+def rbf_tile_ref(G, xx, yy, gamma, diag_offset, out):
+    """Plain-numpy twin of :func:`rbf_tile` (the same values as :func:`rbf_from_inner`)."""
+    return rbf_from_inner_ref(G, xx, yy, gamma, diag_offset, out)
+
+
+def mirror_tile_ref(K, r0, r1, c0, c1):
+    """Plain-numpy twin of :func:`mirror_tile`."""
+    i, j = np.meshgrid(np.arange(r0, r1), np.arange(c0, c1), indexing="ij")
+    below = j < i
+    K[j[below], i[below]] = K[i[below], j[below]]
+    return K

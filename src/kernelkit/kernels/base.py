@@ -117,6 +117,13 @@ def pairwise_blocked(kernel, X, Y=None, on_block=None):
     rows = KernelRows(kernel, X, Y)
     n, m = rows.shape
     out = np.empty((n, m), dtype=out_dtype)
+    from .tiled import tiled_gram
+
+    check = None if rows._proven_finite(out) else (
+        lambda tile: check_kernel_values(tile, repr(kernel), (X, Y)))
+    if tiled_gram(kernel, rows.X, rows.Y, out, symmetric=symmetric, check=check,
+                  on_block=on_block):
+        return out
     for r0, r1 in row_blocks(n, rows_per_block(m)):
         if symmetric:  # columns [0, r1): the block's part of the lower triangle
             rows.block(r0, r1, out=out[r0:r1, :r1], lower=True)
@@ -551,6 +558,16 @@ class Kernel:
         product plus an elementwise pass override it to write in place.
         """
         out[...] = self._block(X, Y, diag_offset)
+
+    def _tile_values(self, X, Y):
+        """The tiled Gram engine's hook (:mod:`kernelkit.kernels.tiled`).
+
+        Return ``values(G, r0, r1, c0, c1, diag_offset, out)``, which turns the
+        float64 products ``G = X[r0:r1] @ Y[c0:c1].T`` into kernel values in
+        ``out`` single-threaded (two threads call it at once), or None (the
+        default): this kernel, or these prepared rows, keep the row-block path.
+        """
+        return None
 
     def _diag(self, X):
         raise NotImplementedError

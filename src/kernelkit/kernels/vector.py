@@ -390,6 +390,25 @@ class RBF(Kernel):
         G = _inner_into(X, Y, out)
         rbf_from_inner(G, xx, yy, self.gamma_value, diag_offset, out)
 
+    def _tile_values(self, X, Y):
+        # The tiled Gram engine (kernels/tiled.py): dense float64 rows whose
+        # expansion cannot overflow; the norms once, the values per tile.
+        if X.dtype != np.float64 or Y.dtype != np.float64 or _sparse.is_sparse(X) \
+                or _sparse.is_sparse(Y):
+            return None
+        xx, yy = _sq_norms(X), (None if Y is X else _sq_norms(Y))
+        yy = xx if yy is None else yy
+        if not xx.max(initial=0.0) + yy.max(initial=0.0) <= _PLAIN_SQ_NORM_LIMIT:
+            return None
+        from .._compiled import rbf_tile
+
+        gamma = self.gamma_value
+
+        def values(G, r0, r1, c0, c1, diag_offset, out):
+            rbf_tile(G, xx[r0:r1], yy[c0:c1], gamma, diag_offset, out)
+
+        return values
+
     def _diag(self, X):
         return np.ones(X.shape[0])
 

@@ -1,0 +1,158 @@
+"""The tiled Gram engine: each core computes whole tiles of K while they sit in its cache.
+
+The row-block path (:func:`~kernelkit.kernels.base.pairwise_blocked`) writes
+a block of inner products to memory with a multi-threaded BLAS call, reads it
+back for the kernel's elementwise pass, and, for a symmetric K, copies the
+lower triangle onto the upper one at the end: K crosses the memory bus three
+to four times. Here each of the cores' threads takes one tile at a time and
+does all of it -- a single-threaded BLAS product of the tile's rows and
+columns, the kernel's values (:mod:`kernelkit._compiled.tiles`) while the
+tile is in cache, and for a symmetric K the tile's mirror image -- so K is
+written once. Symmetric matrices are tiled so that only the lower triangle is
+computed (half the products and exponentials) and every off-diagonal tile is
+mirrored by the thread that computed it.
+
+A kernel takes part by returning a tile function from ``_tile_values(X, Y)``
+(RBF does, on dense float64 rows); every other kernel, sparse rows and small
+matrices keep the row-block path. The numbers are those of the row-block
+path: float64 products of the same prepared rows, the same elementwise loop,
+the exact diagonal.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+import numpy as np
+
+__all__ = ["tiled_gram", "tile_shape", "MIN_TILED_ENTRIES"]
+
+#: Below this many entries of K the row-block path is used (one block, no threads).
+MIN_TILED_ENTRIES = 1 << 20
+
+# From this many features on, the product dominates a tile (see tile_shape).
+_WIDE_D = 256
+
+
+def tile_shape(n_features, n_cols):
+    """Rows and columns of one tile for rows of ``n_features`` and ``n_cols`` columns.
+
+    Parameters
+    ----------
+    n_features : int
+    n_cols : int
+
+    Returns
+    -------
+    (int, int)
+        At most 8-12 MB of float64 (two of them fit the 32 MB L3 cache the
+        cores share): row panels of 128 rows for cheap products (measured
+        at n = m = 10,000, d = 10 and 50: 0.31 s for K(X, Y) against 0.34 s
+        with 4096 columns and 0.47 s with 64 x 2048 tiles); 512 x 2048 tiles
+        when the product dominates (d = 784: 2.06 s against 2.35 s for
+        256 x 4096), their packing amortised over more rows.
+    """
+    if n_features >= _WIDE_D:
+        return 512, min(n_cols, 2048)
+    return 128, min(n_cols, 12288)
+
+
+def _threads():
+    from numba import get_num_threads
+
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(get_num_threads(), cores))
+
+
+def _tiles(n, m, tr, tc, symmetric):
+    """(r0, r1, c0, c1) of every tile; symmetric: the lower triangle, with each
+    row block's diagonal square as one tile (so no two tiles share an entry)."""
+    out = []
+    for r0 in range(0, n, tr):
+        r1 = min(n, r0 + tr)
+        last = r0 if symmetric else m
+        out.extend((r0, r1, c0, min(last, c0 + tc)) for c0 in range(0, last, tc))
+        if symmetric:
+            out.append((r0, r1, r0, r1))
+    return out
+
+
+def tiled_gram(kernel, X, Y, out, *, symmetric, check=None, on_block=None):
+    """Fill ``out = K(X, Y)`` tile by tile on every core, if the kernel takes part.
+
+    Parameters
+    ----------
+    kernel : Kernel
+    X, Y : prepared rows (``kernel.prepare``); ``Y is X`` when ``symmetric``
+    out : ndarray of shape (n, m), float64 or float32, C-contiguous
+    symmetric : bool
+        K(X, X): compute the lower triangle, mirror it, exact diagonal.
+    check : callable, optional
+        ``check(tile)`` on every finished tile (the finiteness check of
+        kernels whose values are not proven finite).
+    on_block : callable, optional
+        ``on_block(rows_done, n_rows)`` from the calling thread, with the
+        finished share of K expressed in rows.
+
+    Returns
+    -------
+    bool
+        False when the kernel, the rows or the size do not suit tiles
+        (``out`` untouched): use the row-block path.
+    """
+    n, m = out.shape
+    if n * m < MIN_TILED_ENTRIES or not isinstance(X, np.ndarray) or X.ndim != 2:
+        return False
+    values = kernel._tile_values(X, Y)
+    if values is None:
+        return False
+    tr, tc = tile_shape(X.shape[1], m)
+    tiles = _tiles(n, m, tr, tc, symmetric)
+    scratch = threading.local()  # a float64 tile per thread when out is float32
+
+    def run(tile):
+        from .._compiled import mirror_tile
+
+        r0, r1, c0, c1 = tile
+        target = out[r0:r1, c0:c1]
+        if out.dtype == np.float64:
+            G = target
+        else:
+            if getattr(scratch, "G", None) is None:
+                scratch.G = np.empty((tr, max(tr, tc)))  # diagonal squares: tr wide
+            G = scratch.G[:r1 - r0, :c1 - c0]
+        np.matmul(X[r0:r1], Y[c0:c1].T, out=G)
+        values(G, r0, r1, c0, c1, r0 - c0 if symmetric and c0 == r0 else -1, target)
+        if check is not None:
+            check(target)
+        if symmetric:
+            mirror_tile(out, r0, r1, c0, c1)
+        return (r1 - r0) * (c1 - c0) * (2 if symmetric and c0 != r0 else 1)
+
+    from ..linalg import one_blas_thread
+
+    workers = _threads()
+    with one_blas_thread():
+        if workers == 1:
+            for tile in tiles:
+                run(tile)
+            return True
+        pool = ThreadPoolExecutor(workers, thread_name_prefix="kernelkit-gram")
+        pending, done_entries = {pool.submit(run, t) for t in tiles}, 0
+        try:
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    done_entries += f.result()  # re-raises a tile's error here
+                if on_block is not None:
+                    on_block(min(n, n * done_entries // (n * m)), n)
+        finally:
+            for f in pending:  # an error or Ctrl-C: start no further tile
+                f.cancel()
+            pool.shutdown(wait=True)
+    return True
