@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._common import _check_2d, _check_out, _exp, _jit
+from ._common import _check_2d, _check_out, _exp, _jit, _jit_fma
 
 __all__ = ["l1_exp", "cauchy"]
 
@@ -22,7 +22,7 @@ __all__ = ["l1_exp", "cauchy"]
 _TILE = 256
 
 
-@njit(**_jit)
+@njit(**_jit_fma)
 def _l1_exp(X, Yt, gamma, out):
     n, d = X.shape
     m = Yt.shape[1]

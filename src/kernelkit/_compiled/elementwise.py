@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ._common import _check_2d, _check_out, _exp, _jit, _norms, _offset
+from ._common import _check_2d, _check_out, _exp, _jit, _jit_fma, _norms, _offset
 
 __all__ = ["sqdist_from_inner", "rbf_from_inner", "exp_scaled", "scale_add_rows_cols",
            "poly_from_inner", "powf_from_inner", "tanh_from_inner"]
@@ -40,7 +40,7 @@ def _sqdist_from_inner(G, xx, yy, diag_offset, out):
     return out
 
 
-@njit(**_jit)
+@njit(**_jit_fma)
 def _rbf_from_inner(G, xx, yy, gamma, diag_offset, out):
     n, m = G.shape
     one = _exp(-gamma * 0.0)  # the diagonal value, 1.0 for finite gamma
@@ -109,7 +109,7 @@ def rbf_from_inner(G, xx, yy, gamma, diag_offset, out):
 # --------------------------------------------------------------------------
 # exp, scaling
 
-@njit(**_jit)
+@njit(**_jit_fma)
 def _exp_scaled(A, scale, out):
     n, m = A.shape
     for i in prange(n):

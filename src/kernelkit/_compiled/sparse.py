@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._common import _exp, _jit, interruptible
+from ._common import _exp, _jit, _jit_fma, interruptible
 
 __all__ = ["l1_exp_csr", "cauchy_csr"]
 
@@ -28,7 +28,7 @@ __all__ = ["l1_exp_csr", "cauchy_csr"]
 _CHUNK = 16
 
 
-@njit(**_jit)
+@njit(**_jit_fma)
 def _l1_exp_csr(xp, xi, xd, yp, yi, yd, d, gamma, diag_offset, out):
     n = xp.shape[0] - 1
     m = yp.shape[0] - 1

@@ -18,7 +18,7 @@ from ._common import _check_2d, _check_out, _exp, _norms, _offset
 
 __all__ = ["rbf_tile", "mirror_tile"]
 
-_serial = dict(cache=True, nogil=True, error_model="numpy")
+_serial = dict(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})  # see _jit_fma
 _SUB = 64  # 64 x 64 doubles: a sub-tile and its transpose stay in L1/L2
 
 
