@@ -128,11 +128,12 @@ def main():
     # loop dominate); written to results/svm_small_d.json.
     part = os.environ.get("SVM_PART", "all")
     args = parse_args(__doc__.splitlines()[0])
-    Xtr, ytr = load_fashion_mnist(subset="train", return_X_y=True, dtype=np.float64)
-    Xte, yte = load_fashion_mnist(subset="test", return_X_y=True, dtype=np.float64)
+    if part == "all":
+        Xtr, ytr = load_fashion_mnist(subset="train", return_X_y=True, dtype=np.float64)
+        Xte, yte = load_fashion_mnist(subset="test", return_X_y=True, dtype=np.float64)
     sizes, repeats = ([2000], {2000: 2}) if args.quick else ([10_000, 20_000], {10_000: 3,
                                                                                 20_000: 3})
-    if args.quick:
+    if args.quick and part == "all":
         Xte, yte = Xte[:2000], yte[:2000]
     results = {"fashion_mnist": [], "adult": None, "magic": None, "pegasos": None}
     first = None
