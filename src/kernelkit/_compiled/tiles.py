@@ -22,21 +22,63 @@ _serial = dict(cache=True, nogil=True, error_model="numpy", fastmath={"contract"
 _SUB = 64  # 64 x 64 doubles: a sub-tile and its transpose stay in L1/L2
 
 
+@njit(inline="always", error_model="numpy", fastmath={"contract"})
+def _rbf_row(g, xi, yy, gamma, o):
+    # One row; vectorises when g and o are C-contiguous (numba then knows unit stride).
+    for j in range(g.shape[0]):
+        d = xi + yy[j] - 2.0 * np.float64(g[j])
+        if d < 0.0:  # round-off; written so that NaN propagates
+            d = 0.0
+        o[j] = _exp(-gamma * d)
+
+
+@njit(inline="always", error_model="numpy", fastmath={"contract"})
+def _rbf_row_in_place(o, xi, yy, gamma):
+    # One array, not two aliased ones: LLVM's overlap check would pick the scalar loop.
+    for j in range(o.shape[0]):
+        d = xi + yy[j] - 2.0 * o[j]
+        if d < 0.0:
+            d = 0.0
+        o[j] = _exp(-gamma * d)
+
+
+@njit(**_serial)
+def _rbf_tile_contiguous(G, xx, yy, gamma, diag_offset, out):
+    # G and out C-contiguous and distinct: each row straight from G to out.
+    n, m = G.shape
+    one = _exp(-gamma * 0.0)
+    for i in range(n):
+        _rbf_row(G[i], xx[i], yy, gamma, out[i])
+        j = i + diag_offset
+        if diag_offset >= 0 and j < m:
+            out[i, j] = one
+    return out
+
+
+@njit(**_serial)
+def _rbf_tile_in_place(G, xx, yy, gamma, diag_offset):
+    # G C-contiguous float64, overwritten by its values.
+    n, m = G.shape
+    one = _exp(-gamma * 0.0)
+    for i in range(n):
+        _rbf_row_in_place(G[i], xx[i], yy, gamma)
+        j = i + diag_offset
+        if diag_offset >= 0 and j < m:
+            G[i, j] = one
+    return G
+
+
 @njit(**_serial)
 def _rbf_tile(G, xx, yy, gamma, diag_offset, out):
+    # Row-strided views (tiles of a bigger matrix): numba cannot prove unit
+    # stride, so each row goes through a contiguous buffer (in L1) where the
+    # exp loop vectorises; reading G's row inside that loop is only slower
+    # when G is a view too.
     n, m = G.shape
     one = _exp(-gamma * 0.0)
     buf = np.empty(m)
     for i in range(n):
-        xi = xx[i]
-        g = G[i]
-        for j in range(m):  # contiguous copy: the exp loop below vectorises
-            buf[j] = np.float64(g[j])
-        for j in range(m):
-            d = xi + yy[j] - 2.0 * buf[j]
-            if d < 0.0:  # round-off; written so that NaN propagates
-                d = 0.0
-            buf[j] = _exp(-gamma * d)
+        _rbf_row(G[i], xx[i], yy, gamma, buf)
         o = out[i]
         for j in range(m):
             o[j] = buf[j]
@@ -58,7 +100,12 @@ def rbf_tile(G, xx, yy, gamma, diag_offset, out):
     _check_out(out, G.shape, G)
     xx = _norms("xx", xx, G.shape[0])
     yy = _norms("yy", yy, G.shape[1])
-    return _rbf_tile(G, xx, yy, float(gamma), _offset(diag_offset), out)
+    gamma, diag_offset = float(gamma), _offset(diag_offset)
+    if G.flags.c_contiguous and out.flags.c_contiguous:
+        if out is G:
+            return _rbf_tile_in_place(G, xx, yy, gamma, diag_offset)
+        return _rbf_tile_contiguous(G, xx, yy, gamma, diag_offset, out)
+    return _rbf_tile(G, xx, yy, gamma, diag_offset, out)
 
 
 @njit(cache=True, nogil=True)

@@ -113,19 +113,19 @@ def tiled_gram(kernel, X, Y, out, *, symmetric, check=None, on_block=None):
         return False
     tr, tc = tile_shape(X.shape[1], m)
     tiles = _tiles(n, m, tr, tc, symmetric)
-    scratch = threading.local()  # a float64 tile per thread when out is float32
+    scratch = threading.local()  # a float64 tile per thread (see run)
 
     def run(tile):
         from .._compiled import mirror_tile
 
         r0, r1, c0, c1 = tile
         target = out[r0:r1, c0:c1]
-        if out.dtype == np.float64:
-            G = target
-        else:
+        if out.dtype == np.float64 and target.flags.c_contiguous:
+            G = target  # whole rows: the product goes straight into K
+        else:  # a C-contiguous float64 tile per thread: the values loop vectorises
             if getattr(scratch, "G", None) is None:
-                scratch.G = np.empty((tr, max(tr, tc)))  # diagonal squares: tr wide
-            G = scratch.G[:r1 - r0, :c1 - c0]
+                scratch.G = np.empty(tr * max(tr, tc))  # diagonal squares: tr wide
+            G = scratch.G[:(r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
         np.matmul(X[r0:r1], Y[c0:c1].T, out=G)
         values(G, r0, r1, c0, c1, r0 - c0 if symmetric and c0 == r0 else -1, target)
         if check is not None:
