@@ -125,20 +125,34 @@ def test_overflowing_rows_use_the_scaled_row_block_path(small_tiles, monkeypatch
 
 # ---- the compiled tile loops against their numpy twins ----------------------
 
-@pytest.mark.parametrize("out_dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("layout, out_dtype", [
+    ("strided", np.float64), ("strided", np.float32), ("contiguous", np.float64),
+    ("contiguous", np.float32), ("in_place", np.float64)])  # in place: out is G, float64
 @pytest.mark.parametrize("diag_offset", [-1, 0, 3])
-def test_rbf_tile_matches_twin_on_strided_views(out_dtype, diag_offset):
+def test_rbf_tile_matches_twin(layout, out_dtype, diag_offset):
+    """Each of rbf_tile's three loops (views through a buffer, contiguous rows, in place)."""
     rng = np.random.default_rng(8)
     big = rng.normal(size=(12, 20))
-    G = big[2:9, 4:15]  # a row-strided view, as tiles are
+    G = big[2:9, 4:15] if layout == "strided" else np.ascontiguousarray(big[2:9, 4:15])
     xx, yy = rng.uniform(1, 3, 7), rng.uniform(1, 3, 11)
-    out = np.zeros((12, 20), out_dtype)[2:9, 4:15]
-    ref = np.empty((7, 11), out_dtype)
+    ref = rbf_tile_ref(G, xx, yy, 0.3, diag_offset, np.empty((7, 11), out_dtype))
+    if layout == "strided":
+        out = np.zeros((12, 20), out_dtype)[2:9, 4:15]
+    elif layout == "contiguous":
+        out = np.zeros((7, 11), out_dtype)
+    else:
+        out = G
     rbf_tile(G, xx, yy, 0.3, diag_offset, out)
-    rbf_tile_ref(G, xx, yy, 0.3, diag_offset, ref)
     np.testing.assert_allclose(out, ref, rtol=1e-15 if out_dtype == np.float64 else 1e-7)
     if diag_offset >= 0:
         assert all(out[i, i + diag_offset] == 1.0 for i in range(7) if i + diag_offset < 11)
+
+
+def test_rbf_tile_clamps_and_keeps_nan():
+    G = np.array([[2.0, np.nan, 0.5]])
+    out = rbf_tile(G.copy(), np.array([1.0]), np.array([1.0, 1.0, 1.0]), 1.0, -1,
+                   np.empty((1, 3)))
+    assert out[0, 0] == 1.0 and np.isnan(out[0, 1]) and out[0, 2] == pytest.approx(np.exp(-1.0))
 
 
 @pytest.mark.parametrize("tile", [(70, 140, 0, 70), (70, 140, 70, 140), (130, 150, 10, 129),
