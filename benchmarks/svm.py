@@ -18,7 +18,8 @@ Part 2, adult (census income, 14 label-encoded columns, standardised with the
     training statistics): a fixed random split (seed 0) into 10k training and
     10k test rows, RBF gamma = 1/14 (= 'scale' after standardising), C = 1.
     MAGIC gamma telescope (10 columns), the same way: 12k training and 7,020
-    test rows. ``SVM_PART=small-d`` runs these two only.
+    test rows. ``SVM_PART=small-d`` runs these two only; ``SVM_PROFILE=1``
+    prints the seconds of the Gram matrix and of the SMO solve inside each fit.
 Part 3, kernelised Pegasos on Fashion-MNIST 10k (one-vs-one, same C and
     gamma): test accuracy and seconds against T = k n_pair steps per binary
     problem, next to SMO's.
@@ -123,10 +124,31 @@ def pegasos_curve(X, y, Xt, yt, C, gamma, multiples, smo_row):
     return rows
 
 
+def _print_phases():
+    """SVM_PROFILE=1: print the seconds of each Gram matrix and each SMO solve inside
+    KernelSVC's fits (where a fit's time goes; the timed figures include these prints)."""
+    import time
+
+    import kernelkit.models.svm as svm_module
+
+    def timer(name, fn):
+        def call(*args, **kwargs):
+            t0 = time.perf_counter()
+            out = fn(*args, **kwargs)
+            print(f"    {name} {time.perf_counter() - t0:.3f} s", flush=True)
+            return out
+        return call
+
+    svm_module.gram = timer("gram", svm_module.gram)
+    svm_module.smo_gram = timer("smo", svm_module.smo_gram)
+
+
 def main():
     # SVM_PART=small-d: only adult and MAGIC (small d, where the Gram matrix and SMO
     # loop dominate); written to results/svm_small_d.json.
     part = os.environ.get("SVM_PART", "all")
+    if os.environ.get("SVM_PROFILE"):
+        _print_phases()
     args = parse_args(__doc__.splitlines()[0])
     if part == "all":
         Xtr, ytr = load_fashion_mnist(subset="train", return_X_y=True, dtype=np.float64)
