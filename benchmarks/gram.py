@@ -36,7 +36,9 @@ Hardware bound (seconds; BENCHMARKS.md figures for this machine)
 
 Targets (issue): >= 1.5x scikit-learn and >= 70 % of the bound.
 
-Run: ``python benchmarks/gram.py`` (about 5 minutes) or ``--quick`` (n = 2000).
+Run: ``python benchmarks/gram.py`` (about 5 minutes) or ``--quick`` (n = 2000);
+it starts with the issue's first row (n = m = 6000, d = 50, RBF K(X, X), float64;
+``GRAM_PART=6000`` runs only that).
 Timings are medians of 3 alternating repeats after one untimed warm-up per
 code path (numba compilation/cache load, BLAS thread start-up).
 """
@@ -109,8 +111,30 @@ def work_bound(kind, n, m, d, out_itemsize, rate):
     return max(compute, n * m * out_itemsize / WRITE_BW)
 
 
+def issue_row(quick):
+    """The issue's first row: RBF, float64, n = m = 6000, d = 50 (N(0, 1), seed 0),
+    K(X, X), gamma = 1/50; 5 alternating repeats. Written to results/gram_6000.json."""
+    n = 600 if quick else 6000
+    X = np.random.default_rng(0).standard_normal((n, 50))
+    kernel = RBF(gamma=1 / 50)
+    kernelkit.gram(kernel, X[:64]), rbf_kernel(X[:64], gamma=1 / 50)  # warm-up
+    res = alternate({"peer": lambda: rbf_kernel(X, gamma=1 / 50),
+                     "kk": lambda: kernelkit.gram(kernel, X)}, 5)
+    diff = float(np.max(np.abs(res["kk"]["result"] - res["peer"]["result"])))
+    row = {"n": n, "d": 50, "peer_s": res["peer"]["median"], "kk_s": res["kk"]["median"],
+           "peer_times": res["peer"]["times"], "kk_times": res["kk"]["times"],
+           "ratio": res["peer"]["median"] / res["kk"]["median"], "max_abs_diff": diff,
+           "loadavg_1min": os.getloadavg()[0]}
+    print(f"rbf n={n} d=50 K(X,X) float64: peer {row['peer_s']:.3f}s kk {row['kk_s']:.3f}s "
+          f"ratio {row['ratio']:.2f} diff {diff:.1e}")
+    write_json("gram_6000", {"question": "the issue's first row", "row": row}, quick=quick)
+
+
 def main():
     args = parse_args(__doc__.splitlines()[0])
+    issue_row(args.quick)
+    if os.environ.get("GRAM_PART") == "6000":  # only the issue's first row
+        return
     n = 2000 if args.quick else 10_000
     rate = exp_rate(10**7 if args.quick else 10**8)
     print(f"numba _compiled.exp_scaled (in place, float64, both cores): {rate / 1e9:.2f} G exp/s")
