@@ -55,7 +55,14 @@ def test_solver_twins_with_a_small_cache(cpu):
     K = RBF(gamma=0.05)(X)
     a = svr_gram(K, y, 1.0, 0.1, tol=1e-8)
     b = svr_kernel(RBF(gamma=0.05), X, y, 1.0, 0.1, tol=1e-8, cache_bytes=8 * 800 * 70)
-    np.testing.assert_allclose(a.coef, b.coef, atol=1e-10)
+    # The same problem to the accuracy it is solved to: kernel values from rows and from the
+    # stored matrix differ in the last bit for ~0.1% of entries, which sends the two SMO
+    # runs along different paths (2325 / 2379 steps) to the same optimum (objective to
+    # 1e-15); the coefficients then agree to what tol = 1e-8 fixes in this ill-conditioned
+    # K (5.6e-7), not to 1e-10 (which held only while both paths took identical steps).
+    assert b.converged
+    assert abs(a.dual_objective - b.dual_objective) <= 1e-12 * abs(a.dual_objective)
+    np.testing.assert_allclose(a.coef, b.coef, atol=2e-6)
     assert a.converged and abs(a.primal_objective - a.dual_objective) < 1e-6 * abs(a.dual_objective)
     assert abs(a.coef.sum()) < 1e-8  # sum_i (a_i - a*_i) = 0
 
