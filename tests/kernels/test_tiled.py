@@ -90,6 +90,16 @@ def test_progress_reaches_all_rows(small_tiles):
     assert seen[-1] == (100, 100) and all(a <= b for (a, _), (b, _) in zip(seen, seen[1:]))
 
 
+def test_progress_on_one_thread_reaches_all_rows(small_tiles, monkeypatch):
+    monkeypatch.setattr(tiled, "_threads", lambda: 1)
+    X = np.random.default_rng(5).normal(size=(100, 3))
+    seen = []
+    Xp, Yp = RBF(gamma=1.0).prepare(X)
+    assert tiled.tiled_gram(RBF(gamma=1.0), Xp, Yp, np.empty((100, 100)), symmetric=False,
+                            on_block=lambda done, n: seen.append(done))
+    assert seen[-1] == 100 and seen == sorted(seen) and len(seen) > 1
+
+
 def test_an_error_in_a_tile_reaches_the_caller(small_tiles):
     X = np.random.default_rng(6).normal(size=(100, 3))
     Xp, Yp = RBF(gamma=1.0).prepare(X)

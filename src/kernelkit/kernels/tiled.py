@@ -50,10 +50,11 @@ def tile_shape(n_features, n_cols):
     (int, int)
         At most 8-12 MB of float64 (two of them fit the 32 MB L3 cache the
         cores share): row panels of 128 rows for cheap products (measured
-        at n = m = 10,000, d = 10 and 50: 0.31 s for K(X, Y) against 0.34 s
-        with 4096 columns and 0.47 s with 64 x 2048 tiles); 512 x 2048 tiles
-        when the product dominates (d = 784: 2.06 s against 2.35 s for
-        256 x 4096), their packing amortised over more rows.
+        at n = m = 10,000, d = 10, while choosing: 0.31 s for K(X, Y) against
+        0.34 s with 4096 columns and 0.47 s with 64 x 2048 tiles); 512 x 2048
+        tiles when the product dominates (d = 784: 2.06 s against 2.35 s for
+        256 x 4096 and 2.5 s for 512-row panels), their packing amortised over
+        more rows.
     """
     rows, cols = (512, 2048) if n_features >= _WIDE_D else (128, 12288)
     cols = min(n_cols, cols)
@@ -141,9 +142,12 @@ def tiled_gram(kernel, X, Y, out, *, symmetric, check=None, on_block=None):
 
     workers = _threads()
     with one_blas_thread():
-        if workers == 1:
+        if workers == 1:  # one core, or inside a Dask task (one numba thread)
+            done_entries = 0
             for tile in tiles:
-                run(tile)
+                done_entries += run(tile)
+                if on_block is not None:
+                    on_block(min(n, n * done_entries // (n * m)), n)
             return True
         pool = ThreadPoolExecutor(workers, thread_name_prefix="kernelkit-gram")
         pending, done_entries = {pool.submit(run, t) for t in tiles}, 0
