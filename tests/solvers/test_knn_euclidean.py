@@ -10,7 +10,7 @@ from sklearn.neighbors import KNeighborsClassifier
 import kernelkit.solvers.distances as dist
 from kernelkit._compiled import bounded_candidates
 from kernelkit._compiled._reference import bounded_candidates_ref
-from kernelkit.kernels import RBF, Laplacian, Linear, Matern
+from kernelkit.kernels import RBF, Laplacian, Linear, Matern, Polynomial
 from kernelkit.models import KernelKNeighborsClassifier, KernelKNeighborsRegressor
 from kernelkit.planning import Choice
 
@@ -123,8 +123,11 @@ def test_choices_say_which_path_and_why():
     assert choices["candidate precision"].value == "float32 candidates, float64 check"
     small = KernelKNeighborsRegressor(3, kernel=RBF(gamma=0.1)).fit(X[:, :5], y)
     assert {c.what: c.value for c in small.plan_.choices}["candidate precision"] == "float64"
-    for kernel, X_ in ((Laplacian(gamma=0.1), X), (Linear(), X),
-                       (RBF(gamma=0.1), sp.csr_matrix(X))):
+    lin = {c.what: c.value for c in KernelKNeighborsClassifier(3, kernel=Linear()).fit(X, y)
+           .plan_.choices}
+    assert lin["neighbour order"] == "euclidean"  # the feature space is the input space
+    for kernel, X_ in ((Laplacian(gamma=0.1), X), (Polynomial(degree=2), X),
+                       (RBF(gamma=0.1), sp.csr_matrix(X)), (Linear(), sp.csr_matrix(X))):
         m = KernelKNeighborsClassifier(3, kernel=kernel).fit(X_, y)
         assert {c.what: c.value for c in m.plan_.choices} == {"neighbour order":
                                                                "feature space"}
@@ -142,3 +145,33 @@ def test_rbf_predictions_equal_scikit_learn_euclidean_knn():
     d_eu = peer.kneighbors(Xt)[0]
     np.testing.assert_allclose(ours.kneighbors(Xt)[0],
                                np.sqrt(2 - 2 * np.exp(-0.02 * d_eu ** 2)), rtol=1e-9)
+
+
+@pytest.mark.parametrize("d", [5, 40])
+@pytest.mark.parametrize("kernel, c", [(Linear(), 1.0), (2.5 * Linear(), 2.5)])
+def test_linear_kernel_uses_the_euclidean_order(monkeypatch, kernel, c, d):
+    """||phi(x) - phi(z)||^2 = c ||x - z||^2: the same neighbours and distances as the
+    feature-space path, the brute-force loop and scikit-learn's Euclidean k-NN."""
+    rng = np.random.default_rng(10 + d)
+    X, Xq = rng.normal(3.0, 1.0, size=(400, d)), rng.normal(3.0, 1.0, size=(60, d))
+    assert kernel.feature_distance_scale() == c and kernel.sq_euclidean_profile() is None
+    for k, self_ in ((1, False), (6, False), (4, True)):
+        q = X if self_ else Xq
+        (s1, i1), (s2, i2) = _both_paths(monkeypatch, kernel, q, X, k, self_)
+        np.testing.assert_array_equal(i1, i2)
+        np.testing.assert_array_equal(i1, _brute(X, q, k, self_))
+        np.testing.assert_allclose(s1, s2, rtol=1e-9, atol=1e-9)
+        true = np.array([((X[i] - qi) ** 2).sum(axis=1) for i, qi in zip(i1, q)])
+        np.testing.assert_allclose(s1, c * true, rtol=1e-12, atol=1e-12)
+    y = (X[:, 0] > 3).astype(int)
+    ours = KernelKNeighborsClassifier(5, kernel=kernel).fit(X, y)
+    peer = KNeighborsClassifier(5, algorithm="brute").fit(X, y)
+    np.testing.assert_array_equal(ours.kneighbors(Xq)[1], peer.kneighbors(Xq)[1])
+    np.testing.assert_allclose(ours.kneighbors(Xq)[0], np.sqrt(c) * peer.kneighbors(Xq)[0],
+                               rtol=1e-10)
+
+
+def test_only_positive_multiples_of_linear_have_a_distance_scale():
+    assert (0.0 * Linear()).feature_distance_scale() is None
+    assert (Linear() + RBF()).feature_distance_scale() is None
+    assert Polynomial(degree=1).feature_distance_scale() is None  # (gamma x'y + coef0)

@@ -352,6 +352,11 @@ class Scaled(_Unary):
             return None
         return lambda s: scale * f(s)
 
+    def feature_distance_scale(self):
+        c = self.k.feature_distance_scale()
+        scale = float(self.scale)
+        return None if c is None or scale <= 0 else scale * c
+
     def _diag(self, X):
         return self.scale * self.k._diag(X)
 

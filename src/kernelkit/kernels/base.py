@@ -601,6 +601,21 @@ class Kernel:
         """
         return None
 
+    def feature_distance_scale(self):
+        """``c > 0`` with ``||phi(x) - phi(z)||^2 = c ||x - z||^2`` for all x, z, or None.
+
+        The linear kernel's feature space is the input space (c = 1), and a
+        positive multiple ``c * Linear()`` scales it: k-NN then selects
+        neighbours on Euclidean distances from one matrix product, as for a
+        kernel with a :meth:`sq_euclidean_profile`. None (the default) for
+        every other kernel.
+
+        Returns
+        -------
+        float or None
+        """
+        return None
+
     def spectral_density(self):
         """The spectral density of a shift-invariant kernel (see ``kernels.spectral``).
 

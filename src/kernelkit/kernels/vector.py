@@ -178,6 +178,9 @@ class Linear(Kernel):
     def _diag(self, X):
         return _sq_norms(X)
 
+    def feature_distance_scale(self):
+        return 1.0  # the feature space is the input space
+
     def value_bound(self, X, Y):
         return _inner_bound(X, Y)
 

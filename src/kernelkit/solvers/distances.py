@@ -110,10 +110,12 @@ def kneighbors_blocked(kernel, Xq, X_fit, diag_fit, k, *, exclude_self=False):
     ind = np.empty((n_q, k), dtype=np.intp)
     if neighbour_order_choice(kernel, X_fit, Xq).value == "euclidean":
         profile = kernel.sq_euclidean_profile()
-        # k(x, x) = f(0) for every x: no pass over the queries' kernel diagonal
-        diag_q = diag_fit if exclude_self else np.full(n_q, float(profile(np.zeros(1))[0]))
+        if profile is None:  # a multiple of the linear kernel: c ||x - z||^2
+            diag_q = diag_fit if exclude_self else kernel.diag(Xq)
+        else:  # k(x, x) = f(0) for every x: no pass over the queries' kernel diagonal
+            diag_q = diag_fit if exclude_self else np.full(n_q, float(profile(np.zeros(1))[0]))
         if _euclidean_kneighbors(profile, Xq, X_fit, diag_q, diag_fit, k, exclude_self,
-                                 sq, ind):
+                                 sq, ind, scale=kernel.feature_distance_scale()):
             return sq, ind
     diag_q = diag_fit if exclude_self else kernel.diag(Xq)
     for r0, r1 in query_blocks(n_q, X_fit.shape[0]):
@@ -135,13 +137,15 @@ def neighbour_order_choice(kernel, X_fit, Xq=None):
 
     ``"euclidean"`` when the kernel is a strictly decreasing function of the
     squared Euclidean distance (:meth:`Kernel.sq_euclidean_profile`: RBF,
-    Matern, their positive sums, products and multiples) and the inputs are
+    Matern, their positive sums, products and multiples), or its feature-space
+    distance is a multiple of the Euclidean one (:meth:`Kernel.feature_distance_scale`:
+    the linear kernel and its positive multiples), and the inputs are
     dense float arrays: the neighbours are then selected on squared Euclidean
     distances from one matrix product, and the kernel is evaluated for the k
     chosen only. Else ``"feature space"``: k(x,x) - 2k(x,z) + k(z,z) over
     whole blocks.
     """
-    if kernel.sq_euclidean_profile() is None:
+    if kernel.sq_euclidean_profile() is None and kernel.feature_distance_scale() is None:
         return Choice("neighbour order", "feature space",
                       f"{kernel!r} is not declared a decreasing function of the Euclidean "
                       "distance: feature-space distances over whole blocks")
@@ -266,7 +270,8 @@ def _select_float32(Qb, qb, F, ff, F32, nf, k, self_offset):
     return idx, s
 
 
-def _euclidean_kneighbors(profile, Xq, X_fit, diag_q, diag_fit, k, exclude_self, sq, ind):
+def _euclidean_kneighbors(profile, Xq, X_fit, diag_q, diag_fit, k, exclude_self, sq, ind,
+                          scale=None):
     """k nearest neighbours in the Euclidean order, feature-space distances of the chosen.
 
     With k(x, z) = f(||x - z||^2), f strictly decreasing, the feature-space
@@ -282,6 +287,10 @@ def _euclidean_kneighbors(profile, Xq, X_fit, diag_q, diag_fit, k, exclude_self,
     distances to the same float (far beyond the kernel's width, where it
     underflows), the nearer one comes first, where the feature-space path
     would order them by index.
+
+    With ``profile=None`` (a multiple ``scale`` of the linear kernel) the
+    chosen distances are ``scale * s`` themselves, from the centred rows, with
+    the same round-off rule against ``k(q,q) + k(x,x)``.
 
     Fills ``sq`` and ``ind``; returns False (nothing filled) when the squared
     norms could overflow the expansion.
@@ -304,7 +313,10 @@ def _euclidean_kneighbors(profile, Xq, X_fit, diag_q, diag_fit, k, exclude_self,
             idx, s = _select_float32(Q[r0:r1], qq[r0:r1], F, ff, F32, nf, k, off)
         else:
             idx, s = _select_float64(Q[r0:r1], qq[r0:r1], F, ff, k, off)
-        dist = (diag_q[r0:r1, None] + diag_fit[idx]) - 2.0 * profile(s)
+        if profile is None:  # c ||q - x||^2 itself, from the centred rows
+            dist = scale * s
+        else:
+            dist = (diag_q[r0:r1, None] + diag_fit[idx]) - 2.0 * profile(s)
         np.maximum(dist, 0.0, out=dist)
         dist[dist <= _ROUNDOFF * (dq[r0:r1, None] + df[idx])] = 0.0
         ind[r0:r1] = idx
