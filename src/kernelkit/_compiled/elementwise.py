@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit, prange
 
 from ._common import _check_2d, _check_out, _exp, _jit, _jit_fma, _norms, _offset
+from .tiles import _rbf_row_buffered
 
 __all__ = ["sqdist_from_inner", "rbf_from_inner", "exp_scaled", "scale_add_rows_cols",
            "poly_from_inner", "powf_from_inner", "tanh_from_inner"]
@@ -45,22 +46,11 @@ def _rbf_from_inner(G, xx, yy, gamma, diag_offset, out):
     n, m = G.shape
     one = _exp(-gamma * 0.0)  # the diagonal value, 1.0 for finite gamma
     for i in prange(n):
-        # Work in a contiguous row buffer: when G/out are column blocks of a
+        # Through a contiguous row buffer: when G/out are column blocks of a
         # bigger matrix (row-strided views), numba cannot prove unit stride and
         # the exp loop would not vectorise (4x slower); the copies are in cache.
-        xi = xx[i]
         buf = np.empty(m)
-        g = G[i]
-        for j in range(m):
-            buf[j] = np.float64(g[j])
-        for j in range(m):
-            d = xi + yy[j] - 2.0 * buf[j]
-            if d < 0.0:
-                d = 0.0
-            buf[j] = _exp(-gamma * d)
-        o = out[i]
-        for j in range(m):
-            o[j] = buf[j]
+        _rbf_row_buffered(G[i], xx[i], yy, gamma, buf, out[i])
         j = i + diag_offset
         if diag_offset >= 0 and j < m:
             out[i, j] = one

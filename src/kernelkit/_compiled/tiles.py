@@ -42,6 +42,17 @@ def _rbf_row_in_place(o, xi, yy, gamma):
         o[j] = _exp(-gamma * d)
 
 
+@njit(inline="always", error_model="numpy", fastmath={"contract"})
+def _rbf_row_buffered(g, xi, yy, gamma, buf, o):
+    # Rows of views (a larger row stride): numba cannot prove unit stride, so the
+    # row is copied into a contiguous buffer (in L1), where the exp loop vectorises.
+    for j in range(buf.shape[0]):
+        buf[j] = np.float64(g[j])
+    _rbf_row_in_place(buf, xi, yy, gamma)
+    for j in range(buf.shape[0]):
+        o[j] = buf[j]
+
+
 @njit(**_serial)
 def _rbf_tile_contiguous(G, xx, yy, gamma, diag_offset, out):
     # G and out C-contiguous and distinct: each row straight from G to out.
@@ -70,18 +81,12 @@ def _rbf_tile_in_place(G, xx, yy, gamma, diag_offset):
 
 @njit(**_serial)
 def _rbf_tile(G, xx, yy, gamma, diag_offset, out):
-    # Row-strided views (tiles of a bigger matrix): numba cannot prove unit
-    # stride, so each row goes through a contiguous buffer (in L1) where the
-    # exp loop vectorises; reading G's row inside that loop is only slower
-    # when G is a view too.
+    # Row-strided views (tiles of a bigger matrix): row by row through a buffer.
     n, m = G.shape
     one = _exp(-gamma * 0.0)
     buf = np.empty(m)
     for i in range(n):
-        _rbf_row(G[i], xx[i], yy, gamma, buf)
-        o = out[i]
-        for j in range(m):
-            o[j] = buf[j]
+        _rbf_row_buffered(G[i], xx[i], yy, gamma, buf, out[i])
         j = i + diag_offset
         if diag_offset >= 0 and j < m:
             out[i, j] = one
