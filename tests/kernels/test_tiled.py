@@ -196,3 +196,28 @@ def test_small_rbf_blocks_on_one_thread_equal_the_parallel_loop(monkeypatch):
     np.testing.assert_allclose(serial, rows.rows(index), rtol=0, atol=1e-15)
     np.testing.assert_array_equal(serial32, rows.rows(index, out=block32))
     np.testing.assert_allclose(serial, rbf_kernel(X[index], X, gamma=0.2), rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rectangular_row_blocks_use_tiles_with_the_same_values(small_tiles, monkeypatch, dtype):
+    """KernelRows.block of a rectangular K (GramOperator's blocks: Falkon's K_nM) goes
+    through the tiles; float32 blocks are the RBF float32 fast path's values."""
+    from kernelkit.kernels import KernelRows
+
+    rng = np.random.default_rng(11)
+    X, C = rng.normal(1.0, 1.0, (230, 12)), rng.normal(1.0, 1.0, (90, 12))
+    rows = KernelRows(RBF(gamma=0.08), X, C, dtype=dtype)
+    calls = []
+    real = tiled.tiled_gram
+    monkeypatch.setattr(tiled, "tiled_gram", lambda *a, **k: calls.append(1) or real(*a, **k))
+    out = np.empty((150, 90), dtype)
+    tiles = rows.block(40, 190, out=out).copy()
+    assert calls  # the tiles did the work
+    monkeypatch.setattr(tiled, "MIN_TILED_ENTRIES", 1 << 62)
+    plain = rows.block(40, 190, out=np.empty((150, 90), dtype))
+    if dtype == np.float64:
+        np.testing.assert_allclose(tiles, plain, rtol=0, atol=1e-15)
+    else:  # float32 products: single-thread tiles vs one multi-threaded SGEMM
+        np.testing.assert_allclose(tiles, plain, rtol=0, atol=2e-6)
+    np.testing.assert_allclose(tiles, rbf_kernel(X[40:190], C, gamma=0.08), rtol=0,
+                               atol=1e-13 if dtype == np.float64 else 1e-5)

@@ -91,11 +91,30 @@ class KernelRows:
         -------
         ndarray of shape (r1 - r0, n_cols)
             ``n_cols`` is ``r1`` with ``lower``, else ``shape[1]``.
+
+        Notes
+        -----
+        A block of a rectangular K with at least
+        :data:`~kernelkit.kernels.tiled.MIN_TILED_ENTRIES` entries is computed
+        by the tiled engine when the kernel has tiles (RBF): the same values,
+        on every core (one thread inside a Dask task).
         """
         Y = self.Y[:r1] if lower else self.Y
         diag_offset = r0 if self.symmetric else -1
         if out is None and self.dtype != np.float64:
             out = np.empty((r1 - r0, n_rows(Y)), dtype=self.dtype)
+        if not self.symmetric:  # a rectangular K: tiles on every core when large enough
+            from .._validation import check_kernel_values
+            from .tiled import MIN_TILED_ENTRIES, tiled_gram
+
+            if (r1 - r0) * n_rows(Y) >= MIN_TILED_ENTRIES:
+                target = np.empty((r1 - r0, n_rows(Y))) if out is None else out
+                check = None if self._proven_finite(target) else (
+                    lambda tile: check_kernel_values(tile, repr(self.kernel),
+                                                     (self.X[r0:r1], Y)))
+                if tiled_gram(self.kernel, self.X[r0:r1], Y, target, symmetric=False,
+                              check=check):
+                    return target
         return self.kernel.block(self.X[r0:r1], Y, diag_offset, out=out,
                                  assume_finite=self._proven_finite(out))
 

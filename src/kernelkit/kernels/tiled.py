@@ -13,10 +13,13 @@ computed (half the products and exponentials) and every off-diagonal tile is
 mirrored by the thread that computed it.
 
 A kernel takes part by returning a tile function from ``_tile_values(X, Y)``
-(RBF does, on dense float64 rows); every other kernel, sparse rows and small
-matrices keep the row-block path. The numbers are those of the row-block
-path: float64 products of the same prepared rows, the same elementwise loop,
-the exact diagonal.
+(RBF does, on dense float64 rows and on the float32 rows of its fast path);
+every other kernel, sparse rows and small matrices keep the row-block path.
+The numbers are those of the row-block path: products of the same prepared
+rows in the same precision, the same elementwise loop, the exact diagonal.
+:meth:`KernelRows.block <kernelkit.kernels.KernelRows.block>` uses the engine
+for large blocks of a rectangular K (the blocks of ``GramOperator``: Falkon's
+K_nM, predictions).
 """
 
 from __future__ import annotations
@@ -92,7 +95,8 @@ def tiled_gram(kernel, X, Y, out, *, symmetric, check=None, on_block=None):
     Parameters
     ----------
     kernel : Kernel
-    X, Y : prepared rows (``kernel.prepare``); ``Y is X`` when ``symmetric``
+    X, Y : prepared rows (``kernel.prepare``); ``Y is X`` when ``symmetric``.
+        float32 rows (a kernel's float32 fast path) give float32 products.
     out : ndarray of shape (n, m), float64 or float32, C-contiguous
     symmetric : bool
         K(X, X): compute the lower triangle, mirror it, exact diagonal.
@@ -117,18 +121,19 @@ def tiled_gram(kernel, X, Y, out, *, symmetric, check=None, on_block=None):
         return False
     tr, tc = tile_shape(X.shape[1], m)
     tiles = _tiles(n, m, tr, tc, symmetric)
-    scratch = threading.local()  # a float64 tile per thread (see run)
+    product = np.result_type(X.dtype, Y.dtype)  # float32 rows: RBF's float32 fast path
+    scratch = threading.local()  # a product tile per thread (see run)
 
     def run(tile):
         from .._compiled import mirror_tile
 
         r0, r1, c0, c1 = tile
         target = out[r0:r1, c0:c1]
-        if out.dtype == np.float64 and target.flags.c_contiguous:
+        if out.dtype == product and target.flags.c_contiguous:
             G = target  # whole rows: the product goes straight into K
-        else:  # a C-contiguous float64 tile per thread: the values loop vectorises
+        else:  # a C-contiguous product tile per thread: the values loop vectorises
             if getattr(scratch, "G", None) is None:
-                scratch.G = np.empty(tr * max(tr, tc))  # diagonal squares: tr wide
+                scratch.G = np.empty(tr * max(tr, tc), dtype=product)  # diagonal squares: tr wide
             G = scratch.G[:(r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
         np.matmul(X[r0:r1], Y[c0:c1].T, out=G)
         values(G, r0, r1, c0, c1, r0 - c0 if symmetric and c0 == r0 else -1, target)

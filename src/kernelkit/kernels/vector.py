@@ -412,13 +412,14 @@ class RBF(Kernel):
         rbf_from_inner(G, xx, yy, self.gamma_value, diag_offset, out)
 
     def _tile_values(self, X, Y):
-        # The tiled Gram engine (kernels/tiled.py): dense float64 rows whose
-        # expansion cannot overflow; the norms once, the values per tile.
-        if X.dtype != np.float64 or Y.dtype != np.float64 or _sparse.is_sparse(X) \
-                or _sparse.is_sparse(Y):
+        # The tiled Gram engine (kernels/tiled.py): dense rows whose expansion
+        # cannot overflow; the norms once (float64), the values per tile.
+        # float32 rows come from _prepare_float32 (centred, bounded: no overflow).
+        if _sparse.is_sparse(X) or _sparse.is_sparse(Y) or X.dtype != Y.dtype \
+                or X.dtype not in (np.float64, np.float32):
             return None
-        xx, yy = _sq_norms(X), (None if Y is X else _sq_norms(Y))
-        yy = xx if yy is None else yy
+        xx = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+        yy = xx if Y is X else np.einsum("ij,ij->i", Y, Y, dtype=np.float64)
         if not xx.max(initial=0.0) + yy.max(initial=0.0) <= _PLAIN_SQ_NORM_LIMIT:
             return None
         from .._compiled import rbf_tile
