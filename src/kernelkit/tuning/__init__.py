@@ -5,4 +5,6 @@ This room sits between ``solvers`` and ``models``: it uses kernels, the Gram eng
 ``LearnedKernelRidge``) and the command line call it.
 """
 
-__all__ = []
+from .grid import GridEdgeWarning, on_edge, warn_if_on_edge
+
+__all__ = ["GridEdgeWarning", "on_edge", "warn_if_on_edge"]
