@@ -139,7 +139,7 @@ def _newton_step_cg(K, g, Kg, lam, precond, eta, max_iter):
     return -(g - s * q) / lam, -(Kg - KSq) / lam, it
 
 
-def newton_cg_dual(K, y, loss, lam, *, tol=1e-8, max_iter=50, sample_weight=None,
+def newton_cg_dual(K, y, loss, lam, *, tol=1e-8, max_iter=50, u0=None, sample_weight=None,
                    callback=None, max_rank=PRECONDITIONER_MAX_RANK, cg_max_iter=1000):
     """Inexact Newton on J(u) with a preconditioned CG inner solve: O(n^2) per inner step.
 
@@ -157,7 +157,8 @@ def newton_cg_dual(K, y, loss, lam, *, tol=1e-8, max_iter=50, sample_weight=None
     Parameters
     ----------
     K : ndarray of shape (n, n)
-    y, loss, lam, tol, max_iter, sample_weight, callback : as :func:`newton_dual`
+    y, loss, lam, tol, max_iter, u0, sample_weight, callback : as :func:`newton_dual`
+        (a warm start ``u0`` costs one product with K).
     max_rank : int, default=PRECONDITIONER_MAX_RANK
         Largest rank of the preconditioner, also at most 3 sqrt(n) (it stops
         earlier once the residual
@@ -189,8 +190,8 @@ def newton_cg_dual(K, y, loss, lam, *, tol=1e-8, max_iter=50, sample_weight=None
     rank = min(int(max_rank), int(3 * np.sqrt(n)))
     L, _, _ = pivoted_cholesky(K, rank, trace_tol=nl / max(w_max, 1e-300))
     precond = _LowRankPreconditioner(L, nl)
-    u = np.zeros(n)
-    f = np.zeros(n)
+    u = np.zeros(n) if u0 is None else np.array(u0, dtype=np.float64)
+    f = np.zeros(n) if u0 is None else K @ u
     J = _objective(loss, lam, u, f, y, sw)
     converged = False
     grad_norm = grad0 = None

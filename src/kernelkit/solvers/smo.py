@@ -57,7 +57,8 @@ from .._compiled import interruptible
 from ..gram import KernelRows
 from ..planning import row_cache_bytes
 
-__all__ = ["SMOResult", "smo_gram", "smo_kernel", "default_max_iter", "PROGRESS_CHUNK"]
+__all__ = ["SMOResult", "smo_gram", "smo_kernel", "seed_alpha", "default_max_iter",
+           "PROGRESS_CHUNK"]
 
 TAU = 1e-12  # libsvm's replacement for a non-positive curvature a_ij
 
@@ -517,7 +518,8 @@ def _labels_and_bounds(y, C):
     return y, Cb
 
 
-def smo_gram(K, y, C, *, tol=1e-3, max_iter=None, shrinking=True, callback=None):
+def smo_gram(K, y, C, *, tol=1e-3, max_iter=None, shrinking=True, callback=None,
+             alpha0=None):
     """Solve the SVM dual by SMO on a stored Gram matrix.
 
     Parameters
@@ -537,6 +539,11 @@ def smo_gram(K, y, C, *, tol=1e-3, max_iter=None, shrinking=True, callback=None)
         ``callback(n_steps, gap)`` every :data:`PROGRESS_CHUNK` steps and at the
         end: the steps since the last call and the current m(a) - M(a) (for a
         progress display; the steps taken are the same with or without it).
+    alpha0 : ndarray of shape (n,), optional
+        Warm start: a feasible point (0 <= alpha0_i <= C_i, sum_i alpha0_i y_i = 0),
+        e.g. :func:`seed_alpha` of the solution at a neighbouring C. The gradient
+        is rebuilt from it once (one product with K); the optimum reached is the
+        cold start's, to ``tol``.
 
     Returns
     -------
@@ -545,11 +552,44 @@ def smo_gram(K, y, C, *, tol=1e-3, max_iter=None, shrinking=True, callback=None)
     K = np.ascontiguousarray(K, dtype=np.float64)
     y, Cb = _labels_and_bounds(y, C)
     return _drive(_GramRows(K), y, Cb, np.ascontiguousarray(np.diag(K)), tol, max_iter,
-                  shrinking, callback=callback)[0]
+                  shrinking, alpha0=alpha0, callback=callback)[0]
+
+
+def seed_alpha(alpha, C_old, C_new):
+    """A warm start for the SVM dual at bounds ``C_new`` from a solution at ``C_old``.
+
+    DeCoste & Wagstaff's "alpha seeding" along a path of C: alpha scaled by
+    C_new / C_old keeps every variable at its bound where it was (0 or C_i, the
+    usual state of most of them) and keeps sum_i alpha_i y_i = 0, so the point is
+    feasible; it is clipped into [0, C_new_i] against round-off. The SMO that
+    follows only moves the free variables and those whose side of the margin
+    changed.
+
+    Parameters
+    ----------
+    alpha : ndarray of shape (n,)
+        Solution at ``C_old`` (the 2n variables (a, a*) for epsilon-SVR).
+    C_old, C_new : float or ndarray of shape (n,)
+        The bounds of the two problems (> 0); per-sample bounds must be the two
+        penalties times the same weights, so that their ratio is one number.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+
+    References
+    ----------
+    DeCoste, D. and Wagstaff, K. (2000). Alpha seeding for support vector
+    machines. Proceedings of KDD 2000, 345-349.
+    """
+    alpha = np.asarray(alpha, dtype=np.float64)
+    C_old = np.broadcast_to(np.asarray(C_old, dtype=np.float64), alpha.shape)
+    C_new = np.broadcast_to(np.asarray(C_new, dtype=np.float64), alpha.shape)
+    return np.clip(alpha * (C_new / C_old), 0.0, C_new)
 
 
 def smo_kernel(kernel, X, y, C, *, tol=1e-3, max_iter=None, shrinking=True, cache_bytes=None,
-               batch=64, callback=None):
+               batch=64, callback=None, alpha0=None):
     """Solve the SVM dual by SMO with kernel rows computed on demand and cached (LRU).
 
     Parameters
@@ -557,7 +597,7 @@ def smo_kernel(kernel, X, y, C, *, tol=1e-3, max_iter=None, shrinking=True, cach
     kernel : Kernel
     X : array-like of shape (n, n_features)
         Validated inputs of ``kernel``.
-    y, C, tol, max_iter, shrinking, callback
+    y, C, tol, max_iter, shrinking, callback, alpha0
         As :func:`smo_gram`.
     cache_bytes : int, optional
         Size of the row cache; default a quarter of the memory budget
@@ -572,7 +612,8 @@ def smo_kernel(kernel, X, y, C, *, tol=1e-3, max_iter=None, shrinking=True, cach
     """
     y, Cb = _labels_and_bounds(y, C)
     source, QD = row_source(KernelRows(kernel, X), cache_bytes, batch)
-    return _drive(source, y, Cb, QD, tol, max_iter, shrinking, callback=callback)[0]
+    return _drive(source, y, Cb, QD, tol, max_iter, shrinking, alpha0=alpha0,
+                  callback=callback)[0]
 
 
 def row_source(kernel_rows, cache_bytes=None, batch=64):

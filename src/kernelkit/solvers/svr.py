@@ -35,6 +35,9 @@ class SVRResult:
     duality_gap : float
     max_violation : float
     converged : bool
+    alpha : ndarray of shape (2n,)
+        The doubled variables (a, a*), the warm start of a neighbouring C
+        (:func:`kernelkit.solvers.smo.seed_alpha`).
     """
 
     coef: np.ndarray
@@ -45,6 +48,7 @@ class SVRResult:
     duality_gap: float
     max_violation: float
     converged: bool
+    alpha: np.ndarray | None = None
 
 
 def _svr_problem(y, C, epsilon):
@@ -68,10 +72,12 @@ def _svr_result(res, G, y, Cb2, p, epsilon):
     return SVRResult(coef=beta, bias=res.bias, n_iter=res.n_iter,
                      dual_objective=res.dual_objective, primal_objective=primal,
                      duality_gap=primal - res.dual_objective,
-                     max_violation=res.max_violation, converged=res.converged)
+                     max_violation=res.max_violation, converged=res.converged,
+                     alpha=res.alpha)
 
 
-def svr_gram(K, y, C, epsilon, *, tol=1e-3, max_iter=None, shrinking=True, callback=None):
+def svr_gram(K, y, C, epsilon, *, tol=1e-3, max_iter=None, shrinking=True, callback=None,
+             alpha0=None):
     """Solve the epsilon-SVR dual by SMO on a stored Gram matrix (libsvm's formulation).
 
     With 2n variables (a, a*), labels (+1, -1) and linear term p = (epsilon - y,
@@ -90,6 +96,10 @@ def svr_gram(K, y, C, epsilon, *, tol=1e-3, max_iter=None, shrinking=True, callb
         Width of the insensitive tube, >= 0.
     tol, max_iter, shrinking, callback
         As :func:`smo_gram` (``max_iter`` defaults to that of 2n variables).
+    alpha0 : ndarray of shape (2n,), optional
+        Warm start: feasible doubled variables (a, a*), e.g. ``seed_alpha`` of
+        ``SVRResult.alpha`` at a neighbouring C; the optimum is the cold start's
+        to ``tol``.
 
     Returns
     -------
@@ -99,16 +109,17 @@ def svr_gram(K, y, C, epsilon, *, tol=1e-3, max_iter=None, shrinking=True, callb
     y, y2, Cb2, p = _svr_problem(y, C, epsilon)
     K2 = np.block([[K, K], [K, K]])
     res, G = _drive(_GramRows(K2), y2, Cb2, np.ascontiguousarray(np.diag(K2)), tol, max_iter,
-                    shrinking, p, callback=callback)
+                    shrinking, p, alpha0=alpha0, callback=callback)
     return _svr_result(res, G, y, Cb2, p, epsilon)
 
 
 def svr_kernel(kernel, X, y, C, epsilon, *, tol=1e-3, max_iter=None, shrinking=True,
-               cache_bytes=None, batch=64, callback=None):
+               cache_bytes=None, batch=64, callback=None, alpha0=None):
     """Solve the epsilon-SVR dual with kernel rows on demand (LRU cache), as
     :func:`svr_gram` (``X`` validated inputs of ``kernel``; the rows of the doubled
     problem are the rows of X twice)."""
     y, y2, Cb2, p = _svr_problem(y, C, epsilon)
     source, QD = row_source(KernelRows(kernel, np.concatenate([X, X])), cache_bytes, batch)
-    res, G = _drive(source, y2, Cb2, QD, tol, max_iter, shrinking, p, callback=callback)
+    res, G = _drive(source, y2, Cb2, QD, tol, max_iter, shrinking, p, alpha0=alpha0,
+                    callback=callback)
     return _svr_result(res, G, y, Cb2, p, epsilon)
