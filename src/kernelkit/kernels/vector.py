@@ -281,6 +281,26 @@ def _rbf_values_loop(size):
     return rbf_tile if size < SERIAL_BLOCK_ENTRIES else rbf_from_inner
 
 
+def _check_length_scales(value):
+    """Per-feature length scales as a 1-D float64 array of finite positive numbers."""
+    scales = np.asarray(value, dtype=np.float64)
+    if scales.ndim != 1 or scales.size == 0 or not np.all(np.isfinite(scales)) \
+            or not np.all(scales > 0):
+        raise InvalidParameterError(
+            "RBF: length_scale must be a number > 0 or a 1-D array of finite numbers > 0 "
+            f"(one per feature), got {value!r}")
+    return scales
+
+
+def _scale_columns(X, factors):
+    """X with column j multiplied by factors[j] (dense: same dtype; sparse: CSR)."""
+    if _sparse.is_sparse(X):
+        import scipy.sparse as sp
+
+        return sp.csr_matrix(X @ sp.diags(factors))
+    return X * factors.astype(X.dtype, copy=False)
+
+
 class RBF(Kernel):
     """The Gaussian (RBF) kernel k(x, y) = exp(-gamma ||x - y||^2).
 
@@ -291,9 +311,14 @@ class RBF(Kernel):
         ``"scale"`` (1 / (n_features X.var())) and ``"auto"`` (1 / n_features)
         are scikit-learn's data-dependent values, fixed at fit by
         :meth:`Kernel.resolve`.
-    length_scale : float, optional
+    length_scale : float or array-like of shape (n_features,), optional
         Alternative parametrisation: gamma = 1 / (2 length_scale^2). Give
-        ``gamma`` or ``length_scale``, not both.
+        ``gamma`` or ``length_scale``, not both. An array gives one length
+        scale per feature (automatic relevance determination, ARD):
+        k(x, y) = exp(-sum_j (x_j - y_j)^2 / (2 l_j^2)), computed as the
+        isotropic kernel with gamma = 1/2 on inputs divided by the length
+        scales (stored as a float64 array; learn it with
+        :mod:`kernelkit.tuning`).
 
     Notes
     -----
@@ -331,7 +356,7 @@ class RBF(Kernel):
 
     _param_constraints = {
         "gamma": [_POSITIVE, None, _GAMMA],
-        "length_scale": [_POSITIVE, None],
+        "length_scale": [_POSITIVE, None, "array-like"],
     }
     _data_dependent_params = ("gamma",)
 
@@ -341,11 +366,33 @@ class RBF(Kernel):
             raise InvalidParameterError(
                 "RBF: give gamma or length_scale, not both "
                 f"(got gamma={self.gamma!r}, length_scale={self.length_scale!r})")
+        if self.length_scale is not None and not isinstance(self.length_scale, Real):
+            self.length_scale = _check_length_scales(self.length_scale)
+
+    @property
+    def is_ard(self) -> bool:
+        """Whether the kernel has one length scale per feature (an array ``length_scale``)."""
+        return isinstance(self.length_scale, np.ndarray)
+
+    def _ard_inputs(self, X, Y):
+        """Inputs divided by the per-feature length scales (ARD), and the gamma to use on them."""
+        if not self.is_ard:
+            return X, Y, self.gamma_value
+        scales = self.length_scale
+        if X.shape[1] != scales.shape[0] or Y.shape[1] != scales.shape[0]:
+            raise ValueError(f"RBF has {scales.shape[0]} per-feature length scales but the "
+                             f"inputs have {X.shape[1]} features; give one length scale per "
+                             "feature")
+        Xs = _scale_columns(X, 1.0 / scales)
+        return Xs, (Xs if Y is X else _scale_columns(Y, 1.0 / scales)), 0.5
 
     @property
     def gamma_value(self) -> float:
-        """The effective gamma."""
+        """The effective gamma (an error for per-feature length scales: there is no one gamma)."""
         check_resolved(self)  # a number, not "scale": say so clearly
+        if self.is_ard:
+            raise ValueError(f"{self!r} has one length scale per feature (ARD), so no single "
+                             "gamma; read length_scale instead")
         if self.length_scale is not None:
             return 1.0 / (2.0 * float(self.length_scale) ** 2)
         return 1.0 if self.gamma is None else float(self.gamma)
@@ -355,9 +402,16 @@ class RBF(Kernel):
         return True
 
     def spectral_density(self):
+        if self.is_ard:
+            raise ValueError(
+                f"{self!r}: random Fourier features of an RBF kernel with per-feature length "
+                "scales are not built in; divide the columns of X by the length scales and "
+                "use RBF(length_scale=1.0), or use Nystroem features")
         return spectral.Gaussian(gamma=self.gamma_value)
 
     def sq_euclidean_profile(self):
+        if self.is_ard:
+            return None  # a function of the scaled distance, not of ||x - y||
         gamma = self.gamma_value
         return lambda s: np.exp(-gamma * s)
 
@@ -388,17 +442,18 @@ class RBF(Kernel):
 
     def _block_into(self, X, Y, diag_offset, out):
         rbf_from_inner = _rbf_values_loop(out.size)
+        X, Y, gamma = self._ard_inputs(X, Y)  # ARD: inputs divided by the length scales
         if X.dtype == np.float32:  # prepared by _prepare_float32: float32 GEMM
             G = out if out.dtype == np.float32 else np.empty(out.shape, dtype=np.float32)
             np.matmul(X, Y.T, out=G)
             xx = np.einsum("ij,ij->i", X, X, dtype=np.float64)
             yy = np.einsum("ij,ij->i", Y, Y, dtype=np.float64)
-            rbf_from_inner(G, xx, yy, self.gamma_value, diag_offset, G)
+            rbf_from_inner(G, xx, yy, gamma, diag_offset, G)
             if G is not out:
                 out[...] = G
             return
         if _sparse.is_sparse(X) or _sparse.is_sparse(Y):
-            _rbf_sparse_into(X, Y, self.gamma_value, diag_offset, out)
+            _rbf_sparse_into(X, Y, gamma, diag_offset, out)
             return
         rows, cols = X, Y
         X, Y = _centered(X, Y)
@@ -406,18 +461,18 @@ class RBF(Kernel):
         # The expansion cannot overflow while ||x||^2 + ||y||^2 <= 1e300 (then
         # |x'y| is below that too, by Cauchy-Schwarz); beyond, the scaled twin.
         if not xx.max(initial=0.0) + yy.max(initial=0.0) <= _PLAIN_SQ_NORM_LIMIT:
-            _rbf_scaled_into(rows, cols, self.gamma_value, diag_offset, out)
+            _rbf_scaled_into(rows, cols, gamma, diag_offset, out)
             return
         G = _inner_into(X, Y, out)
-        rbf_from_inner(G, xx, yy, self.gamma_value, diag_offset, out)
+        rbf_from_inner(G, xx, yy, gamma, diag_offset, out)
 
     def _tile_values(self, X, Y):
         # The tiled Gram engine (kernels/tiled.py): dense rows whose expansion
         # cannot overflow; the norms once (float64), the values per tile.
         # float32 rows come from _prepare_float32 (centred, bounded: no overflow).
         if _sparse.is_sparse(X) or _sparse.is_sparse(Y) or X.dtype != Y.dtype \
-                or X.dtype not in (np.float64, np.float32):
-            return None
+                or X.dtype not in (np.float64, np.float32) or self.is_ard:
+            return None  # ARD: the row-block path, which divides by the length scales
         xx = np.einsum("ij,ij->i", X, X, dtype=np.float64)
         yy = xx if Y is X else np.einsum("ij,ij->i", Y, Y, dtype=np.float64)
         if not xx.max(initial=0.0) + yy.max(initial=0.0) <= _PLAIN_SQ_NORM_LIMIT:
