@@ -22,7 +22,7 @@ from ._budget import (BLOCK_SHARE, MAX_BLOCK_BYTES, ROW_CACHE_SHARE, STORE_SHARE
 from .config import REFERENCE_RATES, get_config, parse_memory
 
 __all__ = ["Candidate", "Choice", "Plan", "plan_sgd", "plan", "plan_ridge", "decide_store",
-           "choose_machine_solver", "falkon_store_choice", "row_cache_bytes", "row_cache_choice", "falkon_centers", "RATES", "STRATEGIES", "NEWTON_MAX_N",
+           "choose_machine_solver", "falkon_store_choice", "MIN_AUTO_CENTERS", "row_cache_bytes", "row_cache_choice", "falkon_centers", "RATES", "STRATEGIES", "NEWTON_MAX_N",
            "NEWTON_DIRECT_MAX_N", "choose_newton_inner", "LOGISTIC_LBFGS_MAX_N",
            "choose_logistic_solver"]
 
@@ -172,7 +172,7 @@ def _falkon_candidate(n, d, M, n_targets, r, budget):
     return Candidate("falkon", seconds, memory, True, note)
 
 
-def plan_ridge(n, d, n_components=None, n_targets=1, memory=None, rates=None, n_centers=None):
+def plan_ridge(n, d, n_components=None, n_targets=1, memory=None, rates=None, n_centers="auto"):
     """Choose between dual and primal exact ridge, and Nystroem ridge by Falkon.
 
     Parameters
@@ -183,22 +183,42 @@ def plan_ridge(n, d, n_components=None, n_targets=1, memory=None, rates=None, n_
         Dimension D of the exact feature map, if the kernel has one.
     n_targets : int, default=1
     memory : float or str, optional
-        Budget in bytes or a size such as ``"8GB"`` (None: unlimited).
+        Budget in bytes or a size such as ``"8GB"``; None: the budget in force
+        (``kernelkit.get_config()["memory"]``), as a fit uses; ``float("inf")``:
+        unlimited.
     rates : dict, optional
         Overrides of the rates in force (``kernelkit.get_config()["rates"]``).
-    n_centers : int, optional
-        Nystroem centers M of the Falkon candidate; None leaves Falkon out.
-        Falkon is chosen when no exact strategy fits the memory budget, or
-        when n > :data:`FALKON_MIN_N` and it is predicted faster than the
-        best exact one (it is an approximation, so never for small n).
+    n_centers : int, "auto" or None, default="auto"
+        Nystroem centers M of the Falkon candidate. ``"auto"`` is what
+        ``KernelRidge(n_centers="auto")`` fits with: :func:`falkon_centers` (n),
+        and, when neither exact ridge nor Falkon with that M fits the budget,
+        the most centers (at least 100) that do (recorded as a :class:`Choice`).
+        None leaves Falkon out. Falkon is chosen when no exact strategy fits
+        the memory budget, or when n > :data:`FALKON_MIN_N` and it is
+        predicted faster than the best exact one (it is an approximation, so
+        never for small n).
 
     Returns
     -------
     Plan
         ``choice`` is ``"dual"``, ``"primal"``, ``"falkon"`` or ``"none"``.
+
+    Examples
+    --------
+    A fit of 160,000 rows under a 16 GB budget: the exact Gram matrix (191 GB)
+    does not fit, so Falkon is planned with the default number of centers.
+
+    >>> plan_ridge(160_000, 20, memory="16GB").choice
+    'falkon'
+    >>> plan_ridge(2_000, 20, memory="16GB").choice
+    'dual'
     """
+    if isinstance(n_centers, str):
+        if n_centers != "auto":
+            raise ValueError(f"n_centers must be an int, 'auto' or None, got {n_centers!r}")
+        return _plan_ridge_auto_centers(n, d, n_components, n_targets, memory, rates)
     r = dict(get_config()["rates"], **(rates or {}))
-    budget = _budget_of(memory)
+    budget = _budget_of(get_config()["memory"] if memory is None else memory)
     dual_s = (2.0 * n * n * d / r["gemm"] + n * n / r["kernel_entries"]
               + n ** 3 / 3.0 / r["cholesky"] + 2.0 * n * n * n_targets / r["gemm"])
     dual_mem = 8.0 * n * n
@@ -240,6 +260,42 @@ def plan_ridge(n, d, n_components=None, n_targets=1, memory=None, rates=None, n_
         reason += (f"; exact preferred to the Nystroem approximation at n <= {FALKON_MIN_N}"
                    if n <= FALKON_MIN_N else "; falkon is predicted slower")
     return Plan(best.name, tuple(cands), reason, problem)
+
+
+#: Fewest Nystroem centers ``n_centers="auto"`` shrinks to before giving up
+#: (:func:`falkon_centers`' floor).
+MIN_AUTO_CENTERS = 100
+
+
+def _plan_ridge_auto_centers(n, d, n_components, n_targets, memory, rates):
+    """:func:`plan_ridge` with ``n_centers="auto"``: the default M, fewer when nothing fits.
+
+    The default M (sqrt(n) log n) may need M x M factors beyond the budget;
+    the most centers (at least :data:`MIN_AUTO_CENTERS`) with which Falkon fits
+    are found by bisection on the planner's memory estimate, and recorded as a
+    :class:`Choice`. Fewer centers is a coarser approximation: the reason says so.
+    """
+    budget = _budget_of(get_config()["memory"] if memory is None else memory)
+
+    def replan(m):
+        return plan_ridge(n, d, n_components=n_components, n_targets=n_targets,
+                          memory=budget, rates=rates, n_centers=m)
+
+    M = falkon_centers(n)
+    plan = replan(M)
+    if plan.choice != "none":
+        return plan
+    low, high = min(MIN_AUTO_CENTERS, M), M  # replan(high) is known not to fit
+    if replan(low).choice != "falkon":
+        return plan
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if replan(mid).choice == "falkon" else (low, mid)
+    return replan(low).with_choices(Choice(
+        "Nystroem centers (n_centers='auto')", low,
+        f"the default {M} (sqrt(n) log n) does not fit the memory budget of "
+        f"{format_bytes(budget)} and exact ridge does not either; {low} is the most "
+        "that fits (fewer centers: a coarser approximation; raise the budget for more)"))
 
 
 #: The lecture's four ways of learning with kernels by SGD.

@@ -313,11 +313,12 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
         budget = memory_budget()
         D = None if kernel == "precomputed" else explicit_feature_dim(kernel, input_dim(X))
         M = None if kernel == "precomputed" else self._n_centers(n)
-        self.plan_ = plan_ridge(n, input_dim(X), n_components=D, memory=budget, n_centers=M,
+        auto_centers = M is not None and self.solver == "auto" and self.n_centers == "auto"
+        self.plan_ = plan_ridge(n, input_dim(X), n_components=D, memory=budget,
+                                n_centers="auto" if auto_centers else M,
                                 n_targets=1 if y.ndim == 1 else y.shape[1])
-        if self.solver == "auto" and self.n_centers == "auto" and self.plan_.choice == "none":
-            M, self.plan_ = centers_within_budget(
-                self.plan_, M, n, input_dim(X), D, 1 if y.ndim == 1 else y.shape[1], budget)
+        if auto_centers:
+            M = self.plan_.problem.get("M", M)
         solver = self.plan_.choice if self.solver == "auto" else self.solver
         if self.solver != "auto":
             agree = ("as the planner would pick" if self.plan_.choice == self.solver else
@@ -500,51 +501,6 @@ def merge_rows_choice(X, y, sample_weight):
         "repeated rows", "merged",
         f"{k} distinct of {n} rows: each repeated row fitted once, weighted by its count "
         f"(targets averaged; the same solution, K_nM {k / n:.0%} of the size)")
-
-
-# Fewest Nystroem centers solver="auto" shrinks to before giving up (falkon_centers' floor).
-_MIN_AUTO_CENTERS = 100
-
-
-def centers_within_budget(plan, M, n, d, D, n_targets, budget):
-    """``solver="auto"``, ``n_centers="auto"`` and nothing fits: Falkon with fewer centers.
-
-    The default M (sqrt(n) log n) may need M x M factors beyond the budget;
-    the most centers (at least 100) with which Falkon fits are found by
-    bisection on the planner's memory estimate, and recorded as a Choice in
-    ``plan_``. Fewer centers is a coarser approximation: the reason says so.
-
-    Parameters
-    ----------
-    plan : Plan
-        The planner's answer with the default M (``choice == "none"``).
-    M : int
-        The default number of centers.
-    n, d, D, n_targets, budget
-        The arguments of :func:`~kernelkit.planning.plan_ridge`.
-
-    Returns
-    -------
-    M : int
-    plan : Plan
-        Unchanged (``choice == "none"``) when even 100 centers do not fit.
-    """
-    def replan(m):
-        return plan_ridge(n, d, n_components=D, memory=budget, n_centers=m,
-                          n_targets=n_targets)
-
-    low, high = min(_MIN_AUTO_CENTERS, M), M  # replan(high) is known not to fit
-    if replan(low).choice != "falkon":
-        return M, plan
-    while high - low > 1:
-        mid = (low + high) // 2
-        low, high = (mid, high) if replan(mid).choice == "falkon" else (low, mid)
-    chosen = replan(low)
-    return low, chosen.with_choices(Choice(
-        "Nystroem centers (n_centers='auto')", low,
-        f"the default {M} (sqrt(n) log n) does not fit the memory budget of "
-        f"{format_bytes(budget)} and exact ridge does not either; {low} is the most "
-        "that fits (fewer centers: a coarser approximation; raise the budget for more)"))
 
 
 def _no_fit_hint(plan):
