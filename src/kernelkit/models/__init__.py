@@ -8,6 +8,7 @@ from .kitchen_sinks import KitchenSinksClassifier, KitchenSinksRegressor
 from .logistic import KernelLogisticRegression
 from .svm import KernelSVC
 from .svr import KernelSVR
+from .svm_cv import KernelSVCCV, KernelSVRCV
 from .neighbors import KernelKNeighborsClassifier, KernelKNeighborsRegressor
 from .cluster import KernelKMeans
 from .outliers import KernelOutlierDetector
@@ -18,4 +19,5 @@ __all__ = ["KernelRidge", "KernelRidgeCV", "KernelSVC", "KernelSVR", "KernelMach
            "KernelKNeighborsClassifier", "KernelKNeighborsRegressor", "KernelKMeans",
            "KernelOutlierDetector", "KernelOneClassSVM",
            "KernelRidgeClassifier",
-           "KitchenSinksRegressor", "KitchenSinksClassifier"]
+           "KitchenSinksRegressor", "KitchenSinksClassifier",
+           "KernelSVCCV", "KernelSVRCV"]

@@ -1,0 +1,219 @@
+"""Cross-validated regularisation paths shared by the ``*CV`` learners.
+
+:class:`PathSearchCV` is the search of :class:`~kernelkit.models.KernelSVCCV`,
+:class:`~kernelkit.models.KernelSVRCV` and
+:class:`~kernelkit.models.KernelLogisticRegressionCV`: for each kernel candidate
+(every combination of ``param_grid``) the Gram matrix of all training rows is
+computed once, each fold's train/test blocks are taken from it by indexing, and
+the penalty C is walked in increasing order with each solve warm-started from
+the previous one (the subclass's ``_fold_path``). Candidates, folds, scores,
+ranks and the refit follow scikit-learn's ``GridSearchCV`` over
+``{"C": Cs, **param_grid}`` with the same ``cv`` and ``scoring``, so the two
+choose the same parameters (up to the solvers' tolerance).
+
+When the Gram matrix of all rows does not fit the memory budget, each
+(candidate, fold) is a cold fit of the estimator itself (rows on demand).
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from numbers import Integral
+
+import numpy as np
+from scipy.stats import rankdata
+from sklearn.base import BaseEstimator, clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import ParameterGrid, check_cv
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import HasMethods, Interval
+from ..exceptions import InvalidParameterError
+from ..gram import gram
+from ..planning import Choice, Plan, decide_store
+from ..tuning.grid import warn_if_on_edge
+from ._base import kernel_for_data, report_plan
+
+__all__ = ["PathSearchCV", "PATH_CONSTRAINTS", "DEFAULT_C_RANGE"]
+
+#: ``Cs=k`` means k values of C in ``np.logspace(*DEFAULT_C_RANGE, k)``.
+DEFAULT_C_RANGE = (-2.0, 4.0)
+
+PATH_CONSTRAINTS = {
+    "Cs": [Interval(Integral, 1, None), "array-like"],
+    "param_grid": [dict, None],
+    "cv": [Interval(Integral, 2, None), HasMethods(["split", "get_n_splits"]), "array-like",
+           None],
+    "scoring": [str, "callable", None],
+}
+
+
+class PathSearchCV(BaseEstimator):
+    """The search along C for every kernel candidate, and the refit (a mixin).
+
+    Subclasses define ``_make_estimator(kernel, C)`` (the estimator that is
+    refitted, and fitted per fold when the Gram matrix does not fit),
+    ``_fold_path(K, train, y_train, Cs)`` yielding ``(C, fitted, stopped)`` for
+    the sorted ``Cs`` (``fitted`` predicts from the rows K[test, train]),
+    ``_is_classifier`` and ``_validate(X, y)``.
+    """
+
+    _is_classifier = False
+    _path_name = "C"
+
+    # ---- checks -------------------------------------------------------------------------
+    def _check_grid(self):
+        """The sorted distinct Cs, the user's list of Cs, and the kernel parameter grid."""
+        owner = type(self).__name__
+        if isinstance(self.Cs, Integral) and not isinstance(self.Cs, bool):
+            Cs = np.logspace(*DEFAULT_C_RANGE, int(self.Cs))
+        else:
+            try:
+                Cs = np.atleast_1d(np.asarray(self.Cs, dtype=np.float64)).ravel()
+            except (TypeError, ValueError):
+                Cs = np.array([np.nan])
+            if Cs.size == 0 or not np.isfinite(Cs).all() or (Cs <= 0).any():
+                raise InvalidParameterError(
+                    f"{owner}: Cs must be a positive integer (that many values in "
+                    f"logspace{DEFAULT_C_RANGE}) or a non-empty list of positive finite "
+                    f"numbers, got {self.Cs!r}")
+        grid = dict(self.param_grid or {})
+        for key, values in grid.items():
+            if key == "C":
+                raise InvalidParameterError(f"{owner}: param_grid holds kernel parameters; "
+                                            "give the values of C as Cs=[...]")
+            if isinstance(values, str) or not hasattr(values, "__iter__") or not len(values):
+                raise InvalidParameterError(
+                    f"{owner}: param_grid[{key!r}] must be a non-empty list of values, "
+                    f"got {values!r}")
+        return np.unique(Cs), [float(c) for c in Cs], grid
+
+    def _kernel_candidates(self, base, grid, X):
+        """(params, kernel) per combination of the grid, in sorted-key order."""
+        if grid and base == "precomputed":
+            raise InvalidParameterError(f"{type(self).__name__}: param_grid cannot be used "
+                                        "with kernel='precomputed'")
+        keys = sorted(grid)
+        out = []
+        for values in itertools.product(*(list(grid[k]) for k in keys)):
+            params = dict(zip(keys, values))
+            kernel = clone(base).set_params(**params) if params else base
+            out.append((params, kernel, kernel_for_data(kernel, X)))
+        return out
+
+    # ---- the search ---------------------------------------------------------------------
+    def _search(self, X, y, base):
+        """Score every (kernel, C) on the folds, choose, refit; sets the fitted state."""
+        path_Cs, user_Cs, grid = self._check_grid()
+        kernels = self._kernel_candidates(base, grid, X)
+        splitter = check_cv(self.cv, y, classifier=self._is_classifier)
+        folds = list(splitter.split(X, y))
+        candidates = list(ParameterGrid({"C": user_Cs, **{k: list(v) for k, v in grid.items()}}))
+        where = {}
+        for c, params in enumerate(candidates):
+            kparams = {k: v for k, v in params.items() if k != "C"}
+            kindex = next(i for i, (p, _, _) in enumerate(kernels) if p == kparams)
+            where.setdefault((kindex, float(params["C"])), []).append(c)
+        scores = np.full((len(candidates), len(folds)), np.nan)
+        n = X.shape[0]
+        store = decide_store(f"the {n} x {n} Gram matrix of all training rows (each fold's "
+                             "blocks are taken from it)", 16.0 * n * n)
+        scorer = None
+        stopped = 0
+        for kindex, (_, _, kernel) in enumerate(kernels):
+            K = None
+            if store.value:
+                K = (np.asarray(X, dtype=np.float64) if kernel == "precomputed"
+                     else gram(kernel, X))
+            for f, (train, test) in enumerate(folds):
+                if K is not None:
+                    K_test = K[np.ix_(test, train)]
+                    runs = self._fold_path(K, train, y[train], path_Cs)
+                    X_test = K_test
+                else:
+                    runs = self._cold_path(X, y, train, kernels[kindex][1], path_Cs)
+                    X_test = X[test]
+                for C, fitted, not_converged in runs:
+                    if scorer is None:
+                        scorer = check_scoring(fitted, scoring=self.scoring)
+                    stopped += bool(not_converged)
+                    score = float(scorer(fitted, X_test, y[test]))
+                    for c in where.get((kindex, float(C)), ()):
+                        scores[c, f] = score
+        best = self._record(candidates, scores, folds)
+        params = candidates[best]
+        kparams = {k: v for k, v in params.items() if k != "C"}
+        kindex = next(i for i, (p, _, _) in enumerate(kernels) if p == kparams)
+        choices = [store, Choice("warm starts along C", bool(store.value),
+                                 "each fold walks C upwards from the previous solution"
+                                 if store.value else "cold fits per fold (no stored Gram)")]
+        choices.append(warn_if_on_edge("C", user_Cs, params["C"], stacklevel=3))
+        for key in sorted(grid):
+            choices.append(warn_if_on_edge(key, grid[key], params[key], stacklevel=3))
+        self.best_estimator_ = self._make_estimator(kernels[kindex][1], params["C"]).fit(X, y)
+        self.C_ = float(params["C"])
+        self.kernel_ = self.best_estimator_.kernel_
+        self.n_features_in_ = self.best_estimator_.n_features_in_
+        if hasattr(self.best_estimator_, "feature_names_in_"):
+            self.feature_names_in_ = self.best_estimator_.feature_names_in_
+        self.plan_ = Plan("path", reason=(
+            "one Gram matrix per kernel candidate, folds by indexing, warm-started "
+            "solves along increasing C" if store.value else
+            "the Gram matrix of all rows does not fit the budget: cold fits per fold"),
+            problem={"n": n, "folds": len(folds), "kernel candidates": len(kernels),
+                     "Cs": len(path_Cs)}, choices=tuple(choices))
+        report_plan(self, self.verbose)
+        if stopped:
+            warnings.warn(f"{stopped} of the {len(kernels) * len(folds) * len(path_Cs)} fits "
+                          f"of the search stopped at max_iter={self.max_iter} short of tol="
+                          f"{self.tol}; their scores are kept. Raise max_iter or tol.",
+                          ConvergenceWarning, stacklevel=3)
+        return self
+
+    def _cold_path(self, X, y, train, kernel, Cs):
+        """Without a stored Gram matrix: the estimator itself, fitted per C (rows on demand)."""
+        for C in Cs:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
+                fitted = self._make_estimator(kernel, float(C)).fit(X[train], y[train])
+            stopped = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+            yield float(C), fitted, stopped
+
+    def _record(self, candidates, scores, folds):
+        """cv_results_, best_index_, best_params_, best_score_ as scikit-learn's GridSearchCV;
+        returns the best candidate's index (rank 1, the first of ties)."""
+        means = np.mean(scores, axis=1)
+        stds = np.std(scores, axis=1)
+        results = {"params": candidates}
+        for key in candidates[0]:
+            results[f"param_{key}"] = np.ma.MaskedArray([c[key] for c in candidates],
+                                                        mask=False, dtype=object)
+        for f in range(len(folds)):
+            results[f"split{f}_test_score"] = scores[:, f]
+        results["mean_test_score"] = means
+        results["std_test_score"] = stds
+        if np.isnan(means).all():
+            ranks = np.ones(len(means), dtype=np.int32)
+        else:
+            filled = np.where(np.isnan(means), np.nanmin(means) - 1, means)
+            ranks = np.asarray(rankdata(-filled, method="min"), dtype=np.int32)
+        results["rank_test_score"] = ranks
+        self.cv_results_ = results
+        self.n_splits_ = len(folds)
+        self.best_index_ = int(np.argmin(ranks))
+        self.best_params_ = dict(candidates[self.best_index_])
+        self.best_score_ = float(means[self.best_index_])
+        return self.best_index_
+
+    # ---- the refitted model -------------------------------------------------------------
+    def predict(self, X):
+        """Predictions of ``best_estimator_`` (refitted on all the data), shape (n_queries,)."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict(X)
+
+    def score(self, X, y, sample_weight=None):
+        """``best_estimator_.score``: accuracy for classifiers, R^2 for regressors."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.score(X, y, sample_weight=sample_weight)
