@@ -6,5 +6,9 @@ This room sits between ``solvers`` and ``models``: it uses kernels, the Gram eng
 """
 
 from .grid import GridEdgeWarning, on_edge, warn_if_on_edge
+from .kernel_params import KernelParameters, contract_derivatives, kernel_parameters
+from .marginal_likelihood import log_marginal_likelihood, optimize_marginal_likelihood
 
-__all__ = ["GridEdgeWarning", "on_edge", "warn_if_on_edge"]
+__all__ = ["GridEdgeWarning", "on_edge", "warn_if_on_edge",
+           "KernelParameters", "kernel_parameters", "contract_derivatives",
+           "log_marginal_likelihood", "optimize_marginal_likelihood"]
