@@ -6,6 +6,7 @@ from .kernel_ridge_cv import KernelRidgeCV
 from .kernel_ridge_classifier import KernelRidgeClassifier
 from .kitchen_sinks import KitchenSinksClassifier, KitchenSinksRegressor
 from .logistic import KernelLogisticRegression
+from .logistic_cv import KernelLogisticRegressionCV
 from .svm import KernelSVC
 from .svr import KernelSVR
 from .svm_cv import KernelSVCCV, KernelSVRCV
@@ -20,4 +21,4 @@ __all__ = ["KernelRidge", "KernelRidgeCV", "KernelSVC", "KernelSVR", "KernelMach
            "KernelOutlierDetector", "KernelOneClassSVM",
            "KernelRidgeClassifier",
            "KitchenSinksRegressor", "KitchenSinksClassifier",
-           "KernelSVCCV", "KernelSVRCV"]
+           "KernelSVCCV", "KernelSVRCV", "KernelLogisticRegressionCV"]
