@@ -23,7 +23,7 @@ truncation and round-off both near 1e-10 relative), documented as such in
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 
@@ -128,7 +128,8 @@ class KernelParameters:
     bounds : (float, float) or dict, default=(1e-5, 1e5)
         Bounds of every parameter (in its own units), or a dict from parameter
         paths (``"gamma"``, ``"k1__length_scale"``, as in ``set_params``) to a pair
-        or ``"fixed"``; paths not in the dict get :data:`DEFAULT_BOUNDS`.
+        or ``"fixed"``; paths not in the dict get the pair under the key
+        ``"default"``, else :data:`DEFAULT_BOUNDS`.
 
     Attributes
     ----------
@@ -155,9 +156,9 @@ class KernelParameters:
         if not isinstance(kernel, Kernel):
             raise InvalidParameterError(f"kernel_parameters needs a Kernel, got {kernel!r}")
         self.kernel = kernel
-        per_path = bounds if isinstance(bounds, dict) else {}
-        default = _check_bounds(DEFAULT_BOUNDS if isinstance(bounds, dict) else bounds,
-                                "bounds")
+        per_path = dict(bounds) if isinstance(bounds, dict) else {}
+        default = _check_bounds(per_path.pop("default", DEFAULT_BOUNDS)
+                                if isinstance(bounds, dict) else bounds, "bounds")
         all_slots = _walk(kernel)
         unknown = set(per_path) - {s.path for s in all_slots}
         if unknown:
