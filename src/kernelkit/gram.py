@@ -41,7 +41,10 @@ def gram(kernel, X, Y=None, *, verbose=0):
     Parameters
     ----------
     kernel : Kernel or str
-        A kernel object or expression such as ``"rbf(gamma=0.5)"``.
+        A kernel object or expression such as ``"rbf(gamma=0.5)"``. A
+        data-dependent width (``gamma="scale"``, the default of ``"rbf"``) is
+        fixed on X, as ``kernel(X, Y)`` does; resolve it on the training
+        inputs first (``kernel.resolve(X_train)``) for K(X_test, X_train).
     X : array-like of shape (n_samples_X, n_features), or a list of strings
     Y : same kind as X, optional
         Defaults to X: the symmetric Gram matrix, with an exact diagonal.
@@ -64,6 +67,7 @@ def gram(kernel, X, Y=None, *, verbose=0):
            [0.6065, 1.    ]])
     """
     kernel, X, Y = _validated(kernel, X, Y)
+    kernel = kernel.resolve(X)  # gamma="scale" fixed on X, as k(X, Y) does
     with _BlockProgress(verbose) as on_block:
         return pairwise_blocked(kernel, X, Y, on_block=on_block)
 

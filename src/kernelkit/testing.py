@@ -83,6 +83,10 @@ def check_kernel(kernel, X, Y=None, *, rtol=1e-10):
        given, the second half of ``X`` against the first half);
     4. when ``kernel.is_psd``, the smallest eigenvalue of ``K`` is at least
        ``-1e-8`` times the largest;
+    A kernel with a data-dependent width (``gamma="scale"``) is resolved on
+    ``X`` first (:meth:`~kernelkit.kernels.Kernel.resolve`); checks 1-4 and
+    7-10 are of the resolved kernel, 5-6 of the kernel as given.
+
     5. reconstruction: ``type(k)(**k.get_params(deep=False)) == k``,
        ``sklearn.base.clone(k) == k``, and ``set_params(**get_params())``
        changes nothing;
@@ -151,6 +155,12 @@ def check_kernel(kernel, X, Y=None, *, rtol=1e-10):
         X_a, X_b = X[:half], X[half:]
     else:
         X_a, X_b = X, Y
+    # A data-dependent width (gamma="scale", the default of the distance kernels)
+    # is fixed on X once, as an estimator's fit does: the values checked are the
+    # resolved kernel's, the parameters and text forms (5, 6) the kernel's as given.
+    given = kernel
+    if not kernel.is_resolved:
+        kernel = kernel.resolve(np.asarray(X))
 
     # 1. symmetry
     K = np.asarray(kernel(X))
@@ -180,6 +190,7 @@ def check_kernel(kernel, X, Y=None, *, rtol=1e-10):
                           f"< -{_PSD_TOL:g} x largest {w[-1]:.3g}")
 
     # 5. parameters: reconstruction, clone, set_params(**get_params()) no-op
+    kernel, resolved = given, kernel
     params = kernel.get_params(deep=False)
     rebuilt = type(kernel)(**params)
     if rebuilt != kernel:
@@ -225,6 +236,7 @@ def check_kernel(kernel, X, Y=None, *, rtol=1e-10):
                           f"tree), not equal to k")
 
     # 7. blocked == one block
+    kernel = resolved
     reps = 1
     while True:
         big = _tile(X, reps)

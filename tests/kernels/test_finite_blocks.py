@@ -35,7 +35,7 @@ def test_rbf_of_power_of_two_scaled_inputs_matches_sklearn(X):
 @pytest.mark.parametrize("make", [lambda X: X * 1e200,
                                   lambda X: TOP * np.random.default_rng(1).uniform(size=X.shape),
                                   lambda X: TOP * np.random.default_rng(2).uniform(-1, 1, X.shape)])
-@pytest.mark.parametrize("kernel", [RBF(), Laplacian(), Cauchy()])
+@pytest.mark.parametrize("kernel", [RBF(gamma=1.0), Laplacian(gamma=1.0), Cauchy(gamma=1.0)])
 def test_distance_kernels_of_huge_rows_are_the_identity(X, make, kernel):
     # Rows 1e200 apart at gamma 1: k = exp(-huge) = 0 off the diagonal, 1 on it --
     # also when Y is a separate copy (no exact-diagonal knowledge).
@@ -57,7 +57,7 @@ def test_rbf_ordinary_inputs_take_the_plain_path(X, monkeypatch):
 
 def test_rbf_float32_fast_path_falls_back_for_huge_rows(X):
     with config_context(dtype="float32"):
-        K = KernelRows(RBF(), X * 1e30, dtype=np.float32).block(0, len(X))
+        K = KernelRows(RBF(gamma=1.0), X * 1e30, dtype=np.float32).block(0, len(X))
     assert K.dtype == np.float32
     np.testing.assert_array_equal(K, np.eye(len(X), dtype=np.float32))
 
@@ -92,7 +92,7 @@ def test_value_bounds():
     assert Constant(2.5).value_bound(A, A) == 2.5
     assert Linear().value_bound(A, A) == 2 * 3.0 * 3.0  # d max|x| max|y| >= |x'y|
     assert Polynomial(degree=2, gamma=1.0, coef0=1.0).value_bound(A, A) == (18.0 + 1.0) ** 2
-    assert Sigmoid().value_bound(A, A) == 1.0
+    assert Sigmoid(gamma=1.0).value_bound(A, A) == 1.0
     assert Linear().value_bound(A * 1e200, A * 1e200) == np.inf
     assert parse_kernel("rbf + linear").value_bound(A, A) == np.inf  # unknown: checked
     assert certainly_finite(1.0) and not certainly_finite(np.inf)
@@ -115,5 +115,5 @@ def test_a_block_proven_finite_is_not_scanned(X, monkeypatch):
         raise AssertionError("scanned a block proven finite")
 
     monkeypatch.setattr(base, "check_kernel_values", fail)
-    KernelRows(RBF(), X).block(0, len(X))
+    KernelRows(RBF(gamma=1.0), X).block(0, len(X))
     KernelRows(Linear(), X).rows([1, 2])

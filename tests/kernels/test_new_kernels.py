@@ -59,7 +59,7 @@ def test_chi2_kernels_match_sklearn_and_refuse_negative_input(tmp_path):
     Y[0, :2] = 0.0  # 0 / 0 terms count as 0, as in scikit-learn
     np.testing.assert_allclose(Chi2(gamma=0.7)(X, Y), chi2_kernel(X, Y, gamma=0.7), rtol=1e-12)
     np.testing.assert_allclose(AdditiveChi2()(X, Y), additive_chi2_kernel(X, Y), rtol=1e-12)
-    np.testing.assert_allclose(Chi2()(X), chi2_kernel(X), rtol=1e-12)
+    np.testing.assert_allclose(Chi2(gamma=1.0)(X), chi2_kernel(X), rtol=1e-12)  # its default gamma
     assert parse_kernel("chi2(gamma=0.7)") == Chi2(gamma=0.7)
     assert parse_kernel("additive_chi2") == AdditiveChi2() and not AdditiveChi2().is_psd
     with pytest.raises(ValueError, match="non-negative"):

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from kernelkit import KernelSpecError
 from kernelkit.kernels import (KERNELS, RBF, Bilinear, Cauchy, Composed, Constant, Exp,
-                               KroneckerDelta, Laplacian, Linear, Polynomial, Power, Product,
+                               KroneckerDelta, Laplacian, Linear, Matern, Polynomial, Power, Product,
                                Scaled, Sigmoid, Sum, Warped, kernel_from_dict, parse_kernel,
                                resolve_kernel)
 
@@ -45,7 +45,10 @@ def test_headline_expression():
     ("Polynomial(degree=3)", Polynomial(3)),
     ("  Laplacian ( gamma = 2 )  ", Laplacian(2)),
     ("bilinear(A=[[1, 0], [0, 2]])", Bilinear(np.diag([1.0, 2.0]))),
-    ("rbf(gamma=None)", RBF()),
+    ("rbf(gamma='scale')", RBF()),                 # quoted strings, as Python's repr writes them
+    ('rbf(gamma="auto")', RBF(gamma="auto")),
+    ("rbf(gamma=scale)", RBF(gamma="scale")),       # the bare word still reads
+    ("matern(length_scale='scale', nu=2.5)", Matern(nu=2.5)),
 ])
 def test_parse(text, expected):
     assert parse_kernel(text) == expected
@@ -107,7 +110,7 @@ def _position(message):
     ("rbf + linear)", {12}),
     ("rbf(gamma=0.5) linear", {15}),            # trailing garbage
     ("rbf(gamma=0.5) + ", {16, 17}),
-    ("__import__('os')", {11}),
+    ("__import__('os')", {0}),                  # 'os' is a string now: the name is refused
     ("rbf(gamma=-1)", {0, 4, 10}),              # invalid value
     ("poly(degree=0)", {0, 5, 12}),
 ])
@@ -126,6 +129,9 @@ def test_errors_have_positions(text, positions):
     ("os.system('ls')", "unexpected character"), ("rbf(gamma=np.float64(1))", "position"),
     ("exp(k=1)", "Kernel"), ("rbf() ** linear", "number"), ("2 ** rbf", "number"),
     ("-rbf", "number"),
+    ("rbf(gamma=None)", "gamma='scale'"), ("rbf(gamma='wide')", "scale"),
+    ("rbf(gamma='scale)", "closing quote"), ("'rbf'", "kernel name"),
+    ("rbf(gamma='sc\\'ale')", "backslash"),
 ])
 def test_errors(text, match):
     with pytest.raises(KernelSpecError, match=match):

@@ -11,7 +11,7 @@ from kernelkit.kernels import (RBF, KernelRows, Laplacian, Linear, Polynomial, S
                                Subsequence)
 from kernelkit.testing import check_kernel
 
-KERNELS = [RBF(gamma=0.3), Laplacian(gamma=0.5), Polynomial(degree=2), RBF(0.2) + 0.5 * Linear(),
+KERNELS = [RBF(gamma=0.3), Laplacian(gamma=0.5), Polynomial(degree=2, gamma=1.0), RBF(0.2) + 0.5 * Linear(),
            2.0 * Laplacian(0.1) * RBF(0.4)]
 
 
@@ -91,7 +91,7 @@ def test_rbf_float32_fast_path_is_a_centred_float32_product():
     np.testing.assert_array_equal(out, block.astype(np.float64))
 
 
-@pytest.mark.parametrize("kernel", [Laplacian(0.3), Polynomial(2), RBF(0.3) + Linear()], ids=repr)
+@pytest.mark.parametrize("kernel", [Laplacian(0.3), Polynomial(2, 1.0), RBF(0.3) + Linear()], ids=repr)
 def test_float32_without_fast_path_rounds_float64_values(kernel):
     X, C = _data()
     rows = KernelRows(kernel, X, C, dtype=np.float32)

@@ -116,7 +116,7 @@ def test_kernels_without_tiles_and_sparse_rows_keep_the_row_block_path(small_til
     import scipy.sparse as sp
 
     X = np.random.default_rng(7).normal(size=(60, 4))
-    k = Polynomial(degree=2)
+    k = Polynomial(degree=2, gamma=1.0)
     assert not tiled.tiled_gram(k, *k.prepare(X), np.empty((60, 60)), symmetric=True)
     Xs = sp.random(60, 30, density=0.2, format="csr", random_state=0)
     r = RBF(gamma=0.1)

@@ -96,7 +96,9 @@ def test_rbf_length_scale_equivalence():
         np.testing.assert_allclose(RBF(length_scale=ls)(X, Y),
                                    RBF(gamma=1 / (2 * ls**2))(X, Y), rtol=1e-14)
         assert RBF(length_scale=ls).gamma_value == pytest.approx(1 / (2 * ls**2))
-    assert RBF().gamma_value == 1.0
+    assert RBF().gamma == "scale"  # scikit-learn's SVC default, fixed from the data at fit
+    with pytest.raises(ValueError, match="resolve"):
+        RBF().gamma_value
     with pytest.raises(ValueError, match="not both"):
         RBF(gamma=1.0, length_scale=1.0)
 

@@ -40,11 +40,21 @@ def test_resolve_reaches_sub_kernels_and_leaves_the_kernel_unchanged():
     assert RBF(gamma=0.5).resolve(X) is not None and Linear().resolve(X) == Linear()
 
 
-def test_unresolved_kernel_refuses_to_compute():
-    X = np.ones((3, 2))
+def test_unresolved_kernel_resolves_on_x_when_called_and_refuses_the_block_api():
+    from kernelkit.kernels import KernelRows
+
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    Y = 3.0 * X[:4]
     for k in (RBF(gamma="scale"), RBF(gamma="auto") + Linear(), Polynomial(gamma="scale")):
+        fixed = k.resolve(X)
+        # called directly, the rule is fixed on the first argument (as scikit-learn's
+        # rbf_kernel(X, Y, gamma=None) takes its default from X), not on Y
+        np.testing.assert_array_equal(k(X, Y), fixed(X, Y))
+        np.testing.assert_array_equal(k(X), fixed(X))
+        np.testing.assert_array_equal(k.diag(X), fixed.diag(X))
+        np.testing.assert_array_equal(kernelkit.gram(k, X, Y), fixed(X, Y))
         with pytest.raises(ValueError, match="call kernel.resolve"):
-            k(X)
+            KernelRows(k, X, Y)
     with pytest.raises(ValueError, match="resolve"):
         RBF(gamma="scale").spectral_density()
 

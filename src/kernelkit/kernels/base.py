@@ -35,7 +35,7 @@ from .._budget import row_blocks, rows_per_block
 from .._validation import (check_kernel_values, check_same_n_features, check_vectors,
                            validate_params)
 from ._sparse import as_float64_csr, is_sparse, n_rows, sparse_max_abs
-from .data_dependent import GAMMA_RULES, check_resolved, gamma_from_data
+from .data_dependent import InputScale, check_resolved, rule_value
 from .rows import KernelRows
 
 __all__ = ["Kernel", "KernelRows", "pairwise_blocked", "certainly_finite", "max_abs",
@@ -190,8 +190,9 @@ class Kernel:
     sparse_blocks = False
     # Declared constraints of the constructor's parameters (see _validation.validate_params).
     _param_constraints: dict = {}
-    # Parameters that may hold a data-dependent rule ("scale", "auto"), fixed by resolve(X).
-    _data_dependent_params: tuple = ()
+    # Parameters that may hold a data-dependent rule ("scale", "auto"), fixed by
+    # resolve(X): {name: kind}, the kinds of kernels/data_dependent.py's table.
+    _data_dependent_params: dict = {}
 
     # ---- parameters (scikit-learn conventions) --------------------------------
     @classmethod
@@ -285,15 +286,18 @@ class Kernel:
 
         ``gamma="scale"`` becomes ``1 / (n_features * X.var())`` (1.0 when the
         variance is 0) and ``gamma="auto"`` becomes ``1 / n_features``, as in
-        scikit-learn's SVC; sub-kernels of sums, products and other nodes are
-        resolved alike. Every estimator calls this once in ``fit`` and stores
-        the result as ``kernel_``; call it yourself before evaluating such a
-        kernel directly.
+        scikit-learn's SVC, for RBF, Polynomial and Sigmoid; Laplacian, Cauchy,
+        Matern (``length_scale``) and Chi2 have rules of the same spirit (the
+        table of :mod:`kernelkit.kernels.data_dependent`). Sub-kernels of sums,
+        products and other nodes are resolved alike, from one look at X.
+        Every estimator calls this once in ``fit`` and stores the result as
+        ``kernel_``; ``k(X, Y)`` calls it on X.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            The training inputs (validated).
+        X : array-like of shape (n_samples, n_features), or InputScale
+            The training inputs (validated), or their summary
+            (:class:`~kernelkit.kernels.data_dependent.InputScale`).
 
         Returns
         -------
@@ -308,15 +312,26 @@ class Kernel:
         >>> RBF(gamma="auto").resolve(np.zeros((5, 4)))
         RBF(gamma=0.25)
         """
+        if self.is_resolved:
+            return self
+        return self._resolve_with(InputScale.of(X))
+
+    def _rule_params(self):
+        """{name: kind} of this kernel's own parameters that hold a rule now."""
+        return {name: kind for name, kind in type(self)._data_dependent_params.items()
+                if isinstance(getattr(self, name, None), str)}
+
+    def _resolve_with(self, scale):
         params = self.get_params(deep=False)
+        rules = self._rule_params()
         changed = False
         for name, value in params.items():
             if isinstance(value, Kernel):
-                new = value.resolve(X)
+                new = value._resolve_with(scale)
                 changed = changed or new is not value
                 params[name] = new
-            elif name in self._data_dependent_params and isinstance(value, str):
-                params[name] = gamma_from_data(value, X)
+            elif name in rules:
+                params[name] = rule_value(rules[name], value, scale)
                 changed = True
         return type(self)(**params) if changed else self
 
@@ -353,6 +368,16 @@ class Kernel:
         Returns
         -------
         ndarray of shape (n_samples_X, n_samples_Y)
+
+        Notes
+        -----
+        A data-dependent parameter (``gamma="scale"``, the default of the
+        distance kernels) is resolved on ``X``, the first argument, as
+        scikit-learn's ``rbf_kernel(X, Y, gamma=None)`` takes its default from
+        X. For a kernel between new points and training points that matches a
+        fit, resolve on the training inputs first:
+        ``k = RBF().resolve(X_train); k(X_test, X_train)`` (an estimator's
+        ``kernel_`` is resolved already).
         """
         check_sparse_support(self, X, "X")
         X = self.check_input(X, "X")
@@ -361,7 +386,7 @@ class Kernel:
             Y = self.check_input(Y, "Y")
             if self.input_kind == "vector":
                 check_same_n_features(X, Y)
-        return pairwise_blocked(self, X, Y)
+        return pairwise_blocked(self.resolve(X), X, Y)
 
     def diag(self, X):
         """The diagonal ``k(x_i, x_i)`` without computing the Gram matrix.
@@ -375,8 +400,9 @@ class Kernel:
         ndarray of shape (n_samples,)
         """
         X = self.check_input(X, "X")
-        X, _ = self.prepare(X)
-        return np.asarray(self.diag_prepared(X), dtype=np.float64)
+        kernel = self.resolve(X)
+        X, _ = kernel.prepare(X)
+        return np.asarray(kernel.diag_prepared(X), dtype=np.float64)
 
     # ---- the block API (see the class docstring) ---------------------------------
     def prepare(self, X, Y=None, *, dtype=np.float64):
@@ -714,8 +740,6 @@ def _to_json_value(value, where):
 def _format_value(value):
     if isinstance(value, np.ndarray):
         return repr(value.tolist())  # a nested list: parse_kernel reads it back
-    if isinstance(value, str) and value in GAMMA_RULES:
-        return value  # gamma=scale: the expression parser reads the bare word back
     if isinstance(value, np.generic):
         return repr(value.item())  # np.float64(0.5) -> 0.5
     if callable(value) and not isinstance(value, Kernel):

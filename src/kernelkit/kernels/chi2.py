@@ -6,8 +6,9 @@ from numbers import Real
 
 import numpy as np
 
-from .._validation import Interval, check_vectors
+from .._validation import Interval, Options, check_vectors
 from .base import Kernel
+from .data_dependent import GAMMA_RULES
 
 __all__ = ["Chi2", "AdditiveChi2"]
 
@@ -48,8 +49,13 @@ class Chi2(_Chi2Base):
 
     Parameters
     ----------
-    gamma : float, default=1.0
-        > 0.
+    gamma : float or {"scale", "auto"}, default="scale"
+        > 0. ``"scale"`` is 1 / sum_k (var_k / mean_k) over the columns of the
+        training X (columns of mean 0 left out): for two rows drawn from X,
+        (x_k - y_k)^2 / (x_k + y_k) is about var_k / mean_k, so gamma times
+        the chi-squared distance is of order 1. ``"auto"`` is 1 / n_features.
+        Fixed at fit (:meth:`Kernel.resolve`); ``k(X, Y)`` fixes it on X.
+        scikit-learn's ``chi2_kernel`` defaults to gamma=1.0.
 
     References
     ----------
@@ -64,9 +70,11 @@ class Chi2(_Chi2Base):
     array([[0.1353]])
     """
 
-    _param_constraints = {"gamma": [Interval(Real, 0, None, closed="neither")]}
+    _param_constraints = {"gamma": [Interval(Real, 0, None, closed="neither"),
+                                    Options(str, GAMMA_RULES)]}
+    _data_dependent_params = {"gamma": "chi2_gamma"}
 
-    def __init__(self, gamma=1.0):
+    def __init__(self, gamma="scale"):
         self.gamma = gamma
         self._check_params()
 

@@ -9,6 +9,7 @@ import numpy as np
 from .._validation import Interval, Options
 from . import spectral
 from .base import Kernel
+from .data_dependent import GAMMA_RULES, check_resolved
 
 __all__ = ["Matern"]
 
@@ -25,8 +26,12 @@ class Matern(Kernel):
     ----------
     nu : {0.5, 1.5, 2.5}, default=1.5
         Smoothness (the closed forms; other values are refused).
-    length_scale : float, default=1.0
-        Width, > 0.
+    length_scale : float or {"scale", "auto"}, default="scale"
+        Width, > 0. ``"scale"`` is sqrt(n_features X.var() / 2), the length
+        whose RBF gamma 1 / (2 length_scale^2) is scikit-learn's
+        ``gamma="scale"`` (a Matern kernel tends to that RBF as nu grows);
+        ``"auto"`` is sqrt(n_features / 2). Fixed at fit from the training
+        data (:meth:`Kernel.resolve`); ``k(X, Y)`` fixes it on X.
 
     Notes
     -----
@@ -42,17 +47,18 @@ class Matern(Kernel):
     --------
     >>> import numpy as np
     >>> from kernelkit.kernels import Matern
-    >>> np.round(Matern(nu=0.5)(np.array([[0.0], [1.0]])), 4)  # exp(-1)
+    >>> np.round(Matern(nu=0.5, length_scale=1.0)(np.array([[0.0], [1.0]])), 4)  # exp(-1)
     array([[1.    , 0.3679],
            [0.3679, 1.    ]])
     """
 
     _param_constraints = {
         "nu": [Options(float, (0.5, 1.5, 2.5))],
-        "length_scale": [Interval(Real, 0, None, closed="neither")],
+        "length_scale": [Interval(Real, 0, None, closed="neither"), Options(str, GAMMA_RULES)],
     }
+    _data_dependent_params = {"length_scale": "length_scale"}
 
-    def __init__(self, nu=1.5, length_scale=1.0):
+    def __init__(self, nu=1.5, length_scale="scale"):
         self.nu = nu
         self.length_scale = length_scale
         self._check_params()
@@ -62,9 +68,12 @@ class Matern(Kernel):
         return True
 
     def spectral_density(self):
+        check_resolved(self)
         return spectral.StudentT(nu=float(self.nu), length_scale=float(self.length_scale))
 
     def sq_euclidean_profile(self):
+        check_resolved(self)
+
         def f(s):
             return self._of_distance(np.sqrt(s) / float(self.length_scale))
         return f

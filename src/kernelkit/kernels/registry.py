@@ -13,6 +13,13 @@ Grammar::
     factor := atom ("**" NUMBER)?
     atom   := NUMBER | NAME ["(" args ")"] | "(" expr ")"
     args   := [value ("," value)*] ["," NAME "=" value ...]
+    value  := expr | STRING | "scale" | "auto" | "[" value ("," value)* "]"
+
+STRING is text in single or double quotes without quotes or backslashes
+inside (``gamma='scale'``, ``gamma="scale"``), as Python writes it in a
+``repr``; the bare words ``scale`` and ``auto`` are read as those strings.
+The kernel's constructor then checks the value (``gamma='wide'`` is refused
+there, with the allowed values).
 """
 
 from __future__ import annotations
@@ -57,7 +64,7 @@ for _cls, _aliases in [
 # Bare words accepted as string values: rbf(gamma=scale) means rbf(gamma='scale').
 _WORDS = ("scale", "auto")
 
-_TOKEN = re.compile(r"\s*(?:(?P<num>\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+)?)"
+_TOKEN = re.compile(r"\s*(?:(?P<str>'[^'\\\n]*'|\"[^\"\\\n]*\")|(?P<num>\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+)?)"
                     r"|(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<op>\*\*|[-+*/(),=\[\]]))")
 
 
@@ -66,6 +73,10 @@ def _tokenize(text):
     text = text.rstrip()
     while pos < len(text):
         m = _TOKEN.match(text, pos)
+        if not m and text[pos:].lstrip()[:1] in ("'", '"'):
+            raise KernelSpecError(f"a quoted string without its closing quote, or with a "
+                                  f"backslash or line break inside, at position {pos} in "
+                                  f"kernel expression {text!r}")
         if not m:
             raise KernelSpecError(f"unexpected character {text[pos:].lstrip()[:1]!r} at position "
                                   f"{pos} in kernel expression {text!r}")
@@ -215,6 +226,9 @@ class _Parser:
                 self.tokens[self.i + 1][1] != "(":
             self.take()
             return {"None": None, "True": True, "False": False}[text]
+        if kind == "str":  # gamma='scale' (Python's repr) or gamma="scale"
+            self.take()
+            return text[1:-1]
         if kind == "name" and text in _WORDS and self.tokens[self.i + 1][1] != "(":
             self.take()  # gamma=scale, gamma=auto (scikit-learn's data-dependent values)
             return text
@@ -278,9 +292,9 @@ def parse_kernel(text):
     text : str
         Names (case-insensitive: ``rbf``/``gaussian``, ``poly``/``polynomial``,
         ``linear``, ``laplacian``, ``cauchy``, ``sigmoid``, ``delta``, ...),
-        call arguments (numbers, positional or by name; ``gamma=scale`` and
-        ``gamma=auto`` for scikit-learn's data-dependent gamma, fixed at fit
-        by :meth:`Kernel.resolve`), ``+``, ``*``, ``/``
+        call arguments (numbers, positional or by name; quoted strings, and
+        ``gamma='scale'`` / ``gamma='auto'`` -- quotes optional -- for the
+        data-dependent width, fixed at fit by :meth:`Kernel.resolve`), ``+``, ``*``, ``/``
         by a number, ``**`` a number, parentheses and ``exp(...)``.
 
     Returns
@@ -349,6 +363,11 @@ def kernel_from_dict(spec):
         elif not (value is None or isinstance(value, (bool, int, float, str))):
             raise ValueError(f"malformed value for {cls.__name__}.{key}: {value!r}")
         params[key] = value
+    if cls is vector.RBF and "gamma" in params and params["gamma"] is None:
+        # written before RBF's default became gamma="scale": None meant 1.0 then
+        del params["gamma"]
+        if params.get("length_scale") is None:
+            params["gamma"] = 1.0
     try:
         return cls(**params)
     except (TypeError, ValueError) as exc:

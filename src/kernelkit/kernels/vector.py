@@ -193,9 +193,10 @@ class Polynomial(Kernel):
     degree : int, default=3
         Positive integer degree. Its explicit feature map has
         ``comb(n_features + degree, degree)`` monomials (with ``coef0 > 0``).
-    gamma : float or {"scale", "auto"}, default=1.0
-        Scale of the inner product, > 0; ``"scale"`` / ``"auto"`` are fixed
-        from the training data at fit (see :meth:`Kernel.resolve`).
+    gamma : float or {"scale", "auto"}, default="scale"
+        Scale of the inner product, > 0. ``"scale"`` is 1 / (n_features X.var())
+        and ``"auto"`` 1 / n_features, fixed from the training data at fit
+        (see :meth:`Kernel.resolve`), as in scikit-learn's SVC.
     coef0 : float, default=1.0
         Offset; ``coef0 >= 0`` keeps the kernel positive semi-definite.
 
@@ -224,9 +225,9 @@ class Polynomial(Kernel):
         "gamma": [_POSITIVE, _GAMMA],
         "coef0": [Interval(Real, None, None)],
     }
-    _data_dependent_params = ("gamma",)
+    _data_dependent_params = {"gamma": "gamma"}
 
-    def __init__(self, degree=3, gamma=1.0, coef0=1.0):
+    def __init__(self, degree=3, gamma="scale", coef0=1.0):
         self.degree = degree
         self.gamma = gamma
         self.coef0 = coef0
@@ -306,14 +307,16 @@ class RBF(Kernel):
 
     Parameters
     ----------
-    gamma : float or {"scale", "auto"}, optional
-        Inverse width, > 0. Default 1.0 when ``length_scale`` is not given.
-        ``"scale"`` (1 / (n_features X.var())) and ``"auto"`` (1 / n_features)
-        are scikit-learn's data-dependent values, fixed at fit by
-        :meth:`Kernel.resolve`.
-    length_scale : float or array-like of shape (n_features,), optional
-        Alternative parametrisation: gamma = 1 / (2 length_scale^2). Give
-        ``gamma`` or ``length_scale``, not both. An array gives one length
+    gamma : float or {"scale", "auto"}, default="scale"
+        Inverse width, > 0. ``"scale"`` (1 / (n_features X.var())) and
+        ``"auto"`` (1 / n_features) are scikit-learn's data-dependent values
+        (``SVC``'s default is ``"scale"``), fixed at fit by
+        :meth:`Kernel.resolve`; called directly, ``k(X, Y)`` fixes them on X.
+    length_scale : float, {"scale", "auto"} or array-like of shape (n_features,), optional
+        Alternative parametrisation: gamma = 1 / (2 length_scale^2); its
+        ``"scale"`` is the length whose gamma is gamma's ``"scale"``,
+        sqrt(n_features X.var() / 2). When given, it replaces ``gamma``
+        (which must then be left at its default). An array gives one length
         scale per feature (automatic relevance determination, ARD):
         k(x, y) = exp(-sum_j (x_j - y_j)^2 / (2 l_j^2)), computed as the
         isotropic kernel with gamma = 1/2 on inputs divided by the length
@@ -349,25 +352,37 @@ class RBF(Kernel):
 
     sparse_blocks = True
 
-    def __init__(self, gamma=None, length_scale=None):
+    def __init__(self, gamma="scale", length_scale=None):
         self.gamma = gamma
         self.length_scale = length_scale
         self._check_params()
 
     _param_constraints = {
-        "gamma": [_POSITIVE, None, _GAMMA],
-        "length_scale": [_POSITIVE, None, "array-like"],
+        "gamma": [_POSITIVE, _GAMMA],
+        "length_scale": [_POSITIVE, None, _GAMMA, "array-like"],
     }
-    _data_dependent_params = ("gamma",)
+    _data_dependent_params = {"gamma": "gamma", "length_scale": "length_scale"}
 
     def _check_params(self):
+        if self.gamma is None:
+            raise InvalidParameterError(
+                "RBF: gamma=None is not a value; leave gamma out for scikit-learn's "
+                "data-dependent default gamma='scale' (1 / (n_features X.var())), or pass a "
+                "number (gamma=1.0 was kernelkit's default before it followed scikit-learn)")
         super()._check_params()
-        if self.gamma is not None and self.length_scale is not None:
+        if self.length_scale is not None and not (isinstance(self.gamma, str)
+                                                  and self.gamma == "scale"):
             raise InvalidParameterError(
                 "RBF: give gamma or length_scale, not both "
                 f"(got gamma={self.gamma!r}, length_scale={self.length_scale!r})")
-        if self.length_scale is not None and not isinstance(self.length_scale, Real):
+        if self.length_scale is not None and not isinstance(self.length_scale, (Real, str)):
             self.length_scale = _check_length_scales(self.length_scale)
+
+    def _rule_params(self):
+        rules = super()._rule_params()
+        if self.length_scale is not None:  # gamma is unused: length_scale sets the width
+            rules.pop("gamma", None)
+        return rules
 
     @property
     def is_ard(self) -> bool:
@@ -395,7 +410,7 @@ class RBF(Kernel):
                              "gamma; read length_scale instead")
         if self.length_scale is not None:
             return 1.0 / (2.0 * float(self.length_scale) ** 2)
-        return 1.0 if self.gamma is None else float(self.gamma)
+        return float(self.gamma)
 
     @property
     def is_shift_invariant(self):
@@ -503,9 +518,8 @@ class _Stationary(Kernel):
     _density = None
     sparse_blocks = True  # the sparse-aware loops of _compiled/sparse.py
     _param_constraints = {"gamma": [_POSITIVE, _GAMMA]}
-    _data_dependent_params = ("gamma",)
 
-    def __init__(self, gamma=1.0):
+    def __init__(self, gamma="scale"):
         self.gamma = gamma
         self._check_params()
 
@@ -548,8 +562,12 @@ class Laplacian(_Stationary):
 
     Parameters
     ----------
-    gamma : float or {"scale", "auto"}, default=1.0
-        Inverse width, > 0 (``"scale"``/``"auto"``: fixed at fit from the data).
+    gamma : float or {"scale", "auto"}, default="scale"
+        Inverse width, > 0. ``"scale"`` is 1 / (n_features sqrt(X.var())), so
+        that gamma ||x - y||_1 is of order 1 (on standardised columns it is
+        1 / n_features, scikit-learn's ``laplacian_kernel`` default), and
+        ``"auto"`` 1 / n_features; fixed at fit from the training data (the
+        reasons: :mod:`kernelkit.kernels.data_dependent`).
 
     Examples
     --------
@@ -565,8 +583,9 @@ class Laplacian(_Stationary):
 
     _loop = "l1_exp"
     _density = "CauchyDensity"
+    _data_dependent_params = {"gamma": "l1_gamma"}
 
-    def __init__(self, gamma=1.0):
+    def __init__(self, gamma="scale"):
         super().__init__(gamma)
 
 
@@ -577,8 +596,11 @@ class Cauchy(_Stationary):
 
     Parameters
     ----------
-    gamma : float or {"scale", "auto"}, default=1.0
-        Inverse width, > 0 (``"scale"``/``"auto"``: fixed at fit from the data).
+    gamma : float or {"scale", "auto"}, default="scale"
+        Inverse width, > 0. ``"scale"`` is 1 / sqrt(n_features X.var()), the
+        square root of the RBF's (to first order the kernel is
+        exp(-gamma^2 ||x - y||^2)), and ``"auto"`` 1 / sqrt(n_features); fixed
+        at fit from the training data.
 
     Examples
     --------
@@ -593,8 +615,9 @@ class Cauchy(_Stationary):
 
     _loop = "cauchy"
     _density = "LaplaceDensity"
+    _data_dependent_params = {"gamma": "cauchy_gamma"}
 
-    def __init__(self, gamma=1.0):
+    def __init__(self, gamma="scale"):
         super().__init__(gamma)
 
 
@@ -607,8 +630,9 @@ class Sigmoid(Kernel):
 
     Parameters
     ----------
-    gamma : float or {"scale", "auto"}, default=1.0
-        Scale of the inner product, > 0 (``"scale"``/``"auto"``: fixed at fit).
+    gamma : float or {"scale", "auto"}, default="scale"
+        Scale of the inner product, > 0 (``"scale"``/``"auto"``: scikit-learn's
+        rules, fixed at fit from the training data).
     coef0 : float, default=0.0
         Offset.
 
@@ -629,9 +653,9 @@ class Sigmoid(Kernel):
         "gamma": [_POSITIVE, _GAMMA],
         "coef0": [Interval(Real, None, None)],
     }
-    _data_dependent_params = ("gamma",)
+    _data_dependent_params = {"gamma": "gamma"}
 
-    def __init__(self, gamma=1.0, coef0=0.0):
+    def __init__(self, gamma="scale", coef0=0.0):
         self.gamma = gamma
         self.coef0 = coef0
         self._check_params()

@@ -20,8 +20,9 @@ from .._validation import check_sparse_vectors, check_vectors
 from ..exceptions import InvalidParameterError
 from ..kernels import Kernel, KernelParamsMixin, resolve_kernel
 from ..kernels.base import check_sparse_support
+from ..kernels.data_dependent import InputScale, feature_scale_spread
 
-__all__ = ["warn_smo_stopped", "kernel_for_data", "KernelParamsMixin", "sparse_formats", "as_float64_rows", "tag_sparse", "resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
+__all__ = ["warn_smo_stopped", "kernel_for_data", "feature_scale_choice", "KernelParamsMixin", "sparse_formats", "as_float64_rows", "tag_sparse", "resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
            "check_sample_weight", "check_alpha", "takes_strings", "input_dim",
            "validate_fit_X", "validate_classifier_data", "predict_labels",
            "reject_precomputed", "report_plan", "check_symmetric_gram", "SYMMETRY_RTOL"]
@@ -34,17 +35,85 @@ def resolve_estimator_kernel(kernel):
     return resolve_kernel(kernel)
 
 
-def kernel_for_data(kernel, X):
+#: Columns whose standard deviations differ by more than this factor, under a
+#: distance kernel, are named in ``plan_`` (the narrow ones hardly count).
+SCALE_SPREAD_LIMIT = 100.0
+
+
+def kernel_for_data(kernel, X, est=None):
     """The kernel to fit with: data-dependent parameters (``gamma="scale"``) fixed from X.
 
     Every estimator calls this once in ``fit``, on its validated training X,
     and stores the result as ``kernel_`` (the user's ``kernel`` is left as
     given). ``"precomputed"`` and kernels without such parameters come back
     unchanged. See :meth:`kernelkit.kernels.Kernel.resolve`.
+
+    With ``est``, it also looks at the spread of the column scales under a
+    distance kernel (:func:`feature_scale_choice`, from the same one pass over
+    X as the rules) and keeps the finding for :func:`report_plan`, which puts
+    it into ``est.plan_`` and prints it at verbosity >= 1.
     """
-    if isinstance(kernel, Kernel):
-        return kernel.resolve(X)
-    return kernel
+    if not isinstance(kernel, Kernel) or kernel.input_kind == "string":
+        return kernel
+    check = est is not None and _distance_kernel(kernel) is not None
+    if kernel.is_resolved and not check:
+        return kernel
+    scale = InputScale.of(X)
+    if check:
+        est._input_scale_choice = feature_scale_choice(kernel, scale, type(est).__name__)
+    return kernel.resolve(scale)
+
+
+def _distance_kernel(kernel):
+    """The first kernel in ``kernel``'s tree whose values depend on distances between
+    rows (RBF, Laplacian, Cauchy, Matern, Chi2; not an RBF with per-feature scales), or None."""
+    from ..kernels import RBF, Cauchy, Chi2, Laplacian, Matern
+
+    stack = [kernel]
+    while stack:
+        k = stack.pop()
+        if isinstance(k, (Laplacian, Cauchy, Matern, Chi2)) or \
+                (isinstance(k, RBF) and not getattr(k, "is_ard", False)):
+            return k
+        stack.extend(v for v in vars(k).values() if isinstance(v, Kernel))
+    return None
+
+
+def feature_scale_choice(kernel, X, estimator_name="the estimator"):
+    """A :class:`~kernelkit.planning.Choice` naming columns of very different scales, or None.
+
+    Under a distance kernel (RBF, Laplacian, ...) every column counts in
+    proportion to its scale: when the standard deviations of the columns
+    differ by more than ``SCALE_SPREAD_LIMIT`` (constant columns ignored), the
+    wide columns decide every distance and the narrow ones are all but
+    ignored, whatever gamma. The fix is to standardise the columns.
+
+    Parameters
+    ----------
+    kernel : Kernel
+    X : array-like of shape (n_samples, n_features), or InputScale
+        The training inputs (one pass of column variances, shared with the
+        kernel's data-dependent rules).
+    estimator_name : str
+        Named in the suggested pipeline.
+
+    Returns
+    -------
+    Choice or None
+    """
+    from ..planning import Choice
+
+    found = _distance_kernel(kernel)
+    if found is None:
+        return None
+    ratio, wide, narrow = feature_scale_spread(InputScale.of(X))
+    if ratio <= SCALE_SPREAD_LIMIT:
+        return None
+    return Choice(
+        "input scales", f"column {wide} spreads {ratio:.3g} times as wide as column {narrow}",
+        f"under the distance kernel {type(found).__name__} the widest columns decide every "
+        f"distance and the narrow ones are all but ignored; standardise the columns, e.g. "
+        f"make_pipeline(StandardScaler(), {estimator_name}(...))")
 
 
 def takes_strings(kernel):
@@ -295,7 +364,12 @@ def report_plan(est, verbose=0):
     """Print ``est.plan_.explain()`` when ``verbose`` or kernelkit's verbosity is >= 1.
 
     Called once at the end of planning in ``fit``; the numerics never print.
+    A finding of :func:`kernel_for_data` about the input scales is added to
+    ``plan_`` first.
     """
+    found = est.__dict__.pop("_input_scale_choice", None)
+    if found is not None and getattr(est, "plan_", None) is not None:
+        est.plan_ = est.plan_.with_choices(found)
     if max(int(verbose or 0), int(config.get_config()["verbosity"])) >= 1:
         print(est.plan_.explain())
 

@@ -204,7 +204,7 @@ class KernelKMeans(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transform
         """
         kernel = self._check_params()
         X = validate_fit_X(self, kernel, X)
-        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
+        kernel = kernel_for_data(kernel, X, self)  # gamma="scale" fixed from the training X
         n, k = X.shape[0], self.n_clusters
         if n < k:
             raise ValueError(f"n_samples={n} should be >= n_clusters={k}.")

@@ -241,7 +241,7 @@ class KernelMachine(KernelParamsMixin, _KernelMachineMixin, RegressorMixin, Base
         (n_samples, n_targets); returns self."""
         kernel = self._check_params()
         X, y = validate_fit_data(self, kernel, X, y)
-        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
+        kernel = kernel_for_data(kernel, X, self)  # gamma="scale" fixed from the training X
         y = np.asarray(y, dtype=np.float64)
         fit = self._fit_columns(kernel, X, y[:, None] if y.ndim == 1 else y)
         if y.ndim == 2 and y.shape[1] == 1:  # keep the (n, 1) shape of y
@@ -321,7 +321,7 @@ class KernelMachineClassifier(KernelParamsMixin, _KernelMachineMixin, _ScoreClas
         """Fit on X of shape (n_samples, n_features), labels y of shape (n_samples,)."""
         kernel = self._check_params()
         X, Y = validate_classifier_data(self, X, y, kernel)
-        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
+        kernel = kernel_for_data(kernel, X, self)  # gamma="scale" fixed from the training X
         sw = class_sample_weight(self.class_weight, self.classes_, Y)
         self._store_fit(kernel, self._fit_columns(kernel, X, Y, sw))
         report_plan(self, self.verbose)

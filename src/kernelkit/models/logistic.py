@@ -133,7 +133,7 @@ class KernelLogisticRegression(KernelParamsMixin, _ScoreClassifier):
         """
         kernel = self._check_params()
         X, Y = validate_classifier_data(self, X, y, kernel)
-        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
+        kernel = kernel_for_data(kernel, X, self)  # gamma="scale" fixed from the training X
         n = X.shape[0]
         sw = class_sample_weight(self.class_weight, self.classes_, Y, sample_weight)
         binary = Y.shape[1] == 1 or self.multi_class == "ovr"

@@ -72,7 +72,7 @@ class _KernelNeighbors(KernelParamsMixin, BaseEstimator):
     def _fit(self, X, y, y_numeric):
         kernel = self._check_params()
         X, y = validate_fit_data(self, kernel, X, y, y_numeric=y_numeric)
-        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
+        kernel = kernel_for_data(kernel, X, self)  # gamma="scale" fixed from the training X
         self.kernel_ = kernel
         self.X_fit_ = X
         self.n_samples_fit_ = X.shape[0]

@@ -145,7 +145,7 @@ class KernelOneClassSVM(KernelParamsMixin, OutlierMixin, BaseEstimator):
         """
         kernel = self._check_params()
         X = validate_fit_X(self, kernel, X)
-        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
+        kernel = kernel_for_data(kernel, X, self)  # gamma="scale" fixed from the training X
         if kernel == "precomputed":
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"with kernel='precomputed', X must be the square Gram matrix "

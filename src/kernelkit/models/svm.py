@@ -231,7 +231,7 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
         kernel = self._check_params()
         # Labels first (a one-class problem says so), then the Gram matrix's symmetry.
         X, y = validate_fit_data(self, kernel, X, y, y_numeric=False, check_symmetry=False)
-        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
+        kernel = kernel_for_data(kernel, X, self)  # gamma="scale" fixed from the training X
         y = column_or_1d(y, warn=True)
         if y.dtype == object and len({isinstance(v, str) for v in y}) > 1:
             example = (next(v for v in y if isinstance(v, str)),

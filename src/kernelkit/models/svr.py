@@ -112,7 +112,7 @@ class KernelSVR(KernelParamsMixin, RegressorMixin, BaseEstimator):
         ``kernel="precomputed"``) and real targets y of shape (n_samples,)."""
         kernel = self._check_params()
         X, y = validate_fit_data(self, kernel, X, y)
-        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
+        kernel = kernel_for_data(kernel, X, self)  # gamma="scale" fixed from the training X
         y = column_or_1d(y, warn=True).astype(np.float64)
         n = len(y)
         sw = check_sample_weight(sample_weight, n)
