@@ -1,44 +1,109 @@
-"""Kernel ridge with alpha (and kernel parameters) chosen by exact leave-one-out."""
+"""Kernel ridge with alpha (and kernel parameters) chosen along the regularisation path.
+
+Exact leave-one-out (or GCV) while the n x n problem is affordable; beyond it,
+GCV or k-fold along the whole alpha path of the Nystroem (Falkon) or
+random-feature model from one pass over the rows (:mod:`kernelkit.tuning`).
+"""
 
 from __future__ import annotations
 
-import itertools
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import clone
 
-from .._validation import Interval, validate_params
+from .._validation import Interval, Options, validate_params
 from ..exceptions import InvalidParameterError
-from .._budget import require
-from ..gram import gram
-from ..linalg import eigh_psd, loo_residuals
-from ..solvers import dual_ridge_eigen
-from ._base import KernelParamsMixin, kernel_for_data
-from ._base import resolve_estimator_kernel, validate_fit_data
+from ._base import KernelParamsMixin, resolve_estimator_kernel
+from ._base import validate_fit_data, kernel_for_data
+from ._ridge_search import SOLVERS, search
 from .kernel_ridge import _RidgePredictor
 
 __all__ = ["KernelRidgeCV"]
 
+CV_CONSTRAINTS = {
+    "kernel": ["kernel"],
+    "alphas": [Interval(Real, 0, None, closed="neither"), "array-like"],
+    "param_grid": [dict, None],
+    "fit_intercept": ["boolean"],
+    "cv": [Options(str, ("auto", "loo", "gcv")), Interval(Integral, 2, None)],
+    "solver": [Options(str, SOLVERS)],
+    "factorisation": [Options(str, ("auto", "eigen", "cholesky"))],
+    "n_centers": [Interval(Integral, 1, None), Options(str, ("auto",))],
+    "n_components": [Interval(Integral, 1, None)],
+    "random_state": ["random_state"],
+    "verbose": [Interval(Real, 0, None)],
+}
+
 
 class KernelRidgeCV(KernelParamsMixin, _RidgePredictor):
-    """Kernel ridge regression with exact leave-one-out model selection.
+    """Kernel ridge regression with alpha and kernel parameters chosen along the path.
 
-    For each kernel candidate one symmetric eigendecomposition K = Q diag(w) Q'
-    gives, for every alpha at O(n^2) cost, the exact leave-one-out residuals
-    r_i = u_i / [(K + alpha I)^-1]_ii with u = (K + alpha I)^-1 y, as RidgeCV
-    does for linear ridge. The best (kernel, alpha) by LOO mean squared error
-    is refitted from the same decomposition.
+    Every alpha of a kernel candidate costs about the price of one:
+
+    - **exact** (``solver="exact"``, small n): the exact leave-one-out
+      residuals (Allen's PRESS identity) or GCV of kernel ridge from one
+      eigendecomposition of K for all alphas, or from one Cholesky factor and
+      its inverse per alpha when there are few alphas (:mod:`kernelkit.tuning.paths`);
+    - **Nystroem** (``solver="nystroem"`` or ``"falkon"``, large n): the model
+      of ``KernelRidge(solver="falkon")`` on M centers; one pass over the rows
+      accumulates K_nM'K_nM, K_nM'y, K_nM'1 and y'y (per fold), then every
+      alpha is O(M^2) from the eigendecomposition of the K_MM-whitened M x M
+      problem: GCV, or k-fold held-out error (:mod:`kernelkit.tuning.nystroem_path`);
+    - **random features** (``solver="features"``): the same with the random
+      Fourier feature matrix Z of D columns.
+
+    A grid of kernel parameters of a kernel of the Euclidean distance (RBF,
+    Matern, their sums and products: ``Kernel.sq_euclidean_profile``) reuses
+    one matrix of squared distances (n x n exact, n x M Nystroem). The best
+    (kernel, alpha) is refitted: exactly for the exact path, and directly from
+    the same eigendecomposition for Nystroem (Falkon's solution without the
+    conjugate-gradient error) and random features.
+
+    **The intercept** (``fit_intercept=True``) is that of
+    :class:`KernelRidge`: the training targets' mean, added to a kernel ridge
+    fit of the centred targets. The leave-one-out residual of sample i is the
+    one of the model refitted without i, whose mean is that of the other
+    n - 1 targets: LOO is exact for the model that is refitted, at no extra
+    cost (one more right-hand side, ``G^-1 1``). GCV and held-out errors use
+    the same model (the intercept's degree of freedom counted in the trace).
 
     Parameters
     ----------
     kernel : Kernel, str or "precomputed", default="rbf"
         Base kernel.
     alphas : array-like of float, default=(0.1, 1.0, 10.0)
-        Regularisation strengths to try (> 0).
+        Regularisation strengths to try (> 0), in scikit-learn's convention
+        sum (y - f)^2 + alpha ||f||^2.
     param_grid : dict of str to list, optional
         Kernel parameters to try, e.g. ``{"gamma": [0.1, 1.0]}`` or, for a
         composite kernel, ``{"k1__gamma": [...]}``: every combination is tried.
+    fit_intercept : bool, default=True
+        Fit the target mean, unpenalised (see above). False: no intercept
+        (scikit-learn's ``KernelRidge``).
+    cv : {"auto", "loo", "gcv"} or int, default="auto"
+        The criterion. ``"loo"``: exact leave-one-out (exact solver only).
+        ``"gcv"``: generalised cross-validation. An int k >= 2: k-fold
+        held-out error (Nystroem and random features only; shuffled folds
+        drawn from ``random_state``). ``"auto"``: LOO for exact, GCV beyond.
+    solver : {"auto", "exact", "nystroem", "falkon", "features"}, default="auto"
+        ``"auto"``: exact while n <= :data:`~kernelkit.models._ridge_search.EXACT_MAX_N`
+        and three n x n matrices fit the memory budget (or the kernel is
+        precomputed, takes strings or the input is sparse), else Nystroem.
+        ``"falkon"`` is the same as ``"nystroem"``. Recorded in ``plan_``.
+    factorisation : {"auto", "eigen", "cholesky"}, default="auto"
+        Exact path: one eigendecomposition per kernel, or a Cholesky factor
+        per alpha. ``"auto"`` picks by the number of alphas (measured
+        :data:`~kernelkit.tuning.paths.EIGH_CHOLESKY_RATIO`); in ``plan_``.
+    n_centers : int or "auto", default="auto"
+        Nystroem centers M (uniform rows, as ``KernelRidge(solver="falkon",
+        center_selection="uniform")`` draws them with the same ``random_state``);
+        "auto": sqrt(n) log n within [100, 20000].
+    n_components : int, default=1000
+        Random features D (``solver="features"``).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the centers, the random features and the folds.
+    verbose : int, default=0
+        Print ``plan_`` when >= 1.
 
     Attributes
     ----------
@@ -46,50 +111,75 @@ class KernelRidgeCV(KernelParamsMixin, _RidgePredictor):
         Selected alpha.
     kernel_ : Kernel or "precomputed"
         Selected kernel.
+    best_params_ : dict
+        The selected kernel parameters (of ``param_grid``) and ``"alpha"``.
     best_score_ : float
-        Its LOO mean squared error (averaged over targets).
+        The selected model's criterion: LOO, GCV or k-fold mean squared error
+        (averaged over targets; lower is better).
     cv_results_ : dict
-        ``params`` (list of dicts), ``alpha`` and ``loo_mse`` (arrays), one
-        entry per (kernel candidate, alpha).
+        ``params`` (list of dicts), ``alpha`` and ``mean_squared_error``
+        (arrays), one entry per (kernel candidate, alpha); ``loo_mse`` too
+        when the criterion is LOO.
+    criterion_ : str
+        ``"loo"``, ``"gcv"`` or ``"k-fold"``.
+    solver_ : {"dual", "falkon", "primal"}
+        The refitted model's form (exact dual, Nystroem centers, features).
     dual_coef_ : ndarray of shape (n_samples,) or (n_samples, n_targets)
+        Dual coefficients (of the centers for Nystroem).
+    coef_ : ndarray of shape (D,) or (D, n_targets)
+        Feature weights (random features).
+    centers_ : ndarray of shape (M, n_features)
+        Nystroem centers.
+    feature_map_ : RandomFourierFeatures
+        The random features (random features).
+    intercept_ : float or ndarray of shape (n_targets,)
     X_fit_ : ndarray of shape (n_samples, n_features) or None
+    plan_ : Plan
+        The solver, criterion, factorisation, distance reuse and grid-edge checks.
     n_features_in_ : int
+
+    Warns
+    -----
+    GridEdgeWarning
+        When the best alpha or a kernel parameter is the smallest or largest
+        of its grid (:func:`kernelkit.tuning.warn_if_on_edge`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.models import KernelRidgeCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 2)); y = np.sin(X[:, 0]) + 100.0
+    >>> cv = KernelRidgeCV(alphas=[1e-3, 1e-2, 1e-1], param_grid={"gamma": [0.1, 0.5, 2]})
+    >>> cv = cv.fit(X, y)
+    >>> float(np.abs(cv.predict(X) - y).max()) < 0.05
+    True
     """
 
-    _param_constraints = {
-        "kernel": ["kernel"],
-        "alphas": [Interval(Real, 0, None, closed="neither"), "array-like"],
-        "param_grid": [dict, None],
-    }
+    _param_constraints = CV_CONSTRAINTS
 
-    def __init__(self, kernel="rbf", alphas=(0.1, 1.0, 10.0), *, param_grid=None):
+    def __init__(self, kernel="rbf", alphas=(0.1, 1.0, 10.0), *, param_grid=None,
+                 fit_intercept=True, cv="auto", solver="auto", factorisation="auto",
+                 n_centers="auto", n_components=1000, random_state=None, verbose=0):
         self.kernel = kernel
         self.alphas = alphas
         self.param_grid = param_grid
-
-    def _candidates(self, base):
-        grid = self.param_grid or {}
-        if grid and base == "precomputed":
-            raise ValueError("param_grid cannot be used with kernel='precomputed'")
-        keys = sorted(grid)
-        for values in itertools.product(*(list(grid[k]) for k in keys)):
-            params = dict(zip(keys, values))
-            yield params, (clone(base).set_params(**params) if params else base)
+        self.fit_intercept = fit_intercept
+        self.cv = cv
+        self.solver = solver
+        self.factorisation = factorisation
+        self.n_centers = n_centers
+        self.n_components = n_components
+        self.random_state = random_state
+        self.verbose = verbose
 
     def _check_params(self):
         """Check the hyperparameters; return the base kernel and the alphas."""
         validate_params(self, self._param_constraints, type(self).__name__)
-        try:
-            alphas = np.atleast_1d(np.asarray(self.alphas, dtype=np.float64)).ravel()
-        except (TypeError, ValueError):
-            alphas = np.array([np.nan])
-        if alphas.size == 0 or not np.isfinite(alphas).all() or (alphas <= 0).any():
-            raise InvalidParameterError(f"{type(self).__name__}: alphas must be a non-empty "
-                                        f"list of positive numbers, got {self.alphas!r}")
-        return resolve_estimator_kernel(self.kernel), alphas
+        return resolve_estimator_kernel(self.kernel), check_alphas(self)
 
     def fit(self, X, y):
-        """Select (kernel, alpha) by leave-one-out and fit the model.
+        """Select (kernel, alpha) along the path and fit the model.
 
         Parameters
         ----------
@@ -104,28 +194,17 @@ class KernelRidgeCV(KernelParamsMixin, _RidgePredictor):
         X, y = validate_fit_data(self, base, X, y)
         base = kernel_for_data(base, X)  # gamma="scale" fixed from the training X
         y = np.asarray(y, dtype=np.float64)
-        n = X.shape[0]
-        if n < 2:
-            raise ValueError(f"leave-one-out needs at least 2 samples, got n_samples = {n}")
-        require(16.0 * n * n, f"leave-one-out by eigendecomposition (two {n} x {n} matrices)")
-        results = {"params": [], "alpha": [], "loo_mse": []}
-        best = None
-        for params, kernel in self._candidates(base):
-            K = np.array(X, dtype=np.float64) if base == "precomputed" else gram(kernel, X)
-            w, Q = eigh_psd(K.astype(np.float64, copy=False), overwrite_a=True)
-            for alpha in alphas:
-                res = loo_residuals(w, Q, y, float(alpha))
-                mse = float(np.mean(res ** 2))
-                results["params"].append(params)
-                results["alpha"].append(float(alpha))
-                results["loo_mse"].append(mse)
-                if best is None or mse < best[0]:
-                    best = (mse, float(alpha), kernel, w, Q)
-        mse, alpha, kernel, w, Q = best
-        self.alpha_, self.kernel_, self.best_score_ = alpha, kernel, mse
-        self.cv_results_ = {"params": results["params"],
-                            "alpha": np.array(results["alpha"]),
-                            "loo_mse": np.array(results["loo_mse"])}
-        self.dual_coef_ = dual_ridge_eigen(w, Q, y, alpha)
-        self.X_fit_ = None if base == "precomputed" else X
+        search(self, X, y, base, alphas)
         return self
+
+
+def check_alphas(est):
+    """The alphas as a non-empty float64 array of positive numbers, or a clear error."""
+    try:
+        alphas = np.atleast_1d(np.asarray(est.alphas, dtype=np.float64)).ravel()
+    except (TypeError, ValueError):
+        alphas = np.array([np.nan])
+    if alphas.size == 0 or not np.isfinite(alphas).all() or (alphas <= 0).any():
+        raise InvalidParameterError(f"{type(est).__name__}: alphas must be a non-empty "
+                                    f"list of positive numbers, got {est.alphas!r}")
+    return alphas

@@ -1,0 +1,300 @@
+"""The search of KernelRidgeCV and KernelRidgeClassifierCV: plan, path per candidate, refit.
+
+Shared by both estimators; the numerics are in :mod:`kernelkit.tuning`.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.model_selection import KFold
+from sklearn.utils import check_random_state
+
+from .._budget import budget as memory_budget, format_bytes, require, row_blocks, rows_per_block
+from ..exceptions import InvalidParameterError
+from ..features import RandomFourierFeatures
+from ..features.centers import distinct_centers, select_centers
+from ..gram import KernelRows, gram
+from ..linalg import eigh_psd
+from ..planning import Choice, Plan, falkon_centers
+from ..tuning.grid import warn_if_on_edge
+from ..tuning.nystroem_path import NystroemPath, accumulate_moments, whitening
+from ..tuning.paths import (centre_targets, cholesky_path, choose_factorisation, eigen_path,
+                            squared_distances)
+from ._base import report_plan
+
+__all__ = ["SOLVERS", "EXACT_MAX_N", "search"]
+
+SOLVERS = ("auto", "exact", "nystroem", "falkon", "features")
+#: ``solver="auto"`` searches exactly up to this many samples: the exact path costs
+#: one n^3 factorisation per kernel candidate (or per alpha), ~10 s at n = 5000 on
+#: the 2-core dev box, where one pass over K_nM with M = sqrt(n) log n costs ~1 s.
+EXACT_MAX_N = 5000
+
+
+def candidates(base, param_grid):
+    """``(params, kernel)`` for every combination of ``param_grid`` (sorted keys)."""
+    grid = param_grid or {}
+    if grid and base == "precomputed":
+        raise InvalidParameterError("param_grid cannot be used with kernel='precomputed': "
+                                    "the kernel's parameters are not known; pass the kernel")
+    keys = sorted(grid)
+    out = []
+    for values in itertools.product(*(list(grid[k]) for k in keys)):
+        params = dict(zip(keys, values))
+        out.append((params, clone(base).set_params(**params) if params else base))
+    return out
+
+
+def _profiles(kernels, X):
+    """Each kernel's ``f(||x - z||^2)`` when all have one and X is a dense array, else None."""
+    if not isinstance(X, np.ndarray) or any(k == "precomputed" for k in kernels):
+        return None
+    fs = [k.sq_euclidean_profile() for k in kernels]
+    return None if any(f is None for f in fs) else fs
+
+
+def _plan(est, X, n, n_cand, alphas):
+    """The solver (exact / nystroem / features) and criterion, as a Plan."""
+    budget = memory_budget()
+    exact_bytes = 24.0 * n * n  # K, its eigenvectors (or factor) and the distances
+    dense = isinstance(X, np.ndarray) and X.dtype.kind == "f"
+    exact_only = not dense or X.ndim != 2 or est.kernel == "precomputed"
+    solver = est.solver
+    if solver == "auto":
+        if exact_only:
+            solver, why = "exact", "precomputed, sparse or string input: the exact path only"
+        elif n <= EXACT_MAX_N and exact_bytes <= budget:
+            solver, why = "exact", f"n = {n} <= {EXACT_MAX_N} and 3 n^2 floats fit the budget"
+        else:
+            solver, why = "nystroem", (f"n = {n} > {EXACT_MAX_N}" if n > EXACT_MAX_N else
+                                       f"3 n^2 floats ({format_bytes(exact_bytes)}) exceed "
+                                       f"the budget {format_bytes(budget)}")
+    else:
+        why = "set by the user"
+        if solver != "exact" and exact_only:
+            raise InvalidParameterError(
+                f"{type(est).__name__}: solver={solver!r} needs dense float input and a "
+                "kernel (not 'precomputed'); use solver='exact'")
+    solver = "nystroem" if solver == "falkon" else solver
+    cv = est.cv
+    if cv == "auto":
+        cv = "loo" if solver == "exact" else "gcv"
+    if solver == "exact" and not isinstance(cv, str):
+        raise InvalidParameterError(f"{type(est).__name__}: cv={cv} (k-fold) is for the "
+                                    "Nystroem and random-feature paths; the exact path gives "
+                                    "leave-one-out at a lower cost: use cv='loo' or 'gcv'")
+    if solver != "exact" and cv == "loo":
+        raise InvalidParameterError(f"{type(est).__name__}: cv='loo' is exact for "
+                                    "solver='exact' only; use cv='gcv' or an int k (k-fold)")
+    criterion = cv if isinstance(cv, str) else "k-fold"
+    plan = Plan(solver, (), why, {"n": n, "candidates": n_cand, "alphas": len(alphas)})
+    return plan.with_choices(Choice("criterion", criterion if isinstance(cv, str) else f"{cv}-fold",
+                                    "set by the user" if est.cv != "auto" else
+                                    "cv='auto': exact LOO for exact, GCV beyond")), solver, cv
+
+
+def search(est, X, y, base, alphas, labels=None):
+    """Choose (kernel, alpha), refit, and set the fitted attributes of ``est``.
+
+    Parameters
+    ----------
+    est : KernelRidgeCV or KernelRidgeClassifierCV
+    X : validated inputs
+    y : ndarray of shape (n,) or (n, t)
+        Targets ({-1, +1} indicator columns for a classifier).
+    base : Kernel or "precomputed"
+    alphas : ndarray of float
+    labels : ndarray of shape (n,) of int, optional
+        Class indices (classifier): LOO accuracy is then the criterion, its
+        mean squared error breaking ties (GCV and k-fold: squared error only).
+    """
+    n = y.shape[0]
+    if n < 3:
+        raise ValueError(f"{type(est).__name__} needs at least 3 samples to choose "
+                         f"hyperparameters, got n_samples = {n}")
+    cands = candidates(base, est.param_grid)
+    plan, solver, cv = _plan(est, X, n, len(cands), alphas)
+    y0, y_mean = centre_targets(y, est.fit_intercept)
+    if solver == "exact":
+        plan, rows, best = _exact(est, plan, cands, X, y0, y_mean, alphas, cv, labels)
+    else:
+        plan, rows, best = _approximate(est, plan, solver, cands, X, y0, alphas, cv)
+    params, alpha, kernel, state = best
+    est.alpha_, est.kernel_ = float(alpha), kernel
+    est.best_params_ = dict(params, alpha=float(alpha))
+    mse = np.array([r[2] for r in rows])
+    est.best_score_ = float(state.pop("score"))
+    est.criterion_ = plan.choices[0].value if solver != "exact" or cv != "loo" else "loo"
+    est.cv_results_ = {"params": [r[0] for r in rows], "alpha": np.array([r[1] for r in rows]),
+                       "mean_squared_error": mse}
+    if cv == "loo":
+        est.cv_results_["loo_mse"] = mse
+    if labels is not None and cv == "loo":
+        est.cv_results_["accuracy"] = np.array([r[3] for r in rows])
+    edges = [warn_if_on_edge("alpha", alphas, alpha, stacklevel=3)]
+    for key, values in sorted((est.param_grid or {}).items()):
+        edges.append(warn_if_on_edge(key, values, params[key], stacklevel=3))
+    est.plan_ = plan.with_choices(*edges)
+    report_plan(est, est.verbose)
+    intercept = y_mean + state.pop("mean")
+    for attr in ("dual_coef_", "coef_", "centers_", "X_fit_", "feature_map_"):
+        if hasattr(est, attr) and attr not in state:
+            delattr(est, attr)
+    for attr, value in state.items():
+        if attr.endswith("coef_"):  # contiguous: a reloaded copy predicts bit for bit alike
+            value = np.ascontiguousarray(value[:, 0] if y.ndim == 1 else value)
+        setattr(est, attr, value)
+    est.intercept_ = float(intercept[0]) if y.ndim == 1 else intercept
+    est.n_samples_fit_ = n
+
+
+def _score_key(mse, accuracy):
+    return (mse,) if accuracy is None else (-accuracy, mse)
+
+
+def _exact(est, plan, cands, X, y0, y_mean, alphas, cv, labels):
+    """Exact LOO/GCV of every (candidate, alpha); the best one's dual coefficients."""
+    n = y0.shape[0]
+    factorisation, why = choose_factorisation(len(alphas), est.factorisation)
+    require(24.0 * n * n, f"the exact path on n={n} samples (n x n kernel, factor and "
+            "distances); use solver='nystroem'")
+    profiles = _profiles([k for _, k in cands], X) if len(cands) > 1 else None
+    D2 = squared_distances(X) if profiles is not None else None
+    plan = plan.with_choices(
+        Choice("factorisation", factorisation, why),
+        Choice("kernel matrices", "from one squared-distance matrix" if D2 is not None else
+               "one Gram matrix per candidate",
+               f"{len(cands)} candidates of a kernel of the Euclidean distance"
+               if D2 is not None else "a single candidate, or a kernel without a distance "
+               "profile, or non-array input"))
+    rows, best = [], None
+    for c, (params, kernel) in enumerate(cands):
+        if kernel == "precomputed":
+            K = np.array(X, dtype=np.float64)
+        elif D2 is not None:
+            K = np.ascontiguousarray(profiles[c](D2), dtype=np.float64)
+        else:
+            K = np.asarray(gram(kernel, X), dtype=np.float64)
+        if factorisation == "eigen":
+            w, Q = eigh_psd(K, overwrite_a=True)
+            points = eigen_path(w, Q, y0, alphas, est.fit_intercept)
+            del w, Q
+        else:
+            points = cholesky_path(K, y0, alphas, est.fit_intercept)
+        del K
+        for p in points:
+            mse = float(np.mean(p.loo_residuals ** 2) if cv == "loo" else np.mean(p.gcv))
+            accuracy = None
+            if labels is not None and cv == "loo":
+                accuracy = _loo_accuracy(y0 - p.loo_residuals + y_mean, labels)
+            rows.append((params, p.alpha, mse, accuracy))
+            key = _score_key(mse, accuracy)
+            if best is None or key < best[0]:
+                best = (key, params, p.alpha, kernel, p.coef, mse if accuracy is None
+                        else accuracy)
+    _, params, alpha, kernel, coef, score = best
+    state = {"dual_coef_": coef, "X_fit_": None if kernel == "precomputed" else X,
+             "solver_": "dual", "score": score, "mean": np.zeros(y0.shape[1])}
+    return plan, rows, (params, alpha, kernel, state)
+
+
+def _loo_accuracy(pred, labels):
+    """Accuracy of leave-one-out decision values (n, t) against class indices:
+    the sign of the one column for two classes, else the largest column."""
+    if pred.shape[1] == 1:
+        return float(np.mean((pred[:, 0] > 0) == (labels == 1)))
+    return float(np.mean(np.argmax(pred, axis=1) == labels))
+
+
+def _approximate(est, plan, solver, cands, X, y0, alphas, cv):
+    """GCV or k-fold along the path of each candidate from one pass over the rows."""
+    n, t = y0.shape
+    kernels = [k for _, k in cands]
+    folds, n_folds = None, 1
+    if not isinstance(cv, str):
+        n_folds = int(cv)
+        if n_folds > n:
+            raise InvalidParameterError(f"cv={n_folds} folds need at least as many samples, "
+                                        f"got {n}")
+        folds = np.empty(n, dtype=np.intp)
+        seed = (None if est.random_state is None else
+                check_random_state(est.random_state).randint(2 ** 31 - 1))
+        splitter = KFold(n_folds, shuffle=True, random_state=seed)
+        for f, (_, held) in enumerate(splitter.split(np.empty((n, 1)))):
+            folds[held] = f
+    if solver == "nystroem":
+        rng = check_random_state(est.random_state)
+        M = falkon_centers(n) if est.n_centers == "auto" else min(int(est.n_centers), n)
+        kept, _ = distinct_centers(X, select_centers(kernels[0], X, M, "uniform", rng))
+        centers = X[kept]
+        profiles = _profiles(kernels, X)
+        if profiles is not None:
+            D2_MM = squared_distances(centers)
+            K_MMs = [f(D2_MM) for f in profiles]
+        else:
+            K_MMs = [np.asarray(gram(k, centers), dtype=np.float64) for k in kernels]
+        whitenings = [whitening(K) for K in K_MMs]
+        blocks = _center_blocks(kernels, profiles, X, centers)
+        width, what = len(centers), f"{len(centers)} Nystroem centers (uniform rows)"
+        plan = plan.with_choices(
+            Choice("centers", len(centers), f"{M} drawn ({'n_centers=auto: sqrt(n) log n' if est.n_centers == 'auto' else 'n_centers'}), {len(centers)} distinct"),
+            Choice("kernel blocks", "from squared distances to the centers" if profiles
+                   else "one K_nM block per candidate",
+                   "kernels of the Euclidean distance: one distance block serves every "
+                   "candidate" if profiles else "a kernel without a distance profile"),
+            Choice("K_MM rank", min(r for _, r in whitenings),
+                   "null directions of K_MM dropped (eigenvalues <= 1e-10 of the largest)"))
+    else:
+        maps = [RandomFourierFeatures(k, n_components=est.n_components,
+                                      random_state=est.random_state).fit(X) for k in kernels]
+        whitenings = [(None, est.n_components)] * len(kernels)
+        step = rows_per_block(est.n_components * len(kernels), n_temporaries=2)
+        blocks = ((r0, r1, [m.transform(X[r0:r1]) for m in maps])
+                  for r0, r1 in row_blocks(n, step))
+        width, what = est.n_components, f"{est.n_components} random Fourier features"
+    require(8.0 * width * width * (len(kernels) * n_folds + 3),
+            f"the path's moments ({what}, {len(kernels)} candidates, {n_folds} folds)")
+    moments = accumulate_moments(blocks, y0, folds, n_folds)
+    rows, best = [], None
+    for c, (params, kernel) in enumerate(cands):
+        T = whitenings[c][0]
+        total = moments[c][0]
+        for m in moments[c][1:]:
+            total = total + m
+        full = NystroemPath(total, T, est.fit_intercept)
+        if folds is None:
+            errors = full.gcv(alphas)
+        else:
+            sse = sum(NystroemPath(total - m, T, est.fit_intercept).heldout_sse(alphas, m)
+                      for m in moments[c])
+            errors = sse / n
+        for j, alpha in enumerate(alphas):
+            mse = float(np.mean(errors[j]))
+            rows.append((params, float(alpha), mse, None))
+            if best is None or mse < best[0]:
+                best = (mse, params, float(alpha), kernel, full, c)
+    mse, params, alpha, kernel, full, c = best
+    state = {"score": mse, "mean": full.mean}
+    if solver == "nystroem":
+        state.update(dual_coef_=full.coef(alpha), centers_=centers, solver_="falkon",
+                     rank_=whitenings[c][1])
+    else:
+        state.update(coef_=full.coef(alpha), feature_map_=maps[c], solver_="primal")
+    return plan, rows, (params, alpha, kernel, state)
+
+
+def _center_blocks(kernels, profiles, X, centers):
+    """Row blocks of K(X, centers) for every candidate, from one distance block if possible."""
+    n, M = X.shape[0], centers.shape[0]
+    step = rows_per_block(M, n_temporaries=2 + len(kernels))
+    if profiles is not None:
+        for r0, r1 in row_blocks(n, step):
+            D2 = squared_distances(X[r0:r1], centers)
+            yield r0, r1, [f(D2) for f in profiles]
+        return
+    rows = [KernelRows(k, X, centers) for k in kernels]
+    for r0, r1 in row_blocks(n, step):
+        yield r0, r1, [np.asarray(r.block(r0, r1), dtype=np.float64) for r in rows]
