@@ -119,7 +119,8 @@ class PathSearchCV(BaseEstimator):
         scores = np.full((len(candidates), len(folds)), np.nan)
         n = X.shape[0]
         store = decide_store(f"the {n} x {n} Gram matrix of all training rows (each fold's "
-                             "blocks are taken from it)", 16.0 * n * n)
+                             "blocks are taken from it)", 16.0 * n * n,
+                             getattr(self, "cache", "auto"))
         scorer = None
         stopped = 0
         for kindex, (_, _, kernel) in enumerate(kernels):

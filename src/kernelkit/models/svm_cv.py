@@ -95,7 +95,8 @@ class KernelSVCCV(KernelParamsMixin, ClassifierMixin, PathSearchCV):
     candidate, each fold's blocks by indexing, and SMO along increasing C,
     each solve started from the previous one scaled by C_new / C_old
     (DeCoste & Wagstaff's alpha seeding).
-""" + _SHARED_DOC.replace("{default_score}", "accuracy") + """    class_weight : dict or "balanced", optional
+""" + _SHARED_DOC.replace("{default_score}", "accuracy")
+               + """    class_weight : dict or "balanced", optional
     tol : float, default=1e-3
     max_iter : int, optional
     decision_function_shape : {"ovr", "ovo"}, default="ovr"
