@@ -113,7 +113,7 @@ def test_edge_warnings_fire_and_are_recorded():
         cv = KernelRidgeCV(kernel=RBF(gamma=1.0), alphas=(1e-8, 100.0)).fit(X, noise)
     edge = [c for c in cv.plan_.choices if c.what == "alpha within its grid"]
     assert edge and edge[0].value is False
-    with pytest.warns(GridEdgeWarning, match="gamma=0.001 is the smallest"):
+    with pytest.warns(GridEdgeWarning, match="gamma=0.01 is the largest"):
         KernelRidgeCV(alphas=(1e-4, 1e-2, 1.0), param_grid={"gamma": [1e-3, 1e-2]}).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", GridEdgeWarning)
