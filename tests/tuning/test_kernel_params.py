@@ -18,7 +18,7 @@ X = RNG.normal(size=(11, 3))
 Y = RNG.normal(size=(6, 3))
 
 KERNELS = [
-    RBF(gamma=0.3), RBF(length_scale=2.0), RBF(), RBF(length_scale=[0.5, 1.0, 2.0]),
+    RBF(gamma=0.3), RBF(length_scale=2.0), RBF().resolve(X), RBF(length_scale=[0.5, 1.0, 2.0]),
     Laplacian(gamma=0.4),
     Matern(nu=0.5, length_scale=1.3), Matern(nu=1.5, length_scale=0.8),
     Matern(nu=2.5, length_scale=1.7),
@@ -57,7 +57,7 @@ def test_analytic_gradients_are_declared_exact(kernel):
 
 def test_finite_difference_nodes_are_declared():
     assert not kernel_parameters(Cauchy(gamma=0.7)).exact_gradient
-    assert not kernel_parameters(RBF() ** 2).exact_gradient
+    assert not kernel_parameters(RBF(gamma=1.0) ** 2).exact_gradient
 
 
 @pytest.mark.parametrize("kernel", [KERNELS[3], KERNELS[11], KERNELS[13]], ids=repr)

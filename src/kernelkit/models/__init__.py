@@ -3,6 +3,7 @@
 from .kernel_machine import KernelMachine, KernelMachineClassifier
 from .kernel_ridge import KernelRidge
 from .kernel_ridge_cv import KernelRidgeCV
+from .learned_kernel_ridge import LearnedKernelRidge
 from .kernel_ridge_classifier import KernelRidgeClassifier
 from .kitchen_sinks import KitchenSinksClassifier, KitchenSinksRegressor
 from .logistic import KernelLogisticRegression
@@ -19,6 +20,6 @@ __all__ = ["KernelRidge", "KernelRidgeCV", "KernelSVC", "KernelSVR", "KernelMach
            "KernelMachineClassifier", "KernelLogisticRegression",
            "KernelKNeighborsClassifier", "KernelKNeighborsRegressor", "KernelKMeans",
            "KernelOutlierDetector", "KernelOneClassSVM",
-           "KernelRidgeClassifier",
+           "KernelRidgeClassifier", "LearnedKernelRidge",
            "KitchenSinksRegressor", "KitchenSinksClassifier",
            "KernelSVCCV", "KernelSVRCV", "KernelLogisticRegressionCV"]

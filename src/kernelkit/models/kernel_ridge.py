@@ -104,20 +104,32 @@ def compute_dtype(X):
 class _RidgePredictor(RegressorMixin, BaseEstimator):
     """Prediction and tags shared by the kernel ridge estimators."""
 
-    def predict(self, X):
+    def predict(self, X, return_std=False):
         """Predict targets.
 
         Parameters
         ----------
         X : array-like of shape (n_queries, n_features), or (n_queries, n_samples_fit)
             for ``kernel="precomputed"``.
+        return_std : bool, default=False
+            Also return the Gaussian-process posterior standard deviation of f at X
+            with noise variance alpha (scikit-learn's
+            ``GaussianProcessRegressor.predict(return_std=True)`` on the same kernel
+            and noise; see :mod:`kernelkit.models._gp_view`). Exact dual solver only.
 
         Returns
         -------
-        ndarray of shape (n_queries,) or (n_queries, n_targets)
+        y_pred : ndarray of shape (n_queries,) or (n_queries, n_targets)
+        y_std : ndarray of the same shape
+            Only with ``return_std``.
         """
         check_is_fitted(self, ["dual_coef_", "coef_"], all_or_any=any)
-        return ridge_decision(self, validate_predict_data(self, self.kernel_, X))
+        X = validate_predict_data(self, self.kernel_, X)
+        if return_std:
+            from ._gp_view import posterior_std
+
+            return ridge_decision(self, X), posterior_std(self, X)
+        return ridge_decision(self, X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -356,6 +368,8 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
         self.solver_ = solver
         self.n_samples_fit_ = n
         self._fit_alpha = alpha
+        self._fit_sample_weight = sw  # the GP view's noise alpha / s_i (predict return_std)
+        self.__dict__.pop("_posterior_factor", None)
         self.n_iter_ = 1  # a direct solve; falkon overwrites it
         if solver == "falkon":
             self._fit_falkon(kernel, X, y, alpha, sw, M, store_knm.value, merged)

@@ -60,6 +60,8 @@ def _own_slots(kernel, prefix):
     for name, value in kernel.get_params(deep=False).items():
         if name not in _LEARNABLE or isinstance(value, Kernel):
             continue
+        if isinstance(kernel, RBF) and name == "gamma" and kernel.length_scale is not None:
+            continue  # the length scale sets the width; gamma is unused
         if isinstance(value, str):
             raise InvalidParameterError(
                 f"{kernel!r}: {name}={value!r} depends on the data; resolve the kernel first "
@@ -68,8 +70,6 @@ def _own_slots(kernel, prefix):
             slots.append(_Slot(prefix + name, value.size, True))
         elif isinstance(value, Real) and not isinstance(value, bool) and value > 0:
             slots.append(_Slot(prefix + name, 1, False))
-    if isinstance(kernel, RBF) and kernel.gamma is None and kernel.length_scale is None:
-        slots.append(_Slot(prefix + "gamma", 1, False))  # the default gamma = 1.0
     return slots
 
 
@@ -90,10 +90,7 @@ def _value(kernel, path):
     head, _, rest = path.partition("__")
     if rest:
         return _value(getattr(kernel, head), rest)
-    value = getattr(kernel, head)
-    if value is None and head == "gamma":
-        return 1.0
-    return value
+    return getattr(kernel, head)
 
 
 def _rebuild(kernel, updates, prefix=""):
