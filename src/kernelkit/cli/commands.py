@@ -37,17 +37,31 @@ def _parse_alpha(text, option="--alpha"):
 
 
 def _parse_alphas(text):
+    return _parse_grid(text, "--cv-alphas", "alpha")
+
+
+def _parse_grid(text, option, name):
     values = []
     for item in text.split(","):
         item = item.strip()
         try:
             value = float(item)
         except ValueError:
-            _fail_usage(f"--cv-alphas: {item!r} is not a number; write e.g. 1e-3,1e-2,0.1")
+            _fail_usage(f"{option}: {item!r} is not a number; write e.g. 1e-3,1e-2,0.1")
         if not math.isfinite(value) or value <= 0:
-            _fail_usage(f"--cv-alphas: every alpha must be > 0 and finite, got {item}")
+            _fail_usage(f"{option}: every {name} must be > 0 and finite, got {item}")
         values.append(value)
     return values
+
+
+def _parse_positive(text, option, what):
+    try:
+        value = float(text)
+    except ValueError:
+        _fail_usage(f"{option}: {text!r} is not a number")
+    if not math.isfinite(value) or value <= 0:
+        _fail_usage(f"{option} must be > 0 and finite ({what}), got {text}")
+    return value
 
 
 def _parse_kernel(text):
@@ -186,15 +200,30 @@ def cmd_fit(args, out, err):
 
     # Check the whole command line before touching any file.
     settings = FitSettings(task=args.task, solver=args.solver, scale=not args.no_scale,
-                           holdout=_parse_fraction(args.holdout))
+                           holdout=_parse_fraction(args.holdout), model=args.model,
+                           proba=args.proba)
     if args.kernel is not None:
         settings.kernel = _parse_kernel(args.kernel)
-    if args.cv_alphas is not None:
-        if args.alpha is not None:
-            _fail_usage("give either --alpha or --cv-alphas, not both")
-        settings.cv_alphas = tuple(_parse_alphas(args.cv_alphas))
-    elif args.alpha is not None:
-        settings.alpha = _parse_alpha(args.alpha)
+    _check_model_options(args)
+    for one, many, name, what in (("alpha", "cv_alphas", "alpha", "the ridge penalty"),
+                                  ("gamma", "cv_gammas", "gamma", "the kernel's width"),
+                                  ("C", "cv_C", "C", "the inverse penalty")):
+        flag = "--" + one
+        if getattr(args, many) is not None:
+            if getattr(args, one) is not None:
+                _fail_usage(f"give either {flag} or --{many.replace('_', '-')}, not both")
+            grid = _parse_grid(getattr(args, many), f"--{many.replace('_', '-')}", name)
+            setattr(settings, "cv_Cs" if one == "C" else many, tuple(grid))
+        elif getattr(args, one) is not None:
+            setattr(settings, one, _parse_alpha(args.alpha) if one == "alpha"
+                    else _parse_positive(getattr(args, one), flag, what))
+    if args.gamma is not None or args.cv_gammas is not None:
+        from .search import searches_gamma
+
+        if settings.kernel is not None and not searches_gamma(settings.kernel):
+            option = "--gamma" if args.gamma is not None else "--cv-gammas"
+            _fail_usage(f"{option}: the kernel {settings.kernel!r} has no gamma left to "
+                        "choose; write gamma inside --kernel, or drop it from there")
     if args.centers is not None:
         if args.solver != "falkon":
             _fail_usage("--centers goes with --solver falkon")
@@ -237,7 +266,8 @@ def cmd_fit(args, out, err):
                    train_score=report["train_score"],
                    validation_score=report["validation_score"],
                    validation=report.get("validation"), notes=report["notes"],
-                   fit_time=fit_time, path=str(out_path),
+                   fit_time=fit_time, path=str(out_path), model=args.model,
+                   chosen=report["values"], on_grid_edge=report["edges"],
                    file_size=int(out_path.stat().st_size))
     if report["task"] == "regress":
         summary["train_rmse"] = report["train_score"]
@@ -249,7 +279,8 @@ def cmd_fit(args, out, err):
     fields = [("data", f"{args.data} (target {args.target!r}, {report['task']})"),
               ("n, d", f"{summary['n']}, {summary['d']}"),
               ("estimator", summary["estimator"]), ("kernel", summary["kernel"]),
-              ("solver", summary["solver"]), ("alpha", summary["alpha"])]
+              ("solver", summary["solver"])]
+    fields += [(name, summary[name]) for name in ("alpha", "C") if summary[name] is not None]
     fields.append((f"train {metric}", f"{report['train_score']:.6g}"))
     if report["validation_score"] is not None:
         fields.append((f"valid. {metric}", f"{report['validation_score']:.6g} "
@@ -258,6 +289,26 @@ def cmd_fit(args, out, err):
                ("saved", f"{out_path} ({summary['file_size']} bytes)")]
     _print_fields(fields, out)
     return 0
+
+
+def _check_model_options(args):
+    """One line for an option that does not go with --model."""
+    if args.model == "ridge":
+        if args.C is not None or args.cv_C is not None:
+            _fail_usage("--C and --cv-C go with --model svm or logistic; kernel ridge takes "
+                        "--alpha (the penalty, about 1/C)")
+        if args.proba:
+            _fail_usage("--proba: kernel ridge gives no class probabilities; use --model "
+                        "logistic, or --model svm --proba")
+        return
+    if args.alpha is not None or args.cv_alphas is not None:
+        _fail_usage(f"--alpha and --cv-alphas go with --model ridge; --model {args.model} "
+                    "takes --C (the inverse penalty, about 1/alpha)")
+    if args.solver != "auto" or args.centers is not None:
+        _fail_usage(f"--solver and --centers choose kernel ridge's solver; --model "
+                    f"{args.model} has its own")
+    if args.task == "regress":
+        _fail_usage(f"--model {args.model} classifies; --task regress takes --model ridge")
 
 
 def _parse_fraction(text):
@@ -297,6 +348,9 @@ def cmd_predict(args, out, err):
         raise ValueError(f"{args.model} holds a {type(model).__name__}, which transforms data "
                          "but does not predict; kernelkit predict needs a model file of an "
                          "estimator with predict (e.g. one written by kernelkit fit)")
+    final = model.steps[-1][1] if hasattr(model, "steps") else model
+    if args.proba:
+        _check_probabilities(final, args.model)
     meta, notes = _model_metadata(args.model), []
     X, y_col, names, target, id_name, ids = predict_inputs(model, meta["user"], args,
                                                            header(args.data), notes)
@@ -305,8 +359,7 @@ def cmd_predict(args, out, err):
     else:
         X, y, target = select_columns(model, X, names, target, args.data, y_col)
     pred = np.asarray(_predict_quietly(model, X))
-    classify = hasattr(model, "classes_") or hasattr(getattr(model, "steps", [[0, 0]])[-1][1],
-                                                     "classes_")
+    classify = hasattr(final, "classes_")
     if not classify:
         pred = pred.astype(np.float64)
     if pred.ndim == 2 and pred.shape[1] == 1:
@@ -316,8 +369,8 @@ def cmd_predict(args, out, err):
                          "writes one column")
     if y is None:
         quality = None
-    elif classify:
-        quality = float(np.mean(pred.astype(str) == np.asarray(y).astype(str)))
+    elif classify:  # 1 and 1.0 are the same label (a number read from the file)
+        quality = float(np.mean([_label_text(p) == _label_text(t) for p, t in zip(pred, y)]))
     else:
         quality = _rmse(np.asarray(y, dtype=np.float64), pred)
     metric = "accuracy" if classify else "rmse"
@@ -325,16 +378,29 @@ def cmd_predict(args, out, err):
                "target": target, metric: quality, "id": id_name,
                "out": None if args.out is None else str(args.out)}
     # repr of a float reads back as the same float: predictions survive the text file.
-    cells = ([_csv_cell(str(v)) for v in pred] if classify else [f"{float(v)!r}" for v in pred])
+    cells = ([_csv_cell(_label_text(v)) for v in pred] if classify
+             else [f"{float(v)!r}" for v in pred])
+    head = "prediction"
+    if args.proba:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="X does not have valid feature names")
+            proba = np.asarray(model.predict_proba(X), dtype=np.float64)
+        classes = [_label_text(c) for c in final.classes_]
+        head += "".join("," + _csv_cell(f"proba_{c}") for c in classes)
+        cells = [c + "".join(f",{float(p)!r}" for p in row) for c, row in zip(cells, proba)]
+        summary["classes"] = [_label_json(c) for c in final.classes_]
     if ids is not None:  # the identifier first, so that rows join back to the input
         cells = [f"{_csv_cell(str(i))},{c}" for i, c in zip(ids, cells)]
-    head = "prediction" if ids is None else f"{_csv_cell(id_name)},prediction"
+        head = f"{_csv_cell(id_name)},{head}"
     text = head + "\n" + "".join(f"{c}\n" for c in cells)
     if args.out is not None:
         Path(args.out).write_text(text)
     if args.json:
         if args.out is None:
-            summary["predictions"] = pred.tolist() if not classify else [str(v) for v in pred]
+            summary["predictions"] = (pred.tolist() if not classify
+                                      else [_label_json(v) for v in pred])
+            if args.proba:
+                summary["probabilities"] = proba.tolist()
             if ids is not None:
                 summary["ids"] = [str(i) for i in ids]
         _emit_json(summary, out)
@@ -352,6 +418,38 @@ def cmd_predict(args, out, err):
                 f"; RMSE against column {target!r}: {quality:.6g}")
     note.write(msg + "\n")
     return 0
+
+
+def _check_probabilities(final, path):
+    """A clear refusal of --proba for a model without class probabilities."""
+    name = type(final).__name__
+    if not hasattr(final, "classes_"):
+        raise ValueError(f"--proba: {path} holds a regression model ({name}); class "
+                         "probabilities come from a classifier: kernelkit fit --model "
+                         "logistic, or --model svm --proba")
+    if getattr(final, "probability", True) is False:
+        raise ValueError(f"--proba: the {name} of {path} was fitted without probabilities; "
+                         "fit it again with kernelkit fit --model svm --proba")
+    if not hasattr(final, "predict_proba"):
+        raise ValueError(f"--proba: {path} holds a {name}, which gives no class "
+                         "probabilities; fit with kernelkit fit --model logistic, or "
+                         "--model svm --proba")
+
+
+def _label_text(value):
+    """A label as the file writes it: whole numbers without '.0', text as it is."""
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _label_json(value):
+    """A label for JSON: an integer stays an integer, anything else its text."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return int(value)
+    return str(value)
 
 
 def _csv_cell(text):

@@ -3,10 +3,14 @@
 Defaults, each printed by the command: columns standardised (a ``StandardScaler``
 stored in the model file, so ``predict`` applies it); for regression the target
 centred (``fit_intercept``); the task inferred from the target (labels that are
-text, or few distinct integers, mean classification); an RBF kernel with
-``gamma = 1 / n_features`` on the standardised columns (scikit-learn's
-``gamma="scale"``); ``alpha`` chosen by exact leave-one-out where the exact solve is
-cheap, else on a hold-out split; and validation figures next to the training ones.
+text, or few distinct integers, mean classification; integer labels stay integers);
+the model chosen with ``--model``: kernel ridge (``KernelRidge``, or
+``KernelRidgeClassifier``), ``KernelSVC`` or ``KernelLogisticRegression``; an RBF
+kernel whose gamma, with alpha (ridge) or C (SVM, logistic regression), is searched
+on the training rows (:mod:`kernelkit.cli.search`: exact leave-one-out for ridge,
+cross-validation or a hold-out for the others) unless given; and a hold-out figure,
+from rows the search never saw, next to the training one. The saved model is then
+fitted on all rows with the values chosen.
 """
 
 from __future__ import annotations
@@ -15,22 +19,33 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["FitSettings", "infer_task", "build_and_fit", "ALPHA_GRID", "LOO_MAX_N"]
+from .search import (ALPHA_GRID, C_GRID, LOO_MAX_N, SEARCH_MAX_N, Search, announce_edges,
+                     gamma_grid, loo_rows, search_classifier, search_ridge, searches_gamma)
 
-#: Candidate penalties when --alpha is not given.
-ALPHA_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
-#: Exact leave-one-out (one n x n eigendecomposition) up to this many rows.
-LOO_MAX_N = 4000
+__all__ = ["FitSettings", "infer_task", "build_and_fit", "class_labels", "ALPHA_GRID",
+           "C_GRID", "LOO_MAX_N", "MODELS"]
+
 #: At most this many distinct integer values make an integer target a class label.
 MAX_CLASSES = 20
+#: The learners of --model (the last two classify only).
+MODELS = ("ridge", "svm", "logistic")
+#: The option that widens each searched grid, for the notes.
+WIDEN = {"gamma": "--cv-gammas", "alpha": "--cv-alphas", "C": "--cv-C"}
 
 
 @dataclass
 class FitSettings:
     task: str = "auto"
     kernel: object = None
+    model: str = "ridge"
     alpha: float | None = None
     cv_alphas: tuple | None = None
+    gamma: float | None = None
+    cv_gammas: tuple | None = None
+    C: float | None = None
+    cv_Cs: tuple | None = None
+    #: an SVM fitted with probability=True (Platt), for predict --proba
+    proba: bool = False
     solver: str = "auto"
     centers: int | None = None
     scale: bool = True
@@ -55,28 +70,54 @@ def infer_task(y, task="auto"):
     return "regress", "the target is numeric with many values"
 
 
-def _estimator(settings, task, kernel, alpha, fit_intercept=True):
-    from ..models import KernelRidge, KernelRidgeClassifier
+def class_labels(y):
+    """Labels as the classifier should learn them: numbers that are all whole as int64
+    (so that predictions read 1, not 1.0), anything else unchanged."""
+    y = np.asarray(y)
+    if y.dtype.kind == "f" and np.isfinite(y).all() and np.all(y == np.round(y)) \
+            and np.abs(y).max(initial=0) < 2.0 ** 53:
+        return y.astype(np.int64)
+    return y
 
-    kw = dict(kernel=kernel, alpha=alpha, solver=settings.solver, random_state=settings.seed)
+
+def _estimator(settings, task, kernel, values):
+    from ..models import KernelLogisticRegression, KernelRidge, KernelRidgeClassifier, KernelSVC
+
+    if settings.model == "svm":
+        return KernelSVC(kernel=kernel, C=values["C"], probability=settings.proba,
+                         random_state=settings.seed)
+    if settings.model == "logistic":
+        return KernelLogisticRegression(kernel=kernel, C=values["C"],
+                                        random_state=settings.seed)
+    kw = dict(kernel=kernel, alpha=values["alpha"], solver=settings.solver,
+              random_state=settings.seed)
     if settings.centers is not None:
         kw["n_centers"] = settings.centers
     cls = KernelRidgeClassifier if task == "classify" else KernelRidge
     if "fit_intercept" in cls().get_params():
-        kw["fit_intercept"] = fit_intercept
+        kw["fit_intercept"] = True
     return cls(**kw)
+
+
+def _preprocessor(settings):
+    """The step before the model (unfitted), or None."""
+    from sklearn.preprocessing import StandardScaler
+
+    if settings.strings:
+        return None
+    if settings.onehot is not None:
+        return onehot_columns(settings)
+    return StandardScaler() if settings.scale else None
 
 
 def _pipeline(settings, estimator):
     from sklearn.pipeline import Pipeline
-    from sklearn.preprocessing import StandardScaler
 
-    if settings.strings:
+    pre = _preprocessor(settings)
+    if pre is None:
         return Pipeline([("model", estimator)])
-    if settings.onehot is not None:
-        return Pipeline([("columns", onehot_columns(settings)), ("model", estimator)])
-    steps = ([("scale", StandardScaler())] if settings.scale else []) + [("model", estimator)]
-    return Pipeline(steps)
+    return Pipeline([("columns" if settings.onehot is not None else "scale", pre),
+                     ("model", estimator)])
 
 
 def onehot_columns(settings):
@@ -107,6 +148,7 @@ def _split(n, holdout, seed):
     return order[n_val:], order[:n_val]
 
 
+
 def build_and_fit(X, y, settings):
     """Fit the default model of the command on (X, y).
 
@@ -115,9 +157,12 @@ def build_and_fit(X, y, settings):
     model : Pipeline
         Refitted on all rows with the chosen settings.
     report : dict
-        ``task``, ``kernel``, ``alpha``, ``alpha_choice``, ``train_score``,
-        ``validation_score`` (and how it was measured), ``notes``.
+        ``task``, ``kernel``, ``values`` (gamma, alpha or C as fitted), ``edges``
+        (searched values at an end of their grid), ``alpha``, ``alpha_choice``,
+        ``train_score``, ``validation_score`` (and how it was measured), ``notes``.
     """
+    from sklearn.base import clone
+
     from ..kernels import RBF
 
     task, why_task = infer_task(y, settings.task)
@@ -127,6 +172,17 @@ def build_and_fit(X, y, settings):
             raise ValueError(f"the target has {n_classes} distinct values for {len(y)} rows: "
                              "too many classes for classification; if it is a number written "
                              "as text, fix the file, or pass --task regress")
+        if n_classes < 2:
+            raise ValueError(f"the target holds one class only ({y[0]!r}): nothing to "
+                             "classify")
+        y = class_labels(y)
+    elif settings.model != "ridge":
+        raise ValueError(f"--model {settings.model} classifies, but the task is regression "
+                         f"({why_task}); drop --model for kernel ridge regression, or pass "
+                         "--task classify")
+    elif settings.proba:
+        raise ValueError("--proba gives class probabilities, but the task is regression "
+                         f"({why_task}); drop --proba, or pass --task classify")
     notes = [f"task: {task} ({why_task})"]
     n, d = len(X), (1 if settings.strings else X.shape[1])
     if settings.onehot is not None:
@@ -136,67 +192,108 @@ def build_and_fit(X, y, settings):
     if settings.scale and not settings.strings:
         notes.append(("numeric " if settings.onehot is not None else "") +
                      "columns standardised (StandardScaler, stored in the model file)")
-    kernel = settings.kernel
-    if kernel is None:
-        kernel = RBF(gamma=1.0 / d)
-        notes.append(f"kernel: RBF(gamma=1/{d}) (scikit-learn's gamma='scale' on standardised "
-                     "columns; set --kernel to choose)")
-    report = {"task": task, "kernel": repr(kernel), "n": n, "d": d}
+    kernel = RBF() if settings.kernel is None else settings.kernel
+    if settings.gamma is not None:
+        kernel = clone(kernel).set_params(gamma=settings.gamma)
+    if settings.kernel is None:
+        notes.append("kernel: RBF (set --kernel to choose another)")
     train_idx, val_idx = _split(n, settings.holdout, settings.seed)
-    exact = settings.solver in ("auto", "dual") and n <= LOO_MAX_N
-    held_out = f"hold-out {len(val_idx)} of {n} rows (seed {settings.seed})"
-    report["validation_score"] = None
-    if settings.alpha is not None:
-        alpha, how = settings.alpha, "set with --alpha"
-    elif task == "regress" and exact:
-        alpha, how = _alpha_by_loo(X, y, kernel, settings)
-    elif task == "regress" and settings.solver in ("auto", "dual"):
-        # beyond LOO_MAX_N: leave-one-out on a random LOO_MAX_N of the training rows (one
-        # 4000 x 4000 eigendecomposition instead of one fit per alpha at full size; the
-        # hold-out rows stay out of the choice, so their figure is honest)
-        rows = np.random.default_rng(settings.seed).choice(train_idx, LOO_MAX_N, replace=False) \
-            if len(train_idx) > LOO_MAX_N else train_idx
-        alpha, how = _alpha_by_loo(X[rows], y[rows], kernel, settings)
-        how += f", on {len(rows)} random training rows (the hold-out rows not among them)"
-    elif len(val_idx):
-        alpha, how, best = _alpha_by_holdout(X, y, kernel, settings, task, train_idx, val_idx)
-        report["validation_score"] = best
-        report["validation"] = held_out + ", also used to choose alpha (optimistic)"
-    else:
-        alpha, how = 1e-3, "default 1e-3 (no hold-out rows to choose with: --holdout 0)"
-    notes.append(f"alpha: {alpha:g} ({how})")
-    report.update(alpha=alpha, alpha_choice=how)
-    if len(val_idx) and report["validation_score"] is None:
-        held = _pipeline(settings, _estimator(settings, task, kernel, alpha))
+    found = _search(X, y, task, kernel, settings, train_idx, len(val_idx) > 0)
+    edges = announce_edges(found) if found.grids else {}
+    values = dict(found.values)
+    if "gamma" in values:
+        kernel = clone(kernel).set_params(gamma=values["gamma"])
+    notes += _choice_notes(found, settings, edges)
+    report = {"task": task, "kernel": repr(kernel), "n": n, "d": d, "model": settings.model,
+              "values": values, "edges": edges, "alpha": values.get("alpha"),
+              "alpha_choice": found.how, "validation_score": None}
+    if len(val_idx):
+        held = _pipeline(settings, _estimator(settings, task, kernel, values))
         held.fit(X[train_idx], y[train_idx])
         report["validation_score"] = score(task, y[val_idx], held.predict(X[val_idx]))
-        report["validation"] = held_out
-    model = _pipeline(settings, _estimator(settings, task, kernel, alpha)).fit(X, y)
+        report["validation"] = (f"hold-out {len(val_idx)} of {n} rows (seed {settings.seed})"
+                                + (", not seen by the search" if found.grids else ""))
+    model = _pipeline(settings, _estimator(settings, task, kernel, values)).fit(X, y)
     final = model[-1]
     plan = getattr(final, "plan_", None)
-    if plan is not None and settings.solver == "auto":
+    if settings.model == "ridge" and plan is not None and settings.solver == "auto" \
+            and hasattr(plan, "choice"):
         notes.append(f"solver: {plan.choice} (planner: {plan.reason})")
     report["train_score"] = score(task, y, model.predict(X))
     report["notes"] = notes
     return model, report
 
 
-def _alpha_by_loo(X, y, kernel, settings):
-    from ..models import KernelRidgeCV
+def _search(X, y, task, kernel, settings, train_idx, has_holdout):
+    """The values to fit with: searched on the training rows (all rows with --holdout 0)
+    where not given."""
+    tune_gamma = (not settings.strings) and searches_gamma(kernel)
+    if settings.model == "ridge":
+        name, fixed, grid = "alpha", settings.alpha, settings.cv_alphas or ALPHA_GRID
+    else:
+        name, fixed, grid = "C", settings.C, settings.cv_Cs or C_GRID
+    grid = (fixed,) if fixed is not None else tuple(grid)
+    if not tune_gamma and len(grid) == 1:
+        how = f"set with --{name}" if fixed is not None else f"the one value of {WIDEN[name]}"
+        return Search(values={name: grid[0]}, how=how)
+    where = "training rows" if has_holdout else "rows"
+    if settings.model == "ridge":
+        if fixed == 0:
+            raise ValueError("--alpha 0 leaves leave-one-out nothing to choose gamma with; "
+                             "give --gamma as well, or an alpha > 0")
+        rows = loo_rows(train_idx, settings.seed)
+    else:
+        rows = train_idx if len(train_idx) <= SEARCH_MAX_N else np.random.default_rng(
+            settings.seed).choice(train_idx, SEARCH_MAX_N, replace=False)
+    pre = _preprocessor(settings)
+    Xt = X[rows] if pre is None else pre.fit_transform(X[rows])
+    gammas = scale = None
+    if tune_gamma:
+        gammas, scale = gamma_grid(kernel, Xt)
+        gammas = settings.cv_gammas or gammas
+    if settings.model == "ridge":
+        found = search_ridge(Xt, ridge_targets(y[rows], task), kernel, gammas, grid)
+    else:
+        found = search_classifier(settings.model, kernel, Xt, y[rows], gammas, grid,
+                                  settings.seed)
+    sub = f"all {len(rows)} {where}" if len(rows) == len(train_idx) else \
+        f"a random {len(rows)} of the {len(train_idx)} {where}"
+    found.how, found.scale = f"{found.how} on {sub}", scale
+    return found
 
-    alphas = settings.cv_alphas or ALPHA_GRID
-    cv = _pipeline(settings, KernelRidgeCV(kernel=kernel, alphas=alphas)).fit(X, y - y.mean())
-    best = float(cv[-1].alpha_)
-    return best, (f"exact leave-one-out over {len(alphas)} values, LOO RMSE "
-                  f"{np.sqrt(cv[-1].best_score_):.6g}")
+
+def ridge_targets(y, task):
+    """What leave-one-out predicts: the target, or the +-1 coding of the labels (one
+    column per class beyond two), as ``KernelRidgeClassifier`` fits them."""
+    if task == "classify":
+        from sklearn.preprocessing import LabelBinarizer
+
+        return LabelBinarizer(neg_label=-1, pos_label=1).fit_transform(y).astype(np.float64)
+    return np.asarray(y, dtype=np.float64)
 
 
-def _alpha_by_holdout(X, y, kernel, settings, task, train_idx, val_idx):
-    alphas = settings.cv_alphas or ALPHA_GRID
-    scores = []
-    for alpha in alphas:
-        est = _pipeline(settings, _estimator(settings, task, kernel, alpha))
-        est.fit(X[train_idx], y[train_idx])
-        scores.append(score(task, y[val_idx], est.predict(X[val_idx])))
-    best = int(np.argmax(scores) if task == "classify" else np.argmin(scores))
-    return float(alphas[best]), f"hold-out over {len(alphas)} values", scores[best]
+def _choice_notes(found, settings, edges):
+    """One line per value: what it is, and how it was chosen."""
+    notes = []
+    criterion = ""
+    if found.score is not None:
+        criterion = (f", LOO RMSE {found.score:.6g}" if settings.model == "ridge"
+                     else f", accuracy {found.score:.4g}")
+    searched = " x ".join(f"{len(g)} {n}s" if n != "C" else f"{len(g)} Cs"
+                          for n, g in found.grids.items())
+    for name, value in found.values.items():
+        if name in found.grids:
+            grid = found.grids[name]
+            how = f"{found.how}, over {searched}{criterion}"
+            if name == "gamma" and found.scale is not None:
+                how += f"; gamma='scale' gives {found.scale:.4g} here"
+            side = edges.get(name)
+            if side is not None:
+                how += (f"; the {side} value of its grid, the best may lie beyond: "
+                        f"widen it with {WIDEN[name]}")
+        else:
+            how = found.how
+        notes.append(f"{name}: {value:.4g} ({how})")
+    if settings.gamma is not None:
+        notes.insert(0, f"gamma: {settings.gamma:.4g} (set with --gamma)")
+    return notes

@@ -42,24 +42,39 @@ def build_parser():
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("fit", parents=[common], help="fit a kernel model on a table, save it",
-                       description="Fit kernel ridge regression or classification on a CSV/TSV "
-                                   "table (.gz ok) with a header row and save the model. By "
-                                   "default the columns are standardised and the target "
-                                   "centred (both stored in the model file), the task, gamma "
-                                   "and alpha are chosen from the data, and a hold-out "
-                                   "figure is printed next to the training one; every "
-                                   "automatic choice is printed on stderr.")
+                       description="Fit kernel ridge regression or a kernel classifier on a "
+                                   "CSV/TSV table (.gz ok) with a header row and save the "
+                                   "model. By default the columns are standardised and the "
+                                   "target centred (both stored in the model file), the task "
+                                   "is inferred, gamma and alpha (or C) are searched on the "
+                                   "training rows (leave-one-out for ridge, cross-validation "
+                                   "for svm and logistic), and a hold-out figure is printed "
+                                   "next to the training one; every automatic choice is "
+                                   "printed on stderr, and a value chosen at the edge of its "
+                                   "grid is warned.")
     p.add_argument("data", metavar="DATA", help="CSV or TSV file with a header row")
     p.add_argument("--target", required=True, metavar="COL", help="name of the target column")
     p.add_argument("--task", choices=("auto", "regress", "classify"), default="auto",
                    help="default auto: classify text labels or few distinct integers")
+    p.add_argument("--model", choices=("ridge", "svm", "logistic"), default="ridge",
+                   help="default ridge (KernelRidge, or KernelRidgeClassifier); svm "
+                        "(KernelSVC) and logistic (KernelLogisticRegression) classify")
     p.add_argument("--kernel", metavar="EXPR",
                    help="kernel expression, e.g. 'rbf(gamma=0.1)' or 'poly(degree=2) + "
-                        "linear' (default: rbf with gamma = 1/n_features)")
-    p.add_argument("--alpha", metavar="A", help="ridge penalty >= 0 (default: chosen by "
-                   "leave-one-out or on the hold-out rows)")
+                        "linear' (default: rbf); a gamma left out (gamma='scale') is searched")
+    p.add_argument("--gamma", metavar="G", help="fix the kernel's gamma > 0 (default: searched "
+                   "over scale/16 .. 4 scale, scale = 1/(n_features X.var()))")
+    p.add_argument("--cv-gammas", metavar="G1,G2,...", help="the candidate gammas")
+    p.add_argument("--alpha", metavar="A", help="ridge penalty >= 0 (default: searched by "
+                   "leave-one-out, 1e-6 .. 10)")
     p.add_argument("--cv-alphas", metavar="A1,A2,...",
                    help="the candidate penalties to choose alpha from")
+    p.add_argument("--C", metavar="C", help="the C > 0 of --model svm or logistic (default: "
+                   "searched by cross-validation, 0.01 .. 1000)")
+    p.add_argument("--cv-C", metavar="C1,C2,...", dest="cv_C", help="the candidate C values")
+    p.add_argument("--proba", action="store_true",
+                   help="with --model svm: fit the class probabilities (Platt scaling, "
+                        "costs about 5 more fits) that predict --proba writes")
     p.add_argument("--solver", choices=("auto", "dual", "primal", "falkon"), default="auto",
                    help="default auto: the planner decides and says why")
     p.add_argument("--centers", metavar="M", help="Nystroem centers for --solver falkon "
@@ -89,6 +104,10 @@ def build_parser():
     p.add_argument("--target", metavar="COL", help="target column to drop and score against")
     p.add_argument("--id", metavar="COL", help="identifier column written beside each "
                    "prediction (default: the fit's --id, or one column named like an id)")
+    p.add_argument("--proba", action="store_true",
+                   help="also write the class probabilities, one column per class "
+                        "(proba_<class>; models of --model logistic, or svm fitted with "
+                        "--proba)")
     p.add_argument("--out", metavar="FILE", help="write predictions here (default: stdout)")
     p.set_defaults(func=cmd_predict)
 
