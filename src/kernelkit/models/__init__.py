@@ -3,8 +3,8 @@
 from .kernel_machine import KernelMachine, KernelMachineClassifier
 from .kernel_ridge import KernelRidge
 from .kernel_ridge_cv import KernelRidgeCV
-from .learned_kernel_ridge import LearnedKernelRidge
 from .kernel_ridge_classifier import KernelRidgeClassifier
+from .kernel_ridge_classifier_cv import KernelRidgeClassifierCV
 from .kitchen_sinks import KitchenSinksClassifier, KitchenSinksRegressor
 from .logistic import KernelLogisticRegression
 from .logistic_cv import KernelLogisticRegressionCV
@@ -20,6 +20,6 @@ __all__ = ["KernelRidge", "KernelRidgeCV", "KernelSVC", "KernelSVR", "KernelMach
            "KernelMachineClassifier", "KernelLogisticRegression",
            "KernelKNeighborsClassifier", "KernelKNeighborsRegressor", "KernelKMeans",
            "KernelOutlierDetector", "KernelOneClassSVM",
-           "KernelRidgeClassifier", "LearnedKernelRidge",
+           "KernelRidgeClassifier", "KernelRidgeClassifierCV",
            "KitchenSinksRegressor", "KitchenSinksClassifier",
            "KernelSVCCV", "KernelSVRCV", "KernelLogisticRegressionCV"]

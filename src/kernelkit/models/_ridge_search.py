@@ -127,7 +127,7 @@ def search(est, X, y, base, alphas, labels=None):
     est.best_params_ = dict(params, alpha=float(alpha))
     mse = np.array([r[2] for r in rows])
     est.best_score_ = float(state.pop("score"))
-    est.criterion_ = plan.choices[0].value if solver != "exact" or cv != "loo" else "loo"
+    est.criterion_ = plan.choices[0].value  # "loo", "gcv" or "<k>-fold"
     est.cv_results_ = {"params": [r[0] for r in rows], "alpha": np.array([r[1] for r in rows]),
                        "mean_squared_error": mse}
     if cv == "loo":

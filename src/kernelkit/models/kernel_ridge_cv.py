@@ -121,7 +121,7 @@ class KernelRidgeCV(KernelParamsMixin, _RidgePredictor):
         (arrays), one entry per (kernel candidate, alpha); ``loo_mse`` too
         when the criterion is LOO.
     criterion_ : str
-        ``"loo"``, ``"gcv"`` or ``"k-fold"``.
+        ``"loo"``, ``"gcv"`` or ``"<k>-fold"``.
     solver_ : {"dual", "falkon", "primal"}
         The refitted model's form (exact dual, Nystroem centers, features).
     dual_coef_ : ndarray of shape (n_samples,) or (n_samples, n_targets)
