@@ -149,3 +149,18 @@ def test_classifier_squared_error_scoring_and_nystroem():
     sq = _quiet(KernelRidgeClassifierCV(alphas=(0.01, 0.1), scoring="squared_error"), X[:40],
                 y[:40])
     assert sq.best_score_ == min(sq.cv_results_["mean_squared_error"])
+
+
+def test_classifier_and_nystroem_models_save_and_load(tmp_path):
+    X, y = _labels(n=60, seed=9, k=3)
+    Xr, yr = _data(n=200, seed=9)
+    models = [(_quiet(KernelRidgeClassifierCV(alphas=(0.01, 0.1)), X, y), X),
+              (_quiet(KernelRidgeCV(kernel=RBF(gamma=0.5), alphas=(0.01, 0.1), solver="nystroem",
+                                    n_centers=20, random_state=0), Xr, yr), Xr)]
+    for model, data in models:
+        kernelkit.save(model, tmp_path / "m.kk")
+        loaded = kernelkit.load(tmp_path / "m.kk")
+        np.testing.assert_allclose(loaded.predict(data) if data is Xr else
+                                   loaded.decision_function(data),
+                                   model.predict(data) if data is Xr else
+                                   model.decision_function(data), rtol=1e-12)

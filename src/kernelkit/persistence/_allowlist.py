@@ -11,7 +11,8 @@ from ..features import ExplicitFeatures, RandomKitchenSinks
 from ..features.kitchen_sinks import restore_fitted
 from ..kernels import Kernel, parse_kernel
 from ..models import (KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
-                      KernelRidge, KernelRidgeClassifier, KernelRidgeCV, KernelSVC)
+                      KernelRidge, KernelRidgeClassifier, KernelRidgeClassifierCV, KernelRidgeCV,
+                      KernelSVC)
 from ..models import LearnedKernelRidge
 from ..models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighborsRegressor,
                       KernelOutlierDetector, KitchenSinksClassifier,
@@ -66,6 +67,11 @@ def registry():
                                 "feature_names_in_", "n_iter_", "rank_", "alpha_",
                                 "objective_", "objective_value_", "log_marginal_likelihood_"),
                                _check_ridge_state),
+        "KernelRidgeClassifierCV": (KernelRidgeClassifierCV,
+                                    ("dual_coef_", "X_fit_", "centers_") + _RIDGE_ARRAYS,
+                                    ("classes_", "alpha_", "best_score_", "solver_", "rank_",
+                                     "n_features_in_", "n_samples_fit_", "feature_names_in_"),
+                                    _check_ridge_classifier_state),
         "KernelSVC": (KernelSVC, ("dual_coef_", "support_vectors_", "intercept_", "support_",
                                   "n_support_", "dual_objective_", "duality_gap_", "n_iter_"),
                       ("classes_", "n_features_in_", "feature_names_in_"), _check_svc_state),
