@@ -160,7 +160,9 @@ def test_exact_ridge_budget_errors_print_sizes_in_binary_units():
             KernelRidge(RBF(), solver="dual").fit(X2, X2[:, 0])
         with pytest.raises(MemoryBudgetError, match=r"leave-one-out .* needs 34.3 MB but the "
                                                     r"memory budget is 16 MB"):
-            KernelRidgeCV(RBF()).fit(X, X[:, 0])
+            KernelRidgeCV(RBF(), solver="exact").fit(X, X[:, 0])
+        # solver="auto" plans the Nystroem path instead (within the budget)
+        assert KernelRidgeCV(RBF()).fit(X, X[:, 0]).plan_.choice == "nystroem"
 
 
 @pytest.mark.parametrize("make", [

@@ -59,7 +59,7 @@ def _profiles(kernels, X):
 def _plan(est, X, n, n_cand, alphas):
     """The solver (exact / nystroem / features) and criterion, as a Plan."""
     budget = memory_budget()
-    exact_bytes = 24.0 * n * n  # K, its eigenvectors (or factor) and the distances
+    exact_bytes = (24.0 if n_cand > 1 else 16.0) * n * n  # K, its factor, the distances
     dense = isinstance(X, np.ndarray) and X.dtype.kind == "f"
     exact_only = not dense or X.ndim != 2 or est.kernel == "precomputed"
     solver = est.solver
@@ -67,10 +67,11 @@ def _plan(est, X, n, n_cand, alphas):
         if exact_only:
             solver, why = "exact", "precomputed, sparse or string input: the exact path only"
         elif n <= EXACT_MAX_N and exact_bytes <= budget:
-            solver, why = "exact", f"n = {n} <= {EXACT_MAX_N} and 3 n^2 floats fit the budget"
+            solver, why = "exact", (f"n = {n} <= {EXACT_MAX_N} and the exact path's "
+                                    f"{format_bytes(exact_bytes)} fit the budget")
         else:
             solver, why = "nystroem", (f"n = {n} > {EXACT_MAX_N}" if n > EXACT_MAX_N else
-                                       f"3 n^2 floats ({format_bytes(exact_bytes)}) exceed "
+                                       f"the exact path's {format_bytes(exact_bytes)} exceed "
                                        f"the budget {format_bytes(budget)}")
     else:
         why = "set by the user"
@@ -159,9 +160,11 @@ def _exact(est, plan, cands, X, y0, y_mean, alphas, cv, labels):
     """Exact LOO/GCV of every (candidate, alpha); the best one's dual coefficients."""
     n = y0.shape[0]
     factorisation, why = choose_factorisation(len(alphas), est.factorisation)
-    require(24.0 * n * n, f"the exact path on n={n} samples (n x n kernel, factor and "
-            "distances); use solver='nystroem'")
     profiles = _profiles([k for _, k in cands], X) if len(cands) > 1 else None
+    require((24.0 if profiles is not None else 16.0) * n * n,
+            f"the exact leave-one-out path on n={n} samples (the n x n kernel and its factor"
+            f"{', and the squared distances' if profiles is not None else ''})",
+            hint="use solver='nystroem'")
     D2 = squared_distances(X) if profiles is not None else None
     plan = plan.with_choices(
         Choice("factorisation", factorisation, why),
