@@ -230,6 +230,18 @@ class KernelParameters:
         K, dK, paths = _derivatives(kernel, X, Y, "")
         return K, self._select(dK, paths)
 
+    def _select_vector(self, slots):
+        """Indices of the free parameters (theta order) in a gradient over all ``slots``."""
+        where, i = {}, 0
+        for slot in slots:
+            where[slot.path] = (i, slot.size)
+            i += slot.size
+        cols = []
+        for slot in self._slots:
+            start, size = where[slot.path]
+            cols.extend(range(start, start + size))
+        return np.array(cols, dtype=np.intp)
+
     def _select(self, dK, paths):
         """Keep the columns of free parameters, in theta order."""
         where = {}
@@ -274,11 +286,54 @@ def contract_derivatives(params, X, Y, W, theta=None, block_entries=_BLOCK_ENTRI
     n, m = X.shape[0], Y.shape[0]
     rows = max(1, block_entries // max(1, m * (params.n_params + 2)))
     total = np.zeros(params.n_params)
+    select = params._select_vector(_walk(kernel))
     for r0, r1 in row_blocks(n, rows):
-        K, dK, paths = _derivatives(kernel, X[r0:r1], Y, "")
-        Wb = W(r0, r1, K) if callable(W) else W[r0:r1]
-        total += np.einsum("ijp,ij->p", params._select(dK, paths), Wb)
+        Xb = X[r0:r1]
+        Wb = W(r0, r1, kernel(Xb, Y)) if callable(W) else W[r0:r1]
+        total += _contract(kernel, Xb, Y, Wb, "")[1][select]
     return total
+
+
+def _contract(kernel, X, Y, W, prefix):
+    """(K, sum_ij W_ij dK_ij/dtheta over every slot of the subtree), without the
+    (n, m, n_params) tensor where the structure allows: sums and scalings pass W
+    on, products pass W times the other factors, RBF contracts in one matrix
+    product (ARD: sum_ij (W K)_ij (x_ik - y_jk)^2 from row and column sums and
+    (W K) Y); other leaves and nodes contract their derivative blocks."""
+    kind = type(kernel)
+    if kind is Sum:
+        parts = [_contract(child, X, Y, W, f"{prefix}{name}__")
+                 for name, child in _children(kernel)]
+        return sum(p[0] for p in parts), np.concatenate([p[1] for p in parts])
+    if kind is Product:
+        children = _children(kernel)
+        values = [child(X, Y) for _, child in children]
+        grads = []
+        for i, (name, child) in enumerate(children):
+            others = W * np.prod([v for j, v in enumerate(values) if j != i], axis=0)
+            grads.append(_contract(child, X, Y, others, f"{prefix}{name}__")[1])
+        return np.prod(values, axis=0), np.concatenate(grads)
+    if kind is Scaled:
+        scale = float(kernel.scale)
+        K, grad = _contract(kernel.k, X, Y, scale * W, prefix + "k__")
+        own = [float(np.einsum("ij,ij->", W, K)) * scale] if scale > 0 else []
+        return scale * K, np.concatenate([own, grad])
+    if kind is RBF and _walk(kernel, prefix):
+        K = kernel(X, Y)
+        WK = W * K
+        shift = Y.mean(axis=0)
+        Xc, Yc = X - shift, Y - shift
+        # sum_ij WK_ij (x_ik - y_jk)^2 for every feature k, from one product
+        per_feature = (np.einsum("i,ik->k", WK.sum(axis=1), Xc * Xc)
+                       + np.einsum("j,jk->k", WK.sum(axis=0), Yc * Yc)
+                       - 2.0 * np.einsum("ik,ik->k", Xc, WK @ Yc))
+        if kernel.is_ard:  # dK/dlog l_k = K (x_k - y_k)^2 / l_k^2
+            return K, per_feature / kernel.length_scale ** 2
+        gamma = kernel.gamma_value
+        sign = 2.0 if kernel.length_scale is not None else -1.0
+        return K, np.array([sign * gamma * per_feature.sum()])
+    K, dK, _ = _derivatives(kernel, X, Y, prefix)
+    return K, np.einsum("ijp,ij->p", dK, W)
 
 
 # ---- derivatives of one block (recursive over the expression; depth <= MAX_DEPTH) ----

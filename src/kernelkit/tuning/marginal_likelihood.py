@@ -35,7 +35,7 @@ Learning, MIT Press, ch. 2 (algorithm 2.1) and ch. 5.4.1 (eq. 5.9).
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, lapack
 
 from .kernel_params import contract_derivatives
 from ._optimize import minimize_with_restarts
@@ -96,8 +96,13 @@ def log_marginal_likelihood(params, X, y, alpha, theta=None, *, eval_gradient=Fa
     lml = float(-0.5 * np.einsum("ij,ij->", Y, A) - 0.5 * t * log_det - 0.5 * t * n * _LOG_2PI)
     if not eval_gradient:
         return lml
+    inverse, info = lapack.dpotri(factor[0], lower=1)  # (K + alpha I)^{-1} from the factor
+    if info != 0:
+        return -np.inf, np.zeros(params.n_params + 1)
+    inverse = np.tril(inverse)
+    inverse += np.tril(inverse, -1).T
     W = A @ A.T
-    W -= t * cho_solve(factor, np.eye(n), check_finite=False)
+    W -= t * inverse
     W *= 0.5
     grad_theta = contract_derivatives(params, X, None, W, theta)
     grad_alpha = alpha * np.trace(W)
