@@ -51,13 +51,14 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import lapack
 
-from .._budget import require
+from .._budget import fits, require
 from .._compiled import mirror_lower
 from .._validation import n_rows
 from ..gram import GramOperator, KernelRows
 from ..linalg import THREADED_POTRF_MAX_N, cho_solve, eigh_psd, pcg, robust_cholesky
 from ..planning import Choice, falkon_store_choice
 from .cg_checkpoint import load_state, problem_fingerprint, save_state
+from .cg_forecast import pcg_or_hand_over
 
 __all__ = ["FalkonResult", "falkon", "dependent_pivots", "EIGEN_RTOL", "DEPENDENT_SHARE",
            "EIGEN_MAX_M", "DIRECT_CG_ITERATIONS", "THIN_COLUMNS"]
@@ -453,12 +454,34 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
         state = load_state(checkpoint, fingerprint, rhs.shape)
         count[0] = 0 if state is None else state.n_iter
         on_state = lambda st: save_state(checkpoint, fingerprint, st)  # noqa: E731
-    res = pcg(_Op(apply, rank), rhs, rtol=tol, maxiter=maxiter, callback=progress,
-              state=state, on_state=on_state)
+    stored = bool(store_choice.value) if store_choice is not None else False
+    direct_cost = rank / max(Y.shape[1], THIN_COLUMNS)  # in iterations, as _solve_choice
+    if (solve == "auto" and checkpoint is None and factors.L is None
+            and fits(8.0 * (2 * M * rank + 2 * rank * rank))):
+        # Rank-deficient K_MM at small alpha can make CG slow (the eigen preconditioner's
+        # T D T' / sum(D) stands for K_nM'K_nM / n less well than lam hides; KDD Cup 99,
+        # distinct centers, alpha = 1e-6: 100 iterations, not converged): hand over to the
+        # direct solve once the forecast of the iterations still needed exceeds its cost.
+        run = pcg_or_hand_over(_Op(apply, rank), rhs, rtol=tol, maxiter=maxiter,
+                               direct_cost=direct_cost, callback=progress)
+        res = run.result
+        if run.hand_over:
+            coef, rn, direct_jitter = _direct(op, factors, rank, Y, n, lam)
+            solve_choice = Choice(
+                "Falkon solve", "direct",
+                f"CG handed over after {res.n_iter} iterations: ~{run.forecast:.0f} more "
+                f"forecast from its rate at this alpha, more than the direct solve in "
+                f"{rank} directions (~{direct_cost:.0f} iterations' worth)")
+            return FalkonResult(coef[:, 0] if y.ndim == 1 else coef, res.n_iter + 1, True,
+                                float(rn[0]) if y.ndim == 1 else rn,
+                                float(jitter + direct_jitter), stored, store_choice, rank,
+                                choice, solve_choice)
+    else:
+        res = pcg(_Op(apply, rank), rhs, rtol=tol, maxiter=maxiter, callback=progress,
+                  state=state, on_state=on_state)
     coef = factors.inv(_tri(La, res.x, "T"))
     rhs_norm = np.maximum(np.linalg.norm(rhs, axis=0), np.finfo(float).tiny)
     rn = np.asarray(res.residual_norm) / rhs_norm
-    stored = bool(store_choice.value) if store_choice is not None else False
     return FalkonResult(coef[:, 0] if y.ndim == 1 else coef, res.n_iter, res.converged,
                         float(rn[0]) if y.ndim == 1 else rn, float(jitter), stored,
                         store_choice, rank, choice, solve_choice)
