@@ -381,7 +381,11 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
         K_MM: there the preconditioner stands for K_nM'K_nM poorly and CG
         needs many iterations; KDD Cup 99: 343 directions, 23 classes, 35-67
         iterations) and without a ``checkpoint`` (which saves CG's state).
-        The choice is returned as ``solve_choice``.
+        With the eigen preconditioner, "auto" CG also hands over to the direct
+        solve as soon as the iterations it still needs, forecast from its rate
+        (:func:`kernelkit.solvers.cg_forecast.pcg_or_hand_over`), cost more
+        than the direct solve (small alpha; ``n_iter`` is then the CG
+        iterations run plus 1). The choice is returned as ``solve_choice``.
 
     Returns
     -------
