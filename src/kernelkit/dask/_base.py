@@ -12,7 +12,8 @@ from ..kernels import resolve_kernel
 from ..solvers.normal_equations import NormalEquations, normal_block
 from ._runtime import compute, in_task, resolve_client, tree_sum
 
-__all__ = ["ClientMixin", "fit_feature_map", "normal_equations_pass"]
+__all__ = ["ClientMixin", "fit_feature_map", "normal_equations_pass", "kernel_for_rows",
+           "resolve_on_moments"]
 
 # Rows per sub-block inside a task: the in-memory default of
 # kernelkit.solvers.normal_equations, and below the feature maps' own threading.
@@ -43,6 +44,30 @@ class ClientMixin:
                      else self.__dict__)
         state.pop("_client", None)
         return state
+
+
+def resolve_on_moments(kernel, column_mean, column_var):
+    """``kernel`` with its data-dependent widths fixed from column moments (a dask task)."""
+    from ..kernels.data_dependent import InputScale
+
+    return kernel.resolve(InputScale.from_moments(column_mean, column_var))
+
+
+def kernel_for_rows(kernel, X, client, timeout=None):
+    """The kernel to fit with: ``gamma="scale"`` (and the other data rules) fixed
+    from the whole dask X by one pass of column means and variances, as the
+    in-memory estimators fix it from their X; a resolved kernel comes back as is.
+
+    The variance of all entries is mean(var_j) + var(mean_j) (exact; it differs
+    from ``X.var()`` of the in-memory array by round-off only).
+    """
+    if kernel == "precomputed" or kernel.is_resolved:
+        return kernel
+    import dask.array as da
+
+    mean, var = compute(da.stack([X.mean(axis=0), X.var(axis=0)]), client, timeout,
+                        "the pass of column variances (gamma='scale')")
+    return resolve_on_moments(kernel, mean, var)
 
 
 def fit_feature_map(kernel, X_rows, features, n_components, rng):

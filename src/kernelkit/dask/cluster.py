@@ -20,7 +20,7 @@ from .._validation import Interval, Options, validate_params
 from ..features.centers import uniform_centers
 from ..kernels import resolve_kernel
 from ..models import KernelKMeans
-from ._base import SUB_BLOCK_ROWS, ClientMixin, fit_feature_map
+from ._base import SUB_BLOCK_ROWS, ClientMixin, fit_feature_map, kernel_for_rows
 from ._runtime import align_rows, as_rows, compute, in_task, is_dask, tree_sum
 from .predict import map_rows
 
@@ -132,6 +132,7 @@ class DaskKernelKMeans(ClientMixin, ClusterMixin, BaseEstimator):
         X = as_rows(X, "X", self.chunk_rows)
         sw = align_rows(sample_weight, X, "sample_weight")
         client = self._get_client()
+        kernel = kernel_for_rows(kernel, X, client, self.timeout)  # gamma="scale": one pass
         n, k = int(X.shape[0]), int(self.n_clusters)
         if n < k:
             raise ValueError(f"n_samples={n} should be >= n_clusters={k}.")

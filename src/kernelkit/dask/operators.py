@@ -42,15 +42,27 @@ def gram(kernel, X, Y=None):
     Returns
     -------
     dask.array.Array of shape (n, m), float64, chunks (X's rows, Y's rows)
+
+    Notes
+    -----
+    A data-dependent width (``gamma="scale"``, the default of ``"rbf"``) is
+    fixed on the whole X, as :func:`kernelkit.gram` fixes it on its X: from
+    X's column means and variances, computed with the blocks (nothing runs
+    before the result is computed).
     """
     import dask.array as da
     from dask import delayed
+
+    from ._base import resolve_on_moments
 
     kernel = resolve_kernel(kernel)
     X = as_rows(X, "X")
     symmetric = Y is None
     Y = X if symmetric else as_rows(Y, "Y")
-    k = delayed(kernel, pure=True)
+    if kernel.is_resolved:
+        k = delayed(kernel, pure=True)
+    else:  # one lazy pass of X's moments, shared by every block
+        k = delayed(resolve_on_moments, pure=True)(kernel, X.mean(axis=0), X.var(axis=0))
     task = delayed(in_task(_gram_block), pure=True)
     xb, yb = X.to_delayed()[:, 0], Y.to_delayed()[:, 0]
     rows = []

@@ -33,7 +33,7 @@ from ..models import KernelRidge, KernelRidgeClassifier
 from ..planning import Choice, falkon_centers
 from ..solvers.falkon import falkon
 from ..solvers.normal_equations import solve_normal_equations
-from ._base import ClientMixin, fit_feature_map, normal_equations_pass
+from ._base import ClientMixin, fit_feature_map, kernel_for_rows, normal_equations_pass
 from ._runtime import align_rows, as_rows, compute, is_dask
 from .operators import DaskGramOperator, persist_choice
 from .predict import map_rows
@@ -101,6 +101,7 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
             self.solver_choice_ = Choice("solver", choice, f"solver={choice!r} set by the user")
         Y, self.intercept_ = self._center_targets(Y, sw, client)
         rng = check_random_state(self.random_state)
+        kernel = kernel_for_rows(kernel, X, client, self.timeout)  # gamma="scale": one pass
         self.kernel_ = kernel
         self.n_features_in_ = d
         self.n_samples_fit_ = n

@@ -219,8 +219,9 @@ def _rule_value(kind, rule, scale):
         return _sq_gamma(rule, scale)
     if kind == "cauchy_gamma":
         return math.sqrt(_sq_gamma(rule, scale))
-    if kind == "length_scale":
-        return 1.0 / math.sqrt(2.0 * _sq_gamma(rule, scale))
+    if kind == "length_scale":  # 1 / sqrt(2 gamma) of the gamma rule, without 1 / inf
+        var = 1.0 if rule == "auto" else scale.variance
+        return math.sqrt(d * var / 2.0) if var != 0 else math.sqrt(0.5)
     if rule == "auto":
         return 1.0 / d
     if kind == "l1_gamma":
