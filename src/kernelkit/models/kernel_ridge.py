@@ -316,7 +316,7 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
         """
         kernel = self._check_params()
         X, y = validate_fit_data(self, kernel, X, y)
-        kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
+        kernel = kernel_for_data(kernel, X, self)  # gamma="scale" fixed from the training X
         y = np.asarray(y, dtype=np.float64)
         n = X.shape[0]
         sw = check_sample_weight(sample_weight, n)
