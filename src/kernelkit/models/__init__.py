@@ -3,11 +3,13 @@
 from .kernel_machine import KernelMachine, KernelMachineClassifier
 from .kernel_ridge import KernelRidge
 from .kernel_ridge_cv import KernelRidgeCV
+from .learned_kernel_ridge import LearnedKernelRidge
 from .kernel_ridge_classifier import KernelRidgeClassifier
 from .kernel_ridge_classifier_cv import KernelRidgeClassifierCV
 from .kitchen_sinks import KitchenSinksClassifier, KitchenSinksRegressor
 from .logistic import KernelLogisticRegression
 from .logistic_cv import KernelLogisticRegressionCV
+from .machine_cv import KernelMachineClassifierCV, KernelMachineCV
 from .svm import KernelSVC
 from .svr import KernelSVR
 from .svm_cv import KernelSVCCV, KernelSVRCV
@@ -20,6 +22,7 @@ __all__ = ["KernelRidge", "KernelRidgeCV", "KernelSVC", "KernelSVR", "KernelMach
            "KernelMachineClassifier", "KernelLogisticRegression",
            "KernelKNeighborsClassifier", "KernelKNeighborsRegressor", "KernelKMeans",
            "KernelOutlierDetector", "KernelOneClassSVM",
-           "KernelRidgeClassifier", "KernelRidgeClassifierCV",
+           "KernelRidgeClassifier", "KernelRidgeClassifierCV", "LearnedKernelRidge",
            "KitchenSinksRegressor", "KitchenSinksClassifier",
-           "KernelSVCCV", "KernelSVRCV", "KernelLogisticRegressionCV"]
+           "KernelSVCCV", "KernelSVRCV", "KernelLogisticRegressionCV", "KernelMachineCV",
+           "KernelMachineClassifierCV"]

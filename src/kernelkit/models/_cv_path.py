@@ -36,10 +36,13 @@ from ..planning import Choice, Plan, decide_store
 from ..tuning.grid import warn_if_on_edge
 from ._base import kernel_for_data, report_plan
 
-__all__ = ["PathSearchCV", "PATH_CONSTRAINTS", "DEFAULT_C_RANGE"]
+__all__ = ["PathSearchCV", "PATH_CONSTRAINTS", "DEFAULT_C_RANGE", "DEFAULT_ALPHA_RANGE",
+           "ALPHA_PATH_CONSTRAINTS"]
 
 #: ``Cs=k`` means k values of C in ``np.logspace(*DEFAULT_C_RANGE, k)``.
 DEFAULT_C_RANGE = (-2.0, 4.0)
+#: ``alphas=k`` means k values of alpha in ``np.logspace(*DEFAULT_ALPHA_RANGE, k)``.
+DEFAULT_ALPHA_RANGE = (-6.0, 1.0)
 
 PATH_CONSTRAINTS = {
     "Cs": [Interval(Integral, 1, None), "array-like"],
@@ -48,6 +51,7 @@ PATH_CONSTRAINTS = {
            None],
     "scoring": [str, "callable", None],
 }
+ALPHA_PATH_CONSTRAINTS = {"alphas" if k == "Cs" else k: v for k, v in PATH_CONSTRAINTS.items()}
 
 
 class PathSearchCV(BaseEstimator):
@@ -55,40 +59,46 @@ class PathSearchCV(BaseEstimator):
 
     Subclasses define ``_make_estimator(kernel, C)`` (the estimator that is
     refitted, and fitted per fold when the Gram matrix does not fit),
-    ``_fold_path(K, train, y_train, Cs)`` yielding ``(C, fitted, stopped)`` for
-    the sorted ``Cs`` (``fitted`` predicts from the rows K[test, train]),
-    ``_is_classifier`` and ``_validate(X, y)``.
+    ``_fold_path(K, train, y_train, values)`` yielding ``(value, fitted, stopped)``
+    along the path's values in the order given (``fitted`` predicts from the rows
+    K[test, train]) and ``_is_classifier``. The path's parameter is C (``Cs``,
+    walked upwards) or alpha (``alphas``, walked downwards: the same direction,
+    from the most to the least regularised problem).
     """
 
     _is_classifier = False
-    _path_name = "C"
+    _path_name, _path_values, _path_range = "C", "Cs", DEFAULT_C_RANGE
 
     # ---- checks -------------------------------------------------------------------------
     def _check_grid(self):
-        """The sorted distinct Cs, the user's list of Cs, and the kernel parameter grid."""
+        """The path's distinct values in walking order (C upwards, alpha downwards), the
+        user's list of values, and the kernel parameter grid."""
         owner = type(self).__name__
-        if isinstance(self.Cs, Integral) and not isinstance(self.Cs, bool):
-            Cs = np.logspace(*DEFAULT_C_RANGE, int(self.Cs))
+        name, attr = self._path_name, self._path_values
+        given = getattr(self, attr)
+        if isinstance(given, Integral) and not isinstance(given, bool):
+            Cs = np.logspace(*self._path_range, int(given))
         else:
             try:
-                Cs = np.atleast_1d(np.asarray(self.Cs, dtype=np.float64)).ravel()
+                Cs = np.atleast_1d(np.asarray(given, dtype=np.float64)).ravel()
             except (TypeError, ValueError):
                 Cs = np.array([np.nan])
             if Cs.size == 0 or not np.isfinite(Cs).all() or (Cs <= 0).any():
                 raise InvalidParameterError(
-                    f"{owner}: Cs must be a positive integer (that many values in "
-                    f"logspace{DEFAULT_C_RANGE}) or a non-empty list of positive finite "
-                    f"numbers, got {self.Cs!r}")
+                    f"{owner}: {attr} must be a positive integer (that many values in "
+                    f"logspace{self._path_range}) or a non-empty list of positive finite "
+                    f"numbers, got {given!r}")
         grid = dict(self.param_grid or {})
         for key, values in grid.items():
-            if key == "C":
+            if key == name:
                 raise InvalidParameterError(f"{owner}: param_grid holds kernel parameters; "
-                                            "give the values of C as Cs=[...]")
+                                            f"give the values of {name} as {attr}=[...]")
             if isinstance(values, str) or not hasattr(values, "__iter__") or not len(values):
                 raise InvalidParameterError(
                     f"{owner}: param_grid[{key!r}] must be a non-empty list of values, "
                     f"got {values!r}")
-        return np.unique(Cs), [float(c) for c in Cs], grid
+        path = np.unique(Cs)
+        return (path if name == "C" else path[::-1]), [float(c) for c in Cs], grid
 
     def _kernel_candidates(self, base, grid, X):
         """(params, kernel) per combination of the grid, in sorted-key order."""
@@ -110,12 +120,14 @@ class PathSearchCV(BaseEstimator):
         kernels = self._kernel_candidates(base, grid, X)
         splitter = check_cv(self.cv, y, classifier=self._is_classifier)
         folds = list(splitter.split(X, y))
-        candidates = list(ParameterGrid({"C": user_Cs, **{k: list(v) for k, v in grid.items()}}))
+        name = self._path_name
+        candidates = list(ParameterGrid({name: user_Cs,
+                                         **{k: list(v) for k, v in grid.items()}}))
         where = {}
         for c, params in enumerate(candidates):
-            kparams = {k: v for k, v in params.items() if k != "C"}
+            kparams = {k: v for k, v in params.items() if k != name}
             kindex = next(i for i, (p, _, _) in enumerate(kernels) if p == kparams)
-            where.setdefault((kindex, float(params["C"])), []).append(c)
+            where.setdefault((kindex, float(params[name])), []).append(c)
         scores = np.full((len(candidates), len(folds)), np.nan)
         n = X.shape[0]
         store = decide_store(f"the {n} x {n} Gram matrix of all training rows (each fold's "
@@ -145,26 +157,27 @@ class PathSearchCV(BaseEstimator):
                         scores[c, f] = score
         best = self._record(candidates, scores, folds)
         params = candidates[best]
-        kparams = {k: v for k, v in params.items() if k != "C"}
+        kparams = {k: v for k, v in params.items() if k != name}
         kindex = next(i for i, (p, _, _) in enumerate(kernels) if p == kparams)
-        choices = [store, Choice("warm starts along C", bool(store.value),
-                                 "each fold walks C upwards from the previous solution"
+        way = "upwards" if name == "C" else "downwards"
+        choices = [store, Choice(f"warm starts along {name}", bool(store.value),
+                                 f"each fold walks {name} {way} from the previous solution"
                                  if store.value else "cold fits per fold (no stored Gram)")]
-        choices.append(warn_if_on_edge("C", user_Cs, params["C"], stacklevel=3))
+        choices.append(warn_if_on_edge(name, user_Cs, params[name], stacklevel=3))
         for key in sorted(grid):
             choices.append(warn_if_on_edge(key, grid[key], params[key], stacklevel=3))
-        self.best_estimator_ = self._make_estimator(kernels[kindex][1], params["C"]).fit(X, y)
-        self.C_ = float(params["C"])
+        self.best_estimator_ = self._make_estimator(kernels[kindex][1], params[name]).fit(X, y)
+        setattr(self, f"{name}_", float(params[name]))
         self.kernel_ = self.best_estimator_.kernel_
         self.n_features_in_ = self.best_estimator_.n_features_in_
         if hasattr(self.best_estimator_, "feature_names_in_"):
             self.feature_names_in_ = self.best_estimator_.feature_names_in_
         self.plan_ = Plan("path", reason=(
             "one Gram matrix per kernel candidate, folds by indexing, warm-started "
-            "solves along increasing C" if store.value else
+            f"solves along {name}" if store.value else
             "the Gram matrix of all rows does not fit the budget: cold fits per fold"),
             problem={"n": n, "folds": len(folds), "kernel candidates": len(kernels),
-                     "Cs": len(path_Cs)}, choices=tuple(choices))
+                     self._path_values: len(path_Cs)}, choices=tuple(choices))
         report_plan(self, self.verbose)
         if stopped:
             warnings.warn(f"{stopped} of the {len(kernels) * len(folds) * len(path_Cs)} fits "
