@@ -8,6 +8,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._budget import require
 from .._validation import Interval, Options, validate_params
 from ..exceptions import InvalidParameterError
 from ..kernels import Kernel
@@ -108,8 +109,9 @@ class LearnedKernelRidge(_RidgePredictor):
         ``GaussianProcessRegressor(normalize_y=True)``: the likelihood is then the
         one of the standardised targets (its ``log_marginal_likelihood_value_``), and
         alpha and the amplitude are in those units.
-    max_iter : int, default=100
-        L-BFGS-B iterations per start.
+    max_iter : int, default=200
+        L-BFGS-B iterations per start (a ConvergenceWarning when the best start
+        stops there short of scipy's tolerances).
     random_state : int, RandomState or None, default=None
         Restarts, centers and the hold-out split.
     verbose : int, default=0
@@ -182,7 +184,7 @@ class LearnedKernelRidge(_RidgePredictor):
                  learn_amplitude=True, kernel_bounds=DEFAULT_BOUNDS,
                  alpha_bounds=(1e-8, 1e5), n_restarts=0, n_centers="auto",
                  validation_fraction=0.2, fit_intercept=True, normalize_y=False,
-                 max_iter=100, random_state=None, verbose=0):
+                 max_iter=200, random_state=None, verbose=0):
         self.kernel = kernel
         self.alpha = alpha
         self.objective = objective
@@ -269,6 +271,9 @@ class LearnedKernelRidge(_RidgePredictor):
                 print(f"  start {start} iteration {it}: {objective} {value:.6g} ({shown})")
 
         if objective == "marginal_likelihood":
+            # K + alpha I (factored in place), its inverse and the gradient's weights
+            require(3 * 8.0 * n * n, f"the exact marginal likelihood on n={n} samples (three "
+                    f"{n} x {n} float64 matrices)", hint="use objective='gcv' (Nystroem)")
             kernel_, alpha_, value, result = optimize_marginal_likelihood(
                 params, X, target, float(self.alpha), alpha_bounds=self.alpha_bounds,
                 n_restarts=self.n_restarts, random_state=rng, max_iter=self.max_iter,
@@ -330,6 +335,11 @@ class LearnedKernelRidge(_RidgePredictor):
             y = y[:, 0]
         M = min(n, _TUNING_CENTERS if self.n_centers == "auto" else int(self.n_centers))
         centers = X[rng.choice(n, size=M, replace=False)]
+        self.plan_ = self.plan_.with_choices(Choice(
+            "tuning centers", M, f"{M} rows drawn uniformly" + (
+                " (n_centers='auto': min(n, 500))" if self.n_centers == "auto" else "")
+            + f"; each step costs O(n M^2 + n M d) = {n * M * (M + X.shape[1]):.2g} flops"))
+        report_choices(self.plan_.choices[-1:], self.verbose)
         validation = None
         if objective == "holdout":
             validation = np.zeros(n, dtype=bool)

@@ -38,7 +38,7 @@ class OptimizationResult:
 
 
 def minimize_with_restarts(objective, x0, bounds, *, n_restarts=0, random_state=None,
-                           max_iter=200, tol=1e-9, callback=None):
+                           max_iter=200, tol=2.220446049250313e-09, callback=None):
     """Minimise ``objective(x) -> (value, gradient)`` by L-BFGS-B from ``x0`` and restarts.
 
     Parameters
@@ -54,9 +54,10 @@ def minimize_with_restarts(objective, x0, bounds, *, n_restarts=0, random_state=
     random_state : numpy Generator or RandomState
     max_iter : int, default=200
         L-BFGS-B iterations per start.
-    tol : float, default=1e-9
+    tol : float, default=2.22e-9
         Relative tolerance on the objective (scipy's ``ftol``); the gradient
-        tolerance is ``gtol = 1e-8``.
+        tolerance is scipy's ``gtol = 1e-5``: scipy's defaults, which scikit-learn's
+        ``GaussianProcessRegressor`` uses too (the same iterates from the same start).
     callback : callable, optional
         ``callback(start, iteration, fun, x)`` after every iteration (progress).
 
@@ -95,7 +96,7 @@ def minimize_with_restarts(objective, x0, bounds, *, n_restarts=0, random_state=
 
         res = minimize(fun, start, jac=True, method="L-BFGS-B", bounds=bounds,
                        callback=record, options={"maxiter": max_iter, "ftol": tol,
-                                                 "gtol": 1e-8})
+                                                 "gtol": 1e-5})
         result.starts.append({"x0": start, "x": res.x, "fun": float(res.fun),
                               "n_iter": int(res.nit), "n_evals": int(res.nfev),
                               "converged": bool(res.success) or res.nit < max_iter,
