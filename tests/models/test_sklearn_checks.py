@@ -4,8 +4,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernelkit.kernels import RBF, Polynomial
 from kernelkit.models import (KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
-                              KernelRidge, KernelRidgeClassifier, KernelRidgeCV, KernelSVC,
-                              KernelSVR)
+                              KernelRidge, KernelRidgeClassifier, KernelRidgeClassifierCV,
+                              KernelRidgeCV, KernelSVC, KernelSVR)
 from kernelkit.models import (KernelKMeans, KernelKNeighborsClassifier,
                               KernelKNeighborsRegressor, KernelOutlierDetector,
                               KitchenSinksClassifier, KitchenSinksRegressor)
@@ -90,6 +90,7 @@ def _expected_failures(estimator):
     KernelRidge(kernel=Polynomial(degree=2), alpha=0.1, solver="primal"),
     KernelRidgeCV(kernel=RBF(gamma=0.5), alphas=(0.1, 1.0)),
     KernelRidgeCV(kernel="rbf", alphas=(0.1, 1.0), param_grid={"gamma": [0.1, 1.0]}),
+    KernelRidgeClassifierCV(kernel=RBF(gamma=0.5), alphas=(0.1, 1.0)),
     KernelSVC(kernel=RBF(gamma=0.5)),
     KernelSVR(kernel=RBF(gamma=0.5)),
     KernelSVR(kernel="precomputed"),

@@ -143,7 +143,8 @@ class KernelRidgeClassifierCV(KernelParamsMixin, ClassifierMixin, BaseEstimator)
         -------
         ndarray of shape (n_queries,)
         """
-        return predict_labels(self.classes_, self.decision_function(X))
+        scores = self.decision_function(X)  # checks that the model is fitted
+        return predict_labels(self.classes_, scores)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
