@@ -29,7 +29,8 @@ TOP = np.finfo(np.float64).max
 
 # Keep fits tiny: fewer components, iterations and neighbours than the defaults.
 _SMALL = {"n_components": 8, "n_neighbors": 3, "n_clusters": 2, "max_iter": 20,
-          "n_epochs": 2, "n_centers": 6, "alphas": (0.1, 1.0), "random_state": 0}
+          "n_epochs": 2, "n_centers": 6, "alphas": (0.1, 1.0), "Cs": (0.1, 1.0),
+          "random_state": 0}
 # Functions and helpers exported next to the classes: not estimators.
 _NOT_ESTIMATORS = {"select_centers", "explicit_feature_dim"}
 
@@ -54,7 +55,8 @@ def _make(cls):
 
 def _kind(cls):
     name = cls.__name__
-    if "Classifier" in name or name in ("KernelSVC", "KernelLogisticRegression"):
+    if "Classifier" in name or name.removesuffix("CV") in ("KernelSVC",
+                                                         "KernelLogisticRegression"):
         return "classifier"
     if name in ("KernelKMeans", "KernelOutlierDetector") or cls.__module__.startswith(
             "kernelkit.features"):
