@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import write_json  # noqa: E402
 
-PARTS = ("untuned", "tuned", "learned", "grid", "paths")
+PARTS = ("untuned", "tuned", "learned", "grid", "cli", "paths")
 
 
 def main():
