@@ -27,12 +27,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import config
 from .._validation import Interval, Options, validate_params
+from ..exceptions import InvalidParameterError
 from ..features.centers import uniform_centers
 from ..kernels import resolve_kernel
 from ..models import KernelRidge, KernelRidgeClassifier
 from ..planning import Choice, falkon_centers
 from ..solvers.falkon import falkon
 from ..solvers.normal_equations import solve_normal_equations
+from ..tuning.grid import warn_if_on_edge
+from ..tuning.nystroem_path import Moments, NystroemPath
 from ._base import ClientMixin, fit_feature_map, kernel_for_rows, normal_equations_pass
 from ._runtime import align_rows, as_rows, compute, is_dask
 from .operators import DaskGramOperator, persist_choice
@@ -42,7 +45,7 @@ __all__ = ["DaskKernelRidge", "DaskKernelRidgeClassifier"]
 
 _CONSTRAINTS = {
     "kernel": ["kernel"],
-    "alpha": [Interval(Real, 0, None, note="the ridge penalty")],
+    "alpha": [Interval(Real, 0, None, note="the ridge penalty"), "array-like"],
     "solver": [Options(str, ("auto", "features", "falkon"))],
     "features": [Options(str, ("nystroem", "rff"))],
     "n_components": [Interval(Integral, 1, None), Options(str, ("auto",))],
@@ -89,8 +92,22 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
              else min(int(self.n_components), n))
         dtype = (np.float32 if X.dtype == np.float32 and config.get_config()["dtype"] ==
                  "float32" else np.float64)
+        alphas = _alpha_grid(self.alpha, type(self).__name__)
         choice = self.solver
-        if choice == "auto":
+        if alphas is not None:  # chosen by GCV from the features' one pass
+            if choice == "falkon":
+                raise InvalidParameterError(
+                    f"{type(self).__name__}: a list of alphas is chosen by GCV from the "
+                    "normal equations of solver='features'; Falkon takes one alpha")
+            if sample_weight is not None:
+                raise InvalidParameterError(
+                    f"{type(self).__name__}: choosing alpha by GCV does not take "
+                    "sample_weight; pass one alpha")
+            self.solver_choice_ = Choice(
+                "solver", "features", "a list of alphas: GCV along the path of the one pass's "
+                "normal equations" if choice == "auto" else f"solver={choice!r} set by the user")
+            choice = "features"
+        elif choice == "auto":
             stored = persist_choice(np.dtype(dtype).itemsize * n * M, client, self.persist)
             choice = "falkon" if stored.value else "features"
             self.solver_choice_ = Choice(
@@ -99,6 +116,8 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
                 "features instead of recomputed Falkon iterations")
         else:
             self.solver_choice_ = Choice("solver", choice, f"solver={choice!r} set by the user")
+        if alphas is None:
+            self.alpha_ = float(self.alpha)
         Y, self.intercept_ = self._center_targets(Y, sw, client)
         rng = check_random_state(self.random_state)
         kernel = kernel_for_rows(kernel, X, client, self.timeout)  # gamma="scale": one pass
@@ -109,7 +128,7 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         if choice == "falkon":
             self._fit_falkon(kernel, X, Y, sw, M, rng, dtype, client)
         else:
-            self._fit_features(kernel, X, Y, sw, M, rng, client)
+            self._fit_features(kernel, X, Y, sw, M, rng, client, alphas)
         return self
 
     def _center_targets(self, Y, sw, client):
@@ -152,7 +171,7 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         self.store_choice_ = op.store_choice
         self.n_passes_ = op.n_passes
 
-    def _fit_features(self, kernel, X, Y, sw, D, rng, client):
+    def _fit_features(self, kernel, X, Y, sw, D, rng, client, alphas=None):
         if self.features == "nystroem":
             idx = uniform_centers(int(X.shape[0]), D, rng)
             rows = np.asarray(compute(X[idx], client, self.timeout, what="the centers' rows"))
@@ -163,7 +182,22 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         self.normal_equations_ = normal_equations_pass(fmap, X, Y, sw, client, self.timeout)
         self.n_passes_ = 1
         self.n_iter_ = 1
-        self.refit(self.alpha)
+        if alphas is None:
+            self.refit(self.alpha)
+            return
+        # GCV of every alpha from Z'Z, Z'y, Z'1 and y'y (one more reduction, over y only)
+        yy = np.atleast_1d(np.asarray(compute((Y ** 2).sum(axis=0), client, self.timeout,
+                                              what="the targets' sum of squares"),
+                                      dtype=np.float64))
+        ne = self.normal_equations_
+        path = NystroemPath(Moments(ne.ZtZ, ne.ZtY, ne.z_sum, yy, ne.y_sum, ne.n), None,
+                            self.fit_intercept)
+        self.gcv_ = path.gcv(alphas).mean(axis=1)
+        self.alpha_ = float(alphas[int(np.argmin(self.gcv_))])
+        self.alpha_choice_ = warn_if_on_edge("alpha", alphas, self.alpha_, stacklevel=4)
+        W, _, jitter = solve_normal_equations(ne, self.alpha_)
+        self.coef_ = W[:, 0] if self._one_target else W
+        self.jitter_ = float(jitter)
 
     def refit(self, alpha):
         """Solve again for another ``alpha`` from the stored normal equations (no pass
@@ -180,6 +214,7 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         check_is_fitted(self, "normal_equations_")
         W, _, jitter = solve_normal_equations(self.normal_equations_, float(alpha))
         self.alpha = alpha
+        self.alpha_ = float(alpha)
         self.coef_ = W[:, 0] if self._one_target else W
         self.jitter_ = float(jitter)
         return self
@@ -255,8 +290,13 @@ class DaskKernelRidge(RegressorMixin, _DaskRidgeBase):
     Parameters
     ----------
     kernel : Kernel or str, default="rbf"
-    alpha : float, default=1.0
+    alpha : float or list of float, default=1.0
         As in :class:`kernelkit.KernelRidge`: sum_i s_i (y_i - f(x_i))^2 + alpha ||f||^2.
+        A list: the alpha of least generalised cross-validation (GCV) error,
+        every one from the same pass's Z'Z, Z'y and Z'1 plus y'y (one reduction
+        over y) at O(D^2) each (:class:`kernelkit.tuning.NystroemPath`); the
+        features solver (``solver="auto"`` picks it), without ``sample_weight``.
+        A choice at the list's edge warns :class:`~kernelkit.tuning.GridEdgeWarning`.
     solver : {"auto", "features", "falkon"}, default="auto"
         ``"auto"``: Falkon when the K_nM chunks fit on the workers (see
         ``persist``), else features (one pass). Kept in ``solver_choice_``.
@@ -302,6 +342,12 @@ class DaskKernelRidge(RegressorMixin, _DaskRidgeBase):
     jitter_ : float
     intercept_ : float or ndarray of shape (n_targets,)
         The target mean added to the predictions (0.0 without ``fit_intercept``).
+    alpha_ : float
+        The alpha used (the GCV choice when ``alpha`` is a list).
+    gcv_ : ndarray of shape (n_alphas,)
+        GCV mean squared error of each alpha of the list (averaged over targets).
+    alpha_choice_ : kernelkit.planning.Choice
+        Whether ``alpha_`` lies inside its list (:func:`kernelkit.tuning.warn_if_on_edge`).
     solver_choice_, store_choice_ : kernelkit.planning.Choice
 
     Notes
@@ -347,7 +393,7 @@ class DaskKernelRidge(RegressorMixin, _DaskRidgeBase):
         """The fitted model as an in-memory :class:`kernelkit.KernelRidge`
         (``solver_ == "falkon"``: centers and their coefficients)."""
         check_is_fitted(self, "solver_")
-        est = KernelRidge(self.kernel, self.alpha, solver="falkon",
+        est = KernelRidge(self.kernel, getattr(self, "alpha_", self.alpha), solver="falkon",
                           n_centers=len(getattr(self, "centers_", ())) or "auto",
                           tol=self.tol, max_iter=self.max_iter,
                           random_state=self.random_state,
@@ -413,12 +459,27 @@ class DaskKernelRidgeClassifier(ClassifierMixin, _DaskRidgeBase):
     def to_local(self):
         """The fitted model as an in-memory :class:`kernelkit.KernelRidgeClassifier`."""
         check_is_fitted(self, "classes_")
-        est = KernelRidgeClassifier(self.kernel, self.alpha, solver="falkon",
+        est = KernelRidgeClassifier(self.kernel, getattr(self, "alpha_", self.alpha),
+                                    solver="falkon",
                                     tol=self.tol, max_iter=self.max_iter,
                                     random_state=self.random_state,
                                     fit_intercept=self.fit_intercept)
         est.classes_ = self.classes_
         return self._ridge_state(est)
+
+
+def _alpha_grid(alpha, name):
+    """None for one alpha; else the list as a float64 array of positive numbers."""
+    if np.ndim(alpha) == 0:
+        return None
+    try:
+        alphas = np.asarray(alpha, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        alphas = np.array([np.nan])
+    if alphas.size == 0 or not np.isfinite(alphas).all() or (alphas <= 0).any():
+        raise InvalidParameterError(f"{name}: alpha must be a positive number or a non-empty "
+                                    f"list of positive numbers, got {alpha!r}")
+    return alphas
 
 
 def _indicator(yb, classes):

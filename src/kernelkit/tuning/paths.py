@@ -181,7 +181,8 @@ def cholesky_path(K, y0, alphas, fit_intercept=True):
     rhs = np.column_stack([y0, np.ones(n)])
     points = []
     for alpha in np.asarray(alphas, dtype=np.float64):
-        G = K + np.diag(np.full(n, alpha))
+        G = np.array(K, dtype=np.float64, order="F")  # LAPACK's order: factored in place
+        G.flat[::n + 1] += alpha
         L, info = scipy.linalg.lapack.dpotrf(G, lower=1, clean=1, overwrite_a=1)
         if info == 0:
             Linv, info = scipy.linalg.lapack.dtrtri(L, lower=1, overwrite_c=1)
