@@ -242,9 +242,9 @@ class Product(_Nary):
 
     >>> import numpy as np
     >>> from kernelkit.kernels import RBF, Polynomial
-    >>> k = RBF(gamma=0.5) * Polynomial(degree=2)
+    >>> k = RBF(gamma=0.5) * Polynomial(degree=2, gamma=1.0)
     >>> k
-    RBF(gamma=0.5) * Polynomial(degree=2)
+    RBF(gamma=0.5) * Polynomial(degree=2, gamma=1.0)
     >>> np.round(k(np.array([[0.0, 0.0], [1.0, 1.0]])), 4)
     array([[1.    , 0.3679],
            [0.3679, 9.    ]])

@@ -41,8 +41,8 @@ class KernelOneClassSVM(KernelParamsMixin, OutlierMixin, BaseEstimator):
     Parameters
     ----------
     kernel : Kernel, str or "precomputed", default="rbf"
-        A kernel object or expression (``"rbf(gamma=0.1)"``; ``"rbf"`` is gamma=1,
-        not scikit-learn's gamma='scale'). ``"precomputed"``: X is K(X_train,
+        A kernel object or expression (``"rbf(gamma=0.1)"``; ``"rbf"`` is
+        scikit-learn's gamma='scale', fixed at fit in ``kernel_``). ``"precomputed"``: X is K(X_train,
         X_train) in ``fit`` and K(X_test, X_train) afterwards.
     nu : float in (0, 1], default=0.5
         Upper bound on the fraction of training errors, lower bound on the

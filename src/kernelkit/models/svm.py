@@ -61,10 +61,10 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
     Parameters
     ----------
     kernel : Kernel, str or "precomputed", default="rbf"
-        A kernel object or expression (``"rbf(gamma=0.1)"``). Note that
-        ``"rbf"`` means kernelkit's RBF with gamma=1.0, not scikit-learn's
-        gamma='scale' (1 / (n_features X.var())): pass ``RBF(gamma=...)``
-        to compare. ``"precomputed"``: X is K(X_train, X_train) in ``fit``
+        A kernel object or expression (``"rbf(gamma=0.1)"``). ``"rbf"`` is
+        scikit-learn's default, gamma='scale' (1 / (n_features X.var()),
+        fixed at fit and kept in ``kernel_``), so ``KernelSVC()`` and ``SVC()``
+        fit the same kernel. ``"precomputed"``: X is K(X_train, X_train) in ``fit``
         and K(X_test, X_train) in ``predict``.
     C : float, default=1.0
         Penalty of margin violations, > 0 and finite. There is no ``C=inf``: on
