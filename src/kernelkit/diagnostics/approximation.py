@@ -51,6 +51,20 @@ class ApproximationError:
                 f"rms {self.rms_error:.3g} over {which} {self.n_pairs} pairs")
 
 
+def _fixed_width(kernel, features, X):
+    """``kernel`` with a data-dependent width (gamma="scale") fixed as the features fixed
+    it when they were fitted with that same kernel (their ``kernel_``), else on X."""
+    if kernel.is_resolved:
+        return kernel
+    own = getattr(features, "kernel_", None)
+    given = getattr(features, "kernel", None)
+    try:
+        same = own is not None and given is not None and resolve_kernel(given) == kernel
+    except (TypeError, ValueError):
+        same = False
+    return own if same else kernel.resolve(X)
+
+
 def _check_features(features, kernel):
     if not hasattr(features, "transform"):
         raise TypeError(f"features must be a fitted transformer with a transform method "
@@ -102,7 +116,9 @@ def approximation_error(kernel, features, X, Y=None, *, max_pairs=1_000_000, ran
     Parameters
     ----------
     kernel : Kernel or str
-        The exact kernel the features approximate.
+        The exact kernel the features approximate. A data-dependent width
+        (``"rbf"`` is gamma="scale") is the one the features fixed at their
+        fit when they were given the same kernel, else it is fixed on X.
     features : fitted transformer
         Anything with ``transform`` (RandomFourierFeatures, Nystroem, ...). If
         it has a ``kernel_`` attribute it must equal ``kernel``.
@@ -128,8 +144,9 @@ def approximation_error(kernel, features, X, Y=None, *, max_pairs=1_000_000, ran
     """
     kernel = resolve_kernel(kernel)
     check_scalar(max_pairs, "max_pairs", low=1, integer=True)
-    _check_features(features, kernel)
     X = check_vectors(X, "X")
+    kernel = _fixed_width(kernel, features, X)
+    _check_features(features, kernel)
     Y = X if Y is None else check_vectors(Y, "Y")
     check_same_n_features(X, Y)
     rows, cols, exhaustive = _grid(len(X), len(Y), max_pairs, check_random_state(random_state))
