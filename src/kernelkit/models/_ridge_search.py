@@ -20,10 +20,11 @@ from ..gram import KernelRows, gram
 from ..linalg import eigh_psd
 from ..planning import Choice, Plan, falkon_centers
 from ..tuning.grid import warn_if_on_edge
-from ..tuning.nystroem_path import NystroemPath, accumulate_moments, whitening
+from ..tuning.nystroem_path import (WHITENING_RTOL, NystroemPath, accumulate_moments,
+                                    whitening)
 from ..tuning.paths import (centre_targets, cholesky_path, choose_factorisation, eigen_path,
                             squared_distances)
-from ._base import report_plan
+from ._base import kernel_for_data, report_plan
 
 __all__ = ["SOLVERS", "EXACT_MAX_N", "search"]
 
@@ -116,7 +117,9 @@ def search(est, X, y, base, alphas, labels=None):
     if n < 3:
         raise ValueError(f"{type(est).__name__} needs at least 3 samples to choose "
                          f"hyperparameters, got n_samples = {n}")
-    cands = candidates(base, est.param_grid)
+    # a grid value such as gamma="scale" is fixed from the training X, as the base kernel was
+    cands = [(params, kernel_for_data(kernel, X)) for params, kernel in
+             candidates(base, est.param_grid)]
     plan, solver, cv = _plan(est, X, n, len(cands), alphas)
     y0, y_mean = centre_targets(y, est.fit_intercept)
     if solver == "exact":
@@ -249,7 +252,7 @@ def _approximate(est, plan, solver, cands, X, y0, alphas, cv):
                    "kernels of the Euclidean distance: one distance block serves every "
                    "candidate" if profiles else "a kernel without a distance profile"),
             Choice("K_MM rank", min(r for _, r in whitenings),
-                   "null directions of K_MM dropped (eigenvalues <= 1e-10 of the largest)"))
+                   f"null directions of K_MM dropped (eigenvalues <= {WHITENING_RTOL:g} of the largest)"))
     else:
         maps = [RandomFourierFeatures(k, n_components=est.n_components,
                                       random_state=est.random_state).fit(X) for k in kernels]
