@@ -58,6 +58,18 @@ def test_kernel_ridge_return_std_equals_the_gp_posterior(y_shape):
                                gpr.predict(X[:3], return_std=True)[1], rtol=1e-6, atol=1e-8)
 
 
+def test_return_std_with_sample_weights_is_a_gp_with_noise_alpha_over_weight():
+    weights = np.random.default_rng(2).uniform(0.5, 2.0, size=len(X))
+    model = KernelRidge(kernel=RBF(gamma=0.3), alpha=0.2, fit_intercept=False)
+    model.fit(X, Y, sample_weight=weights)
+    gpr = GaussianProcessRegressor(ConstantKernel(1.0, "fixed") * SkRBF(np.sqrt(1 / 0.6)),
+                                   alpha=0.2 / weights, optimizer=None).fit(X, Y)
+    mean, std = model.predict(Q, return_std=True)
+    ref_mean, ref_std = gpr.predict(Q, return_std=True)
+    np.testing.assert_allclose(mean, ref_mean, rtol=1e-8)
+    np.testing.assert_allclose(std, ref_std, rtol=1e-7, atol=1e-9)
+
+
 def test_return_std_refuses_other_solvers():
     falkon = KernelRidge(kernel=RBF(gamma=0.1), alpha=0.1, solver="falkon", n_centers=20,
                          random_state=0).fit(X, Y)
@@ -109,6 +121,17 @@ def test_nystroem_objectives_learn_and_respect_bounds(objective):
     with pytest.warns(ConvergenceWarning, match="max_iter=1"):  # one step: short of the tolerances
         start.fit(X, y)
     assert rmse < np.sqrt(np.mean((start.predict(Xt) - yt) ** 2))
+
+
+def test_bounds_name_the_parameters_of_the_kernel_as_given():
+    model = LearnedKernelRidge(kernel=RBF(length_scale=1.0) + RBF(gamma=0.1), alpha=0.3,
+                               kernel_bounds={"k1__length_scale": (2.0, 3.0),
+                                              "k2__gamma": "fixed", "scale": (1.0, 2.0)},
+                               alpha_bounds="fixed").fit(X, Y)
+    k1, k2 = model.kernel_.k.terms
+    assert 2.0 - 1e-9 <= k1.length_scale <= 3.0 + 1e-9 and k2.gamma == 0.1
+    assert 1.0 - 1e-9 <= model.kernel_.scale <= 2.0 + 1e-9
+    assert model.theta_names_ == ["scale", "k__k1__length_scale", "alpha"]
 
 
 def test_auto_objective_is_recorded_and_switches_with_n(monkeypatch, capsys):

@@ -93,8 +93,9 @@ class LearnedKernelRidge(_RidgePredictor):
         invariant to scaling c and alpha together, so a top-level scale is kept
         fixed there.
     kernel_bounds : (float, float) or dict, default=(1e-5, 1e5)
-        Bounds of every kernel parameter, or per parameter path
-        (``{"k__length_scale": (1e-2, 1e3), "scale": "fixed"}``).
+        Bounds of every kernel parameter, or per parameter path of the kernel as
+        given (``{"length_scale": (1e-2, 1e3), "default": (1e-4, 1e4)}``; ``"scale"``
+        names the amplitude that ``learn_amplitude`` adds; ``"fixed"`` keeps a value).
     alpha_bounds : (float, float) or "fixed", default=(1e-8, 1e5)
     n_restarts : int, default=0
         Further starts drawn uniformly (log scale) within the bounds.
@@ -250,6 +251,9 @@ class LearnedKernelRidge(_RidgePredictor):
             if self.learn_amplitude and not isinstance(kernel, Scaled):
                 # started at the targets' variance: a unit amplitude under targets of
                 # variance 25 sends the search to the all-noise optimum
+                if isinstance(bounds, dict):  # the user's paths now sit under k__
+                    bounds = {key if key in ("default", "scale") else f"k__{key}": value
+                              for key, value in bounds.items()}
                 kernel = (float(np.mean(np.var(target, axis=0))) or 1.0) * kernel
         elif isinstance(kernel, Scaled):
             bounds = dict(bounds) if isinstance(bounds, dict) else {"default": bounds}
