@@ -260,7 +260,7 @@ class LearnedKernelRidge(_RidgePredictor):
             bounds["scale"] = "fixed"  # GCV and hold-out depend on alpha / scale only
         params = kernel_parameters(kernel, bounds)
         rng = check_random_state(self.random_state)
-        self.plan_ = Plan(choice=objective, reason=self._objective_reason(n),
+        self.plan_ = Plan(choice=objective, reason=self._objective_reason(n, y),
                           problem={"n": n, "d": d, "n_params": params.n_params + 1})
         report_plan(self, self.verbose)
         trajectory = []
@@ -324,9 +324,12 @@ class LearnedKernelRidge(_RidgePredictor):
             return "marginal_likelihood"
         return "gcv"
 
-    def _objective_reason(self, n):
+    def _objective_reason(self, n, y):
         if self.objective != "auto":
             return f"objective={self.objective!r} set by the user"
+        if y.ndim == 2 and y.shape[1] > 1:
+            return (f"{y.shape[1]} targets: the exact GP marginal likelihood (the Nystroem "
+                    "objectives take one target)")
         if n <= MARGINAL_LIKELIHOOD_MAX_N:
             return (f"n = {n} <= {MARGINAL_LIKELIHOOD_MAX_N}: the exact GP marginal "
                     "likelihood (one n x n Cholesky per step)")
@@ -383,7 +386,7 @@ class LearnedKernelRidge(_RidgePredictor):
                 setattr(self, name, getattr(ridge, name))
         self.plan_ = self.plan_.with_choices(Choice(
             "final model", ridge.solver_, f"KernelRidge(solver={ridge.solver_!r}) with the "
-            "learnt kernel and alpha"))
+            f"learnt kernel and alpha ({ridge.plan_.reason})"))
 
     def predict(self, X, return_std=False):
         """Predict targets (and, after an exact fit, the GP posterior standard deviation).
