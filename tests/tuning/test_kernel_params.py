@@ -145,3 +145,20 @@ def test_kernel_ridge_with_ard_equals_scaled_inputs():
     ard = KernelRidge(kernel=RBF(length_scale=scales), alpha=0.1).fit(X, y)
     iso = KernelRidge(kernel=RBF(gamma=0.5), alpha=0.1).fit(X / scales, y)
     np.testing.assert_allclose(ard.predict(Y), iso.predict(Y / scales), rtol=1e-10)
+
+
+def test_ard_in_falkon_nystroem_and_random_features():
+    from kernelkit.features import Nystroem, RandomFourierFeatures
+
+    rng = np.random.default_rng(3)
+    Xn, scales = rng.normal(size=(200, 3)), np.array([0.5, 1.0, 2.0])
+    y = np.sin(Xn[:, 0])
+    ard = KernelRidge(kernel=RBF(length_scale=scales), alpha=0.1, solver="falkon",
+                      n_centers=60, random_state=0, tol=1e-10).fit(Xn, y)
+    iso = KernelRidge(kernel=RBF(gamma=0.5), alpha=0.1, solver="falkon", n_centers=60,
+                      random_state=0, tol=1e-10).fit(Xn / scales, y)
+    np.testing.assert_allclose(ard.predict(Y), iso.predict(Y / scales), rtol=1e-8, atol=1e-10)
+    Z = Nystroem(kernel=RBF(length_scale=scales), n_components=200).fit(Xn).transform(Xn)
+    np.testing.assert_allclose(Z @ Z.T, _ard_loop(Xn, Xn, scales), atol=1e-10)
+    with pytest.raises(ValueError, match="per-feature length scales are not built in"):
+        RandomFourierFeatures(kernel=RBF(length_scale=scales), n_components=10).fit(Xn)
