@@ -173,12 +173,20 @@ def search_classifier(model, kernel, X, y, gammas, Cs, seed):
     Search
         ``score``: the mean validation accuracy at the choice.
     """
-    from ..models import KernelLogisticRegressionCV, KernelSVCCV
+    from sklearn.model_selection import GridSearchCV
+
+    from ..models import (KernelLogisticRegression, KernelLogisticRegressionCV, KernelSVC,
+                          KernelSVCCV)
 
     cv, how = folds(y, seed)
-    cls = KernelSVCCV if model == "svm" else KernelLogisticRegressionCV
     grid = None if gammas is None else {"gamma": list(gammas)}
-    search = cls(kernel=kernel, Cs=list(Cs), param_grid=grid, cv=cv, scoring="accuracy")
+    if np.ndim(X) == 1:  # strings: scikit-learn's search over the plain estimator
+        cls = KernelSVC if model == "svm" else KernelLogisticRegression
+        search = GridSearchCV(cls(kernel=kernel), {"C": list(Cs)}, scoring="accuracy", cv=cv,
+                              refit=False, error_score="raise")
+    else:
+        cls = KernelSVCCV if model == "svm" else KernelLogisticRegressionCV
+        search = cls(kernel=kernel, Cs=list(Cs), param_grid=grid, cv=cv, scoring="accuracy")
     with warnings.catch_warnings():
         _quiet_inner_edges()
         search.fit(X, y)
@@ -207,10 +215,10 @@ def folds(y, seed):
     if len(y) <= KFOLD_MAX_N:
         k = int(min(N_FOLDS, counts.min()))
         return (StratifiedKFold(k, shuffle=True, random_state=seed),
-                f"{k}-fold stratified cross-validation (seed {seed})")
+                f"{k}-fold stratified cross-validation, seed {seed}")
     index = np.arange(len(y))
     fit, val = train_test_split(index, test_size=0.25, stratify=y, random_state=seed)
-    return [(fit, val)], f"a stratified hold-out quarter (seed {seed})"
+    return [(fit, val)], f"a stratified hold-out quarter, seed {seed}"
 
 
 def announce_edges(found):
