@@ -34,7 +34,7 @@ from ..exceptions import InvalidParameterError
 from ..gram import gram
 from ..planning import Choice, Plan, decide_store
 from ..tuning.grid import warn_if_on_edge
-from ._base import kernel_for_data, report_plan
+from ._base import kernel_for_data, report_plan, tag_precomputed
 
 __all__ = ["PathSearchCV", "PATH_CONSTRAINTS", "DEFAULT_C_RANGE", "DEFAULT_ALPHA_RANGE",
            "ALPHA_PATH_CONSTRAINTS"]
@@ -170,6 +170,8 @@ class PathSearchCV(BaseEstimator):
         setattr(self, f"{name}_", float(params[name]))
         self.kernel_ = self.best_estimator_.kernel_
         self.n_features_in_ = self.best_estimator_.n_features_in_
+        if hasattr(self.best_estimator_, "n_iter_"):
+            self.n_iter_ = self.best_estimator_.n_iter_
         if hasattr(self.best_estimator_, "feature_names_in_"):
             self.feature_names_in_ = self.best_estimator_.feature_names_in_
         self.plan_ = Plan("path", reason=(
@@ -220,6 +222,9 @@ class PathSearchCV(BaseEstimator):
         self.best_params_ = dict(candidates[self.best_index_])
         self.best_score_ = float(means[self.best_index_])
         return self.best_index_
+
+    def __sklearn_tags__(self):  # pairwise for "precomputed", sparse as the kernel takes it
+        return tag_precomputed(super().__sklearn_tags__(), self.kernel)
 
     # ---- the refitted model -------------------------------------------------------------
     def predict(self, X):
