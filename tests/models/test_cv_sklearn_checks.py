@@ -17,9 +17,6 @@ from kernelkit.models import (KernelLogisticRegressionCV, KernelMachineClassifie
 # which no class weight can move.
 _NO_INTERCEPT = {"check_class_weight_classifiers":
                  "no intercept: f ~ 0 far from the training points"}
-# SMO solves to tolerance tol, not to the check's 1e-7 (as KernelSVC / KernelSVR).
-_SMO_TOLERANCE = {"check_sample_weight_equivalence_on_dense_data":
-                  "SMO solves to tolerance tol, not to 1e-7"}
 
 
 def _expected(est):

@@ -181,3 +181,15 @@ def test_not_converged_fits_are_warned(cancer):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", GridEdgeWarning)
             KernelSVCCV(RBF(gamma=0.03), Cs=[1.0, 100.0], cv=2, max_iter=3).fit(X, y)
+
+
+def test_the_refitted_model_is_saved_and_the_search_is_refused_clearly(cancer, tmp_path):
+    import kernelkit
+
+    X, y = cancer
+    search = KernelSVCCV(RBF(gamma=0.03), Cs=[0.3, 3.0], cv=3).fit(X, y)
+    kernelkit.save(search.best_estimator_, tmp_path / "best.kk")
+    restored = kernelkit.load(tmp_path / "best.kk")
+    assert np.array_equal(restored.predict(X), search.predict(X))
+    with pytest.raises(ValueError, match="cannot save a KernelSVCCV"):
+        kernelkit.save(search, tmp_path / "search.kk")
