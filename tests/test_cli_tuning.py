@@ -264,3 +264,35 @@ def test_errors_that_need_the_data(tmp_path, capsys):
                     "--out", tmp_path / "c.kk")[0] == 0
         code, _, err = _run(capsys, "predict", tmp_path / "c.kk", cpath, "--proba")
         assert code == 1 and fragment in err and "--model svm --proba" in err, err
+
+
+def test_classifier_search_beyond_the_k_fold_size_uses_a_hold_out_quarter(monkeypatch):
+    from sklearn.model_selection import train_test_split
+
+    monkeypatch.setattr(search, "KFOLD_MAX_N", 40)
+    X, y = _classes(n=80)
+    settings = fitting.FitSettings(model="svm", cv_Cs=(0.1, 10.0), gamma=0.5)
+    _, report = fitting.build_and_fit(X, y, settings)
+    assert "a stratified hold-out quarter, seed 0 on all 64 training rows" in \
+        report["alpha_choice"]
+    train, _ = fitting._split(80, 0.2, 0)
+    Xs = StandardScaler().fit_transform(X[train])
+    fit, val = train_test_split(np.arange(64), test_size=0.25, stratify=y[train],
+                                random_state=0)
+    accuracy = [KernelSVC(kernel=RBF(gamma=0.5), C=C).fit(Xs[fit], y[train][fit])
+                .score(Xs[val], y[train][val]) for C in (0.1, 10.0)]
+    assert report["values"]["C"] == (0.1, 10.0)[int(np.argmax(accuracy))]
+
+
+def test_svm_on_a_string_kernel(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    seqs = ["".join(rng.choice(list("ab" if i % 2 else "bc"), 12)) for i in range(48)]
+    path = tmp_path / "s.csv"
+    path.write_text("seq,label\n" + "".join(f"{s},{i % 2}\n" for i, s in enumerate(seqs)))
+    code, out, err = _run(capsys, "fit", path, "--target", "label", "--model", "svm",
+                          "--kernel", "spectrum(k=2)", "--cv-C", "0.1,1", "--out",
+                          tmp_path / "s.kk", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["chosen"]["C"] in (0.1, 1.0) and "gamma" not in doc["chosen"]
+    assert doc["validation_score"] == 1.0  # the letters tell the classes apart

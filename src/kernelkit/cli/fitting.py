@@ -259,6 +259,8 @@ def _search(X, y, task, kernel, settings, train_idx, has_holdout):
     sub = f"all {len(rows)} {where}" if len(rows) == len(train_idx) else \
         f"a random {len(rows)} of the {len(train_idx)} {where}"
     found.how, found.scale = f"{found.how} on {sub}", scale
+    found.criterion = ("accuracy" if settings.model != "ridge" else
+                       "LOO RMSE of the +-1 coding" if task == "classify" else "LOO RMSE")
     return found
 
 
@@ -275,15 +277,10 @@ def ridge_targets(y, task):
 def _choice_notes(found, settings, edges):
     """One line per value: what it is, and how it was chosen."""
     notes = []
-    criterion = ""
-    if found.score is not None:
-        criterion = (f", LOO RMSE {found.score:.6g}" if settings.model == "ridge"
-                     else f", accuracy {found.score:.4g}")
-    searched = " x ".join(f"{len(g)} {n}s" if n != "C" else f"{len(g)} Cs"
-                          for n, g in found.grids.items())
+    criterion = "" if found.score is None else f", {found.criterion} {found.score:.6g}"
+    searched = " x ".join(f"{len(g)} {n}s" for n, g in found.grids.items())
     for name, value in found.values.items():
         if name in found.grids:
-            grid = found.grids[name]
             how = f"{found.how}, over {searched}{criterion}"
             if name == "gamma" and found.scale is not None:
                 how += f"; gamma='scale' gives {found.scale:.4g} here"

@@ -74,6 +74,8 @@ class Search:
     score: float | None = None
     #: the gamma that "scale" resolves to on the searched rows (the grid's centre)
     scale: float | None = None
+    #: what ``score`` measures, for the notes
+    criterion: str = "score"
 
 
 def searches_gamma(kernel):
