@@ -18,6 +18,8 @@ from .models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighborsR
                      KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
                      KernelOneClassSVM, KernelOutlierDetector, KernelRidge,
                      KernelRidgeClassifier, KernelRidgeCV, KernelSVC, KernelSVR, KitchenSinksClassifier, KitchenSinksRegressor)
+from .models import (KernelLogisticRegressionCV, KernelMachineClassifierCV, KernelMachineCV,
+                     KernelSVCCV, KernelSVRCV)
 from .persistence import load, save
 
 __version__ = "0.1.0"
@@ -32,4 +34,6 @@ __all__ = [
     "KernelKNeighborsClassifier", "KernelKNeighborsRegressor", "KernelKMeans",
     "KernelOutlierDetector", "KernelOneClassSVM", "KitchenSinksRegressor", "KitchenSinksClassifier",
     "RandomFourierFeatures", "Nystroem", "RandomKitchenSinks",
+    "KernelSVCCV", "KernelSVRCV", "KernelLogisticRegressionCV", "KernelMachineCV",
+    "KernelMachineClassifierCV",
 ]
