@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["PIECEWISE_QUADRATIC", "exact_step_length"]
+__all__ = ["PIECEWISE_QUADRATIC", "exact_step_length", "pieces"]
 
 #: The losses whose objective is piecewise quadratic along a line.
 PIECEWISE_QUADRATIC = ("squared", "huber", "squared_hinge")
@@ -60,6 +60,20 @@ def _pieces(loss, f, d, y):
     if loss.name == "huber":
         return f - y, d, -loss.epsilon, loss.epsilon
     return f - y, d, -np.inf, np.inf
+
+
+def pieces(loss, f, y):
+    """Which piece of its loss each sample is on at the scores f: 0 where the Newton
+    step gives it curvature (``loss.second_derivative > 0``, the quadratic part),
+    else +1 above it and -1 below it (r of the module docstring's table).
+
+    Two points with the same pieces see the same quadratic objective, so a Newton
+    step solved exactly that stays on its pieces ends at the minimiser. Defined by
+    the curvature the step used, so a sample on a kink is where the step put it.
+    """
+    r = _pieces(loss, f, np.zeros_like(f), y)[0]
+    side = np.where(r >= 0.0, 1, -1).astype(np.int8)
+    return np.where(loss.second_derivative(f, y) > 0.0, np.int8(0), side)
 
 
 def exact_step_length(loss, lam, u, f, y, sample_weight, step, Kstep):

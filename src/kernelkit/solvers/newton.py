@@ -37,7 +37,7 @@ from scipy.special import log_softmax, softmax
 
 from ..linalg import cho_solve, eigh_psd, robust_cholesky
 from .losses import LOSSES, get_loss
-from .line_search import PIECEWISE_QUADRATIC, exact_step_length
+from .line_search import PIECEWISE_QUADRATIC, exact_step_length, pieces
 
 __all__ = ["NewtonResult", "newton_dual", "lbfgs_dual", "lbfgs_multinomial",
            "multinomial_objective"]
@@ -175,7 +175,17 @@ def newton_dual(K, y, loss, lam, *, tol=1e-8, max_iter=50, u0=None, sample_weigh
         if model is loss and -slope <= (tol ** 2) * max(1.0, abs(J)):
             converged = True
             break
+        before = pieces(loss, f, y) if model is loss and loss.name in PIECEWISE_QUADRATIC \
+            else None
         u, f, J = _armijo(loss, lam, u, f, y, sw, J, step, Kstep, slope)
+        if before is not None and np.array_equal(before, pieces(loss, f, y)):
+            # Finite termination: the exact step minimised the quadratic of this piece
+            # and landed on the same piece, so u minimises J (Keerthi & DeCoste 2005):
+            # no further factorisation to confirm it.
+            g = lam * u + _weighted(loss.derivative(f, y), sw) / n
+            grad_norm = _rkhs_norm(g, K @ g)
+            converged = True
+            break
     return NewtonResult(u, it, J, converged, grad_norm)
 
 

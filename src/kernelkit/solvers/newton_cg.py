@@ -160,7 +160,8 @@ def _newton_step_direct(K, g, Kg, lam, s):
         B *= sa[:, None] * (sa[None, :] / nl)
         B.flat[:: active.size + 1] += 1.0
         sq[active] = sa * cho_solve(robust_cholesky(B, overwrite_a=True), sa * Kg[active] / nl)
-    return -(g - sq) / lam, -(Kg - K @ sq) / lam
+    step = -(g - sq) / lam
+    return step, K @ step  # not -(Kg - K sq) / lam: its cancellation / lam floors the decrement
 
 
 def _cg_budget(n):
