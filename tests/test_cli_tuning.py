@@ -296,3 +296,22 @@ def test_svm_on_a_string_kernel(tmp_path, capsys):
     doc = json.loads(out)
     assert doc["chosen"]["C"] in (0.1, 1.0) and "gamma" not in doc["chosen"]
     assert doc["validation_score"] == 1.0  # the letters tell the classes apart
+
+
+def test_falkon_values_by_gcv_of_the_nystroem_model(tmp_path, capsys):
+    X, y = _regression(n=150)
+    path = _write(tmp_path / "r.csv", X, y)
+    code, out, err = _run(capsys, "fit", path, "--target", "y", "--solver", "falkon",
+                          "--centers", "40", "--out", tmp_path / "f.kk", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    train, _ = fitting._split(len(y), 0.2, 0)
+    Xs = StandardScaler().fit_transform(X[train])
+    gammas = [f / (Xs.shape[1] * Xs.var()) for f in search.GAMMA_FACTORS]
+    cv = KernelRidgeCV(kernel=RBF(), alphas=list(search.ALPHA_GRID), param_grid={
+        "gamma": gammas}, solver="falkon", cv="gcv", n_centers=40, random_state=0)
+    cv.fit(Xs, y[train])
+    assert doc["chosen"]["gamma"] == pytest.approx(cv.best_params_["gamma"], rel=1e-12)
+    assert doc["chosen"]["alpha"] == cv.alpha_ and doc["solver"] == "falkon"
+    assert "GCV of the Nystroem model (40 centers) on all 120 training rows" in \
+        " ".join(doc["notes"])

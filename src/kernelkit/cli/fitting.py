@@ -237,11 +237,17 @@ def _search(X, y, task, kernel, settings, train_idx, has_holdout):
         how = f"set with --{name}" if fixed is not None else f"the one value of {WIDEN[name]}"
         return Search(values={name: grid[0]}, how=how)
     where = "training rows" if has_holdout else "rows"
+    nystroem = None
     if settings.model == "ridge":
         if fixed == 0:
-            raise ValueError("--alpha 0 leaves leave-one-out nothing to choose gamma with; "
+            raise ValueError("--alpha 0 leaves the search nothing to choose gamma with; "
                              "give --gamma as well, or an alpha > 0")
-        rows = loo_rows(train_idx, settings.seed)
+        if settings.solver == "falkon":  # the model fitted: GCV on every training row
+            rows = train_idx
+            nystroem = {"n_centers": settings.centers or "auto",
+                        "random_state": settings.seed}
+        else:
+            rows = loo_rows(train_idx, settings.seed)
     else:
         rows = train_idx if len(train_idx) <= SEARCH_MAX_N else np.random.default_rng(
             settings.seed).choice(train_idx, SEARCH_MAX_N, replace=False)
@@ -252,7 +258,8 @@ def _search(X, y, task, kernel, settings, train_idx, has_holdout):
         gammas, scale = gamma_grid(kernel, Xt)
         gammas = settings.cv_gammas or gammas
     if settings.model == "ridge":
-        found = search_ridge(Xt, ridge_targets(y[rows], task), kernel, gammas, grid)
+        found = search_ridge(Xt, ridge_targets(y[rows], task), kernel, gammas, grid,
+                             nystroem)
     else:
         found = search_classifier(settings.model, kernel, Xt, y[rows], gammas, grid,
                                   settings.seed)
@@ -260,7 +267,8 @@ def _search(X, y, task, kernel, settings, train_idx, has_holdout):
         f"a random {len(rows)} of the {len(train_idx)} {where}"
     found.how, found.scale = f"{found.how} on {sub}", scale
     found.criterion = ("accuracy" if settings.model != "ridge" else
-                       "LOO RMSE of the +-1 coding" if task == "classify" else "LOO RMSE")
+                       ("GCV" if nystroem else "LOO") + " RMSE" +
+                       (" of the +-1 coding" if task == "classify" else ""))
     return found
 
 

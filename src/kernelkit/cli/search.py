@@ -3,7 +3,9 @@
 - **ridge** (regression, and ``KernelRidgeClassifier`` on the +-1 coding of the labels):
   gamma and alpha by exact leave-one-out (:class:`~kernelkit.models.KernelRidgeCV`: one
   eigendecomposition per gamma gives every alpha), on the training rows, or on a random
-  :data:`LOO_MAX_N` of them (fewer when the memory budget asks) beyond that size;
+  :data:`LOO_MAX_N` of them (fewer when the memory budget asks) beyond that size; with
+  ``--solver falkon``, by GCV of the Nystroem model on all the training rows (one pass
+  over K_nM per gamma gives every alpha);
 - **svm** / **logistic** (``KernelSVC``, ``KernelLogisticRegression``): gamma and C by
   accuracy in stratified :data:`N_FOLDS`-fold cross-validation up to :data:`KFOLD_MAX_N`
   rows, else on one stratified hold-out quarter of a random :data:`SEARCH_MAX_N` of
@@ -106,8 +108,9 @@ def _tried(grid):
     return f"{len(grid)} values ({min(grid):.3g} .. {max(grid):.3g})"
 
 
-def search_ridge(X, Y, kernel, gammas, alphas):
-    """gamma and alpha of kernel ridge by exact leave-one-out.
+def search_ridge(X, Y, kernel, gammas, alphas, nystroem=None):
+    """gamma and alpha of kernel ridge by exact leave-one-out, or by GCV of the Nystroem
+    (Falkon) model.
 
     Parameters
     ----------
@@ -120,24 +123,35 @@ def search_ridge(X, Y, kernel, gammas, alphas):
     gammas : tuple of float or None
         The gamma grid; None keeps ``kernel``'s gamma.
     alphas : tuple of float
+    nystroem : dict, optional
+        ``{"n_centers": M or "auto", "random_state": seed}``: generalised
+        cross-validation along the alpha path of ``KernelRidge(solver="falkon")``'s
+        model on those centers (one pass over K_nM per gamma), instead of exact
+        leave-one-out.
 
     Returns
     -------
     Search
-        ``score``: the leave-one-out root mean squared error at the choice.
+        ``score``: the root of the leave-one-out (or GCV) mean squared error.
     """
     from ..models import KernelRidgeCV
 
     grid = None if gammas is None else {"gamma": list(gammas)}
     cv = KernelRidgeCV(kernel=kernel, alphas=list(alphas), param_grid=grid)
-    if "fit_intercept" in cv.get_params():
+    how = "exact leave-one-out"
+    if nystroem is not None:
+        cv.set_params(fit_intercept=True, solver="falkon", cv="gcv", **nystroem)
+        how = "GCV of the Nystroem model"
+    elif "fit_intercept" in cv.get_params():
         cv.set_params(fit_intercept=True, solver="exact", cv="loo")
     else:  # no intercept in KernelRidgeCV: the targets centred once
         Y = Y - Y.mean(axis=0)
     with warnings.catch_warnings():
         _quiet_inner_edges()
         cv.fit(X, Y)
-    found = Search(how="exact leave-one-out", score=math.sqrt(cv.best_score_))
+    if nystroem is not None:
+        how += f" ({len(cv.centers_)} centers)"
+    found = Search(how=how, score=math.sqrt(cv.best_score_))
     if gammas is not None:
         found.values["gamma"] = float(cv.kernel_.gamma)
         found.grids["gamma"] = tuple(gammas)
