@@ -22,8 +22,8 @@ from ..planning import Choice, Plan, falkon_centers
 from ..tuning.grid import warn_if_on_edge
 from ..tuning.nystroem_path import (WHITENING_RTOL, NystroemPath, accumulate_moments,
                                     whitening)
-from ..tuning.paths import (centre_targets, cholesky_path, choose_factorisation, eigen_path,
-                            squared_distances)
+from ..tuning.paths import (blas_threads_for, centre_targets, cholesky_path,
+                            choose_factorisation, eigen_path, squared_distances)
 from ._base import kernel_for_data, report_plan
 
 __all__ = ["SOLVERS", "EXACT_MAX_N", "search"]
@@ -185,7 +185,8 @@ def _exact(est, plan, cands, X, y0, y_mean, alphas, cv, labels):
         else:
             K = np.asarray(gram(kernel, X), dtype=np.float64)
         if factorisation == "eigen":
-            w, Q = eigh_psd(K, overwrite_a=True)
+            with blas_threads_for(n):
+                w, Q = eigh_psd(K, overwrite_a=True)
             points = eigen_path(w, Q, y0, alphas, est.fit_intercept)
             del w, Q
         else:

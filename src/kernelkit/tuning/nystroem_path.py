@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..linalg import eigh_psd
+from .paths import blas_threads_for
 
 __all__ = ["Moments", "accumulate_moments", "whitening", "NystroemPath", "WHITENING_RTOL"]
 
@@ -143,7 +144,8 @@ def whitening(K_MM, rtol=WHITENING_RTOL):
     rank : int
         r, the directions kept (M when K_MM is well conditioned).
     """
-    s, U = eigh_psd(np.array(K_MM, dtype=np.float64))
+    with blas_threads_for(len(K_MM)):
+        s, U = eigh_psd(np.array(K_MM, dtype=np.float64))
     keep = s > rtol * max(float(s[-1]), np.finfo(np.float64).tiny)
     return U[:, keep] / np.sqrt(s[keep]), int(keep.sum())
 
@@ -171,6 +173,10 @@ class NystroemPath:
     """
 
     def __init__(self, train, T=None, fit_intercept=True):
+        with blas_threads_for(len(train.gram)):
+            self._factor(train, T, fit_intercept)
+
+    def _factor(self, train, T, fit_intercept):
         n = train.n
         self.n = n
         self.fit_intercept = fit_intercept
@@ -218,7 +224,8 @@ class NystroemPath:
         with the coefficients of this (training) path.
         """
         m = self.mean
-        W = self.basis.T @ held.gram @ self.basis
+        with blas_threads_for(len(held.gram)):
+            W = self.basis.T @ held.gram @ self.basis
         qv = self.basis.T @ (held.cross - np.outer(held.colsum, m))
         yv = held.yy - 2.0 * m * held.ysum + held.n * m ** 2
         out = []

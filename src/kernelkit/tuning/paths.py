@@ -42,10 +42,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from ..linalg import eigh_psd
+import contextlib
+
+from ..linalg import eigh_psd, one_blas_thread
 
 __all__ = ["PathPoint", "centre_targets", "path_point", "eigen_path", "cholesky_path",
-           "choose_factorisation", "EIGH_CHOLESKY_RATIO", "squared_distances"]
+           "choose_factorisation", "EIGH_CHOLESKY_RATIO", "squared_distances",
+           "blas_threads_for", "SINGLE_THREAD_MAX_ORDER"]
 
 #: Time of one symmetric eigendecomposition (LAPACK dsyevd) over one Cholesky
 #: factorisation plus its triangular inverse (dpotrf + dtrtri) of the same order,
@@ -55,6 +58,16 @@ __all__ = ["PathPoint", "centre_targets", "path_point", "eigen_path", "cholesky_
 EIGH_CHOLESKY_RATIO = 5.5
 # Rows of Q per block when forming diag(Q diag(v) Q') for all alphas (bounds the temporary).
 _ROWS = 1024
+#: Up to this order the factorisations and products of a path run on one BLAS thread:
+#: OpenBLAS threads gain little there and, on a busy machine, cost up to 100x
+#: (measured at load 14 on the 2-core box: eigh of a 525 x 525 matrix 1.28 s with two
+#: threads; 0.05 s expected on one), as ``solvers.normal_equations`` found for D = 500.
+SINGLE_THREAD_MAX_ORDER = 2048
+
+
+def blas_threads_for(order):
+    """One BLAS thread up to :data:`SINGLE_THREAD_MAX_ORDER`, else all (a context)."""
+    return one_blas_thread() if order <= SINGLE_THREAD_MAX_ORDER else contextlib.nullcontext()
 
 
 @dataclass(frozen=True)
@@ -144,6 +157,11 @@ def eigen_path(w, Q, y0, alphas, fit_intercept=True):
     list of PathPoint
         One per alpha, in the order given; O(n^2 (t + 2)) each.
     """
+    with blas_threads_for(len(w)):
+        return _eigen_path(w, Q, y0, alphas, fit_intercept)
+
+
+def _eigen_path(w, Q, y0, alphas, fit_intercept):
     n, t = y0.shape
     alphas = np.asarray(alphas, dtype=np.float64)
     inv = 1.0 / (w[:, None] + alphas[None, :])                     # (n, A)
@@ -177,6 +195,11 @@ def cholesky_path(K, y0, alphas, fit_intercept=True):
     -------
     list of PathPoint
     """
+    with blas_threads_for(K.shape[0]):
+        return _cholesky_path(K, y0, alphas, fit_intercept)
+
+
+def _cholesky_path(K, y0, alphas, fit_intercept):
     n = K.shape[0]
     rhs = np.column_stack([y0, np.ones(n)])
     points = []
