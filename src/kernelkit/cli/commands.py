@@ -36,34 +36,6 @@ def _parse_alpha(text, option="--alpha"):
     return value
 
 
-def _parse_alphas(text):
-    return _parse_grid(text, "--cv-alphas", "alpha")
-
-
-def _parse_grid(text, option, name):
-    values = []
-    for item in text.split(","):
-        item = item.strip()
-        try:
-            value = float(item)
-        except ValueError:
-            _fail_usage(f"{option}: {item!r} is not a number; write e.g. 1e-3,1e-2,0.1")
-        if not math.isfinite(value) or value <= 0:
-            _fail_usage(f"{option}: every {name} must be > 0 and finite, got {item}")
-        values.append(value)
-    return values
-
-
-def _parse_positive(text, option, what):
-    try:
-        value = float(text)
-    except ValueError:
-        _fail_usage(f"{option}: {text!r} is not a number")
-    if not math.isfinite(value) or value <= 0:
-        _fail_usage(f"{option} must be > 0 and finite ({what}), got {text}")
-    return value
-
-
 def _parse_kernel(text):
     from ..exceptions import KernelSpecError
     from ..kernels import parse_kernel
@@ -195,39 +167,12 @@ def cmd_demo(args, out, err):
 
 def cmd_fit(args, out, err):
     from ..persistence import save
-    from .fitting import FitSettings, build_and_fit
+    from .fitting import build_and_fit
+    from .options import fit_settings
     from .tables import fit_inputs, read_columns
 
-    # Check the whole command line before touching any file.
-    settings = FitSettings(task=args.task, solver=args.solver, scale=not args.no_scale,
-                           holdout=_parse_fraction(args.holdout), model=args.model,
-                           proba=args.proba)
-    if args.kernel is not None:
-        settings.kernel = _parse_kernel(args.kernel)
-    _check_model_options(args)
-    for one, many, name, what in (("alpha", "cv_alphas", "alpha", "the ridge penalty"),
-                                  ("gamma", "cv_gammas", "gamma", "the kernel's width"),
-                                  ("C", "cv_C", "C", "the inverse penalty")):
-        flag = "--" + one
-        if getattr(args, many) is not None:
-            if getattr(args, one) is not None:
-                _fail_usage(f"give either {flag} or --{many.replace('_', '-')}, not both")
-            grid = _parse_grid(getattr(args, many), f"--{many.replace('_', '-')}", name)
-            setattr(settings, "cv_Cs" if one == "C" else many, tuple(grid))
-        elif getattr(args, one) is not None:
-            setattr(settings, one, _parse_alpha(args.alpha) if one == "alpha"
-                    else _parse_positive(getattr(args, one), flag, what))
-    if args.gamma is not None or args.cv_gammas is not None:
-        from .search import searches_gamma
+    settings = fit_settings(args)  # the whole command line checked before any file
 
-        if settings.kernel is not None and not searches_gamma(settings.kernel):
-            option = "--gamma" if args.gamma is not None else "--cv-gammas"
-            _fail_usage(f"{option}: the kernel {settings.kernel!r} has no gamma left to "
-                        "choose; write gamma inside --kernel, or drop it from there")
-    if args.centers is not None:
-        if args.solver != "falkon":
-            _fail_usage("--centers goes with --solver falkon")
-        settings.centers = _parse_count(args.centers, "--centers")
     out_path = Path(args.out)
     if out_path.is_dir():
         _fail_usage(f"--out {args.out} is a directory; give a file name such as model.kk")
@@ -291,26 +236,6 @@ def cmd_fit(args, out, err):
     return 0
 
 
-def _check_model_options(args):
-    """One line for an option that does not go with --model."""
-    if args.model == "ridge":
-        if args.C is not None or args.cv_C is not None:
-            _fail_usage("--C and --cv-C go with --model svm or logistic; kernel ridge takes "
-                        "--alpha (the penalty, about 1/C)")
-        if args.proba:
-            _fail_usage("--proba: kernel ridge gives no class probabilities; use --model "
-                        "logistic, or --model svm --proba")
-        return
-    if args.alpha is not None or args.cv_alphas is not None:
-        _fail_usage(f"--alpha and --cv-alphas go with --model ridge; --model {args.model} "
-                    "takes --C (the inverse penalty, about 1/alpha)")
-    if args.solver != "auto" or args.centers is not None:
-        _fail_usage(f"--solver and --centers choose kernel ridge's solver; --model "
-                    f"{args.model} has its own")
-    if args.task == "regress":
-        _fail_usage(f"--model {args.model} classifies; --task regress takes --model ridge")
-
-
 def _parse_fraction(text):
     try:
         value = float(text)
@@ -341,7 +266,8 @@ def _predict_quietly(model, X):
 
 def cmd_predict(args, out, err):
     from ..persistence import load
-    from .predicting import header, predict_inputs, select_columns
+    from .predicting import (check_probabilities, header, label_json, label_text,
+                             predict_inputs, select_columns)
 
     model = load(args.model)
     if not hasattr(model, "predict"):
@@ -350,7 +276,7 @@ def cmd_predict(args, out, err):
                          "estimator with predict (e.g. one written by kernelkit fit)")
     final = model.steps[-1][1] if hasattr(model, "steps") else model
     if args.proba:
-        _check_probabilities(final, args.model)
+        check_probabilities(final, args.model)
     meta, notes = _model_metadata(args.model), []
     X, y_col, names, target, id_name, ids = predict_inputs(model, meta["user"], args,
                                                            header(args.data), notes)
@@ -370,7 +296,7 @@ def cmd_predict(args, out, err):
     if y is None:
         quality = None
     elif classify:  # 1 and 1.0 are the same label (a number read from the file)
-        quality = float(np.mean([_label_text(p) == _label_text(t) for p, t in zip(pred, y)]))
+        quality = float(np.mean([label_text(p) == label_text(t) for p, t in zip(pred, y)]))
     else:
         quality = _rmse(np.asarray(y, dtype=np.float64), pred)
     metric = "accuracy" if classify else "rmse"
@@ -378,17 +304,17 @@ def cmd_predict(args, out, err):
                "target": target, metric: quality, "id": id_name,
                "out": None if args.out is None else str(args.out)}
     # repr of a float reads back as the same float: predictions survive the text file.
-    cells = ([_csv_cell(_label_text(v)) for v in pred] if classify
+    cells = ([_csv_cell(label_text(v)) for v in pred] if classify
              else [f"{float(v)!r}" for v in pred])
     head = "prediction"
     if args.proba:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="X does not have valid feature names")
             proba = np.asarray(model.predict_proba(X), dtype=np.float64)
-        classes = [_label_text(c) for c in final.classes_]
+        classes = [label_text(c) for c in final.classes_]
         head += "".join("," + _csv_cell(f"proba_{c}") for c in classes)
         cells = [c + "".join(f",{float(p)!r}" for p in row) for c, row in zip(cells, proba)]
-        summary["classes"] = [_label_json(c) for c in final.classes_]
+        summary["classes"] = [label_json(c) for c in final.classes_]
     if ids is not None:  # the identifier first, so that rows join back to the input
         cells = [f"{_csv_cell(str(i))},{c}" for i, c in zip(ids, cells)]
         head = f"{_csv_cell(id_name)},{head}"
@@ -398,7 +324,7 @@ def cmd_predict(args, out, err):
     if args.json:
         if args.out is None:
             summary["predictions"] = (pred.tolist() if not classify
-                                      else [_label_json(v) for v in pred])
+                                      else [label_json(v) for v in pred])
             if args.proba:
                 summary["probabilities"] = proba.tolist()
             if ids is not None:
@@ -418,38 +344,6 @@ def cmd_predict(args, out, err):
                 f"; RMSE against column {target!r}: {quality:.6g}")
     note.write(msg + "\n")
     return 0
-
-
-def _check_probabilities(final, path):
-    """A clear refusal of --proba for a model without class probabilities."""
-    name = type(final).__name__
-    if not hasattr(final, "classes_"):
-        raise ValueError(f"--proba: {path} holds a regression model ({name}); class "
-                         "probabilities come from a classifier: kernelkit fit --model "
-                         "logistic, or --model svm --proba")
-    if getattr(final, "probability", True) is False:
-        raise ValueError(f"--proba: the {name} of {path} was fitted without probabilities; "
-                         "fit it again with kernelkit fit --model svm --proba")
-    if not hasattr(final, "predict_proba"):
-        raise ValueError(f"--proba: {path} holds a {name}, which gives no class "
-                         "probabilities; fit with kernelkit fit --model logistic, or "
-                         "--model svm --proba")
-
-
-def _label_text(value):
-    """A label as the file writes it: whole numbers without '.0', text as it is."""
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def _label_json(value):
-    """A label for JSON: an integer stays an integer, anything else its text."""
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return int(value)
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        return int(value)
-    return str(value)
 
 
 def _csv_cell(text):

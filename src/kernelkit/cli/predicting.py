@@ -17,7 +17,8 @@ import numpy as np
 from .commands import _names
 from .tables import TEXT_HINT, looks_like_id, read_columns
 
-__all__ = ["predict_inputs", "select_columns", "header"]
+__all__ = ["predict_inputs", "select_columns", "header", "check_probabilities", "label_text",
+           "label_json"]
 
 
 def _feature_names(model):
@@ -137,3 +138,35 @@ def header(path):
                 not name.endswith(".csv") and "\t" in line) else ","
             return [c.strip() for c in next(csv.reader([line], delimiter=delim))]
     return []
+
+
+def check_probabilities(final, path):
+    """A clear refusal of --proba for a model without class probabilities."""
+    name = type(final).__name__
+    if not hasattr(final, "classes_"):
+        raise ValueError(f"--proba: {path} holds a regression model ({name}); class "
+                         "probabilities come from a classifier: kernelkit fit --model "
+                         "logistic, or --model svm --proba")
+    if getattr(final, "probability", True) is False:
+        raise ValueError(f"--proba: the {name} of {path} was fitted without probabilities; "
+                         "fit it again with kernelkit fit --model svm --proba")
+    if not hasattr(final, "predict_proba"):
+        raise ValueError(f"--proba: {path} holds a {name}, which gives no class "
+                         "probabilities; fit with kernelkit fit --model logistic, or "
+                         "--model svm --proba")
+
+
+def label_text(value):
+    """A label as the file writes it: whole numbers without '.0', text as it is."""
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def label_json(value):
+    """A label for JSON: an integer stays an integer, anything else its text."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return int(value)
+    return str(value)
