@@ -74,7 +74,8 @@ def build_parser():
     p.add_argument("--cv-C", metavar="C1,C2,...", dest="cv_C", help="the candidate C values")
     p.add_argument("--proba", action="store_true",
                    help="with --model svm: fit the class probabilities (Platt scaling, "
-                        "costs about 5 more fits) that predict --proba writes")
+                        "costs about 5 more fits) that predict --proba writes (--model "
+                        "logistic always has them)")
     p.add_argument("--solver", choices=("auto", "dual", "primal", "falkon"), default="auto",
                    help="default auto: the planner decides and says why")
     p.add_argument("--centers", metavar="M", help="Nystroem centers for --solver falkon "
