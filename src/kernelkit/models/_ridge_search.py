@@ -91,9 +91,9 @@ def _plan(est, X, n, n_cand, alphas):
     if solver != "exact" and cv == "loo":
         raise InvalidParameterError(f"{type(est).__name__}: cv='loo' is exact for "
                                     "solver='exact' only; use cv='gcv' or an int k (k-fold)")
-    criterion = cv if isinstance(cv, str) else "k-fold"
+    criterion = cv if isinstance(cv, str) else f"{cv}-fold"
     plan = Plan(solver, (), why, {"n": n, "candidates": n_cand, "alphas": len(alphas)})
-    return plan.with_choices(Choice("criterion", criterion if isinstance(cv, str) else f"{cv}-fold",
+    return plan.with_choices(Choice("criterion", criterion,
                                     "set by the user" if est.cv != "auto" else
                                     "cv='auto': exact LOO for exact, GCV beyond")), solver, cv
 
@@ -247,13 +247,16 @@ def _approximate(est, plan, solver, cands, X, y0, alphas, cv):
         blocks = _center_blocks(kernels, profiles, X, centers)
         width, what = len(centers), f"{len(centers)} Nystroem centers (uniform rows)"
         plan = plan.with_choices(
-            Choice("centers", len(centers), f"{M} drawn ({'n_centers=auto: sqrt(n) log n' if est.n_centers == 'auto' else 'n_centers'}), {len(centers)} distinct"),
+            Choice("centers", len(centers), f"{M} drawn uniformly ("
+                   f"{'sqrt(n) log n' if est.n_centers == 'auto' else 'n_centers'}), "
+                   f"{len(centers)} distinct"),
             Choice("kernel blocks", "from squared distances to the centers" if profiles
                    else "one K_nM block per candidate",
                    "kernels of the Euclidean distance: one distance block serves every "
                    "candidate" if profiles else "a kernel without a distance profile"),
             Choice("K_MM rank", min(r for _, r in whitenings),
-                   f"null directions of K_MM dropped (eigenvalues <= {WHITENING_RTOL:g} of the largest)"))
+                   f"null directions of K_MM dropped (eigenvalues <= {WHITENING_RTOL:g} "
+                   "of the largest; the smallest rank over the candidates)"))
     else:
         maps = [RandomFourierFeatures(k, n_components=est.n_components,
                                       random_state=est.random_state).fit(X) for k in kernels]

@@ -87,8 +87,9 @@ class KernelRidgeCV(KernelParamsMixin, _RidgePredictor):
         drawn from ``random_state``). ``"auto"``: LOO for exact, GCV beyond.
     solver : {"auto", "exact", "nystroem", "falkon", "features"}, default="auto"
         ``"auto"``: exact while n <= :data:`~kernelkit.models._ridge_search.EXACT_MAX_N`
-        and its n x n matrices (two, three with a gamma grid) fit the memory budget (or the kernel is
-        precomputed, takes strings or the input is sparse), else Nystroem.
+        and its n x n matrices (two, three with a gamma grid) fit the memory
+        budget (or the kernel is precomputed, takes strings or the input is
+        sparse), else Nystroem.
         ``"falkon"`` is the same as ``"nystroem"``. Recorded in ``plan_``.
     factorisation : {"auto", "eigen", "cholesky"}, default="auto"
         Exact path: one eigendecomposition per kernel, or a Cholesky factor

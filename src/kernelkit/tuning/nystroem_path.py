@@ -50,7 +50,7 @@ WHITENING_RTOL = 1e-8
 
 @dataclass
 class Moments:
-    """Sums over rows that determine the ridge path: ``Z' Z``, ``Z' y``, ``Z' 1``, ``y' y``, ``1' y``, n.
+    """The sums over rows that determine the path: Z'Z, Z'y, Z'1, y'y, 1'y and n.
 
     ``Z`` is K_nM (Nystroem) or the feature matrix (random features) of the
     rows summed over; ``y`` of shape (rows, t). Moments of disjoint row sets
