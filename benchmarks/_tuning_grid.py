@@ -11,7 +11,8 @@ distinct points (each repeated, like KDD Cup 99; n = 20,000, M = 1,000 distinct
 centers; ``--quick``: 4,000 and 300) and cpu_act with uniform centers.
 Estimators: KernelRidge (dual, primal with a degree-2 polynomial kernel,
 falkon), KernelMachine(Classifier) with each loss (squared, huber, logistic,
-squared_hinge by Newton; huber, hinge by SGD), KernelLogisticRegression,
+squared_hinge by Newton; huber, hinge by SGD), KernelLogisticRegression
+("auto": L-BFGS in K's eigenbasis up to n = 1,000; and Newton),
 KernelSVC, KernelSVR (SMO along C) and KitchenSinksRegressor (along C).
 Every fit once (a table of where time explodes, not a race): time, iterations
 (``n_iter_``, summed over binary problems), whether a ConvergenceWarning was
@@ -95,6 +96,8 @@ def _cases(quick):
                                            random_state=0), Xc, yc),
         ("KernelLogisticRegression", c, lambda v: KernelLogisticRegression(RBF_CLF, C=v),
          Xc, yc),
+        ("KernelLogisticRegression newton", c,
+         lambda v: KernelLogisticRegression(RBF_CLF, C=v, solver="newton"), Xc, yc),
         ("KernelSVC (SMO)", c, lambda v: KernelSVC(RBF_CLF, C=v), Xc, yc),
         ("KernelSVR (SMO)", c, lambda v: KernelSVR(RBF_REG, C=v, epsilon=1.0), Xr, yr),
         ("KitchenSinksRegressor", c,

@@ -13,7 +13,14 @@ symmetric positive definite B = I + S K S / (n lam), whose eigenvalues are
     q = B^-1 S K r / (n lam),   step = (r - S q) / (n lam),   r = -n g.
 
 A backtracking (Armijo) line search on J makes it globally convergent; for
-the squared loss the first step is the exact (K + n lam I)^-1 y.
+the squared loss the first step is the exact (K + n lam I)^-1 y. The squared,
+Huber and squared hinge losses are piecewise quadratic: they take the exact
+minimiser along each step instead (:mod:`kernelkit.solvers.line_search`), which
+makes the method finite (Keerthi & DeCoste 2005), stop as soon as an exact step
+ends on the pieces it was computed for, and Huber starts from the squared
+loss's step (:func:`_step_model`). Measured on cpu_act (n = 2,000, RBF gamma
+0.05, Huber): alpha 1e-3 took 61 steps with Armijo from u = 0, 5 now; 5-8 steps
+over alpha 1e-6..10.
 
 L-BFGS (scipy) runs on a stored K through its eigendecomposition K = B B'
 (then the problem is the well-conditioned primal one in v, u = P v), or on a
@@ -25,6 +32,13 @@ Above a few hundred samples the kernel machines solve Newton's steps by CG
 instead (:func:`kernelkit.solvers.newton_cg.newton_cg_dual`).
 
 Pure numerics: no validation, no printing.
+
+References
+----------
+Keerthi, S. S. and DeCoste, D. (2005). A modified finite Newton method for fast
+solution of large scale linear SVMs. JMLR 6, 341-361.
+Chapelle, O. (2007). Training a support vector machine in the primal. Neural
+Computation 19(5), 1155-1178.
 """
 
 from __future__ import annotations
