@@ -1,14 +1,17 @@
 """Cross-validated regularisation paths shared by the ``*CV`` learners.
 
 :class:`PathSearchCV` is the search of :class:`~kernelkit.models.KernelSVCCV`,
-:class:`~kernelkit.models.KernelSVRCV` and
-:class:`~kernelkit.models.KernelLogisticRegressionCV`: for each kernel candidate
+:class:`~kernelkit.models.KernelSVRCV`,
+:class:`~kernelkit.models.KernelLogisticRegressionCV`,
+:class:`~kernelkit.models.KernelMachineCV` and
+:class:`~kernelkit.models.KernelMachineClassifierCV`: for each kernel candidate
 (every combination of ``param_grid``) the Gram matrix of all training rows is
 computed once, each fold's train/test blocks are taken from it by indexing, and
-the penalty C is walked in increasing order with each solve warm-started from
-the previous one (the subclass's ``_fold_path``). Candidates, folds, scores,
-ranks and the refit follow scikit-learn's ``GridSearchCV`` over
-``{"C": Cs, **param_grid}`` with the same ``cv`` and ``scoring``, so the two
+the path's parameter is walked from the most to the least regularised problem
+(C upwards, alpha downwards) with each solve warm-started from the previous one
+(the subclass's ``_fold_path``). Candidates, folds, scores, ranks and the refit
+follow scikit-learn's ``GridSearchCV`` over ``{"C": Cs, **param_grid}`` (or
+``{"alpha": alphas, ...}``) with the same ``cv`` and ``scoring``, so the two
 choose the same parameters (up to the solvers' tolerance).
 
 When the Gram matrix of all rows does not fit the memory budget, each
