@@ -222,6 +222,9 @@ def test_falkon_hands_over_at_small_alpha_only(monkeypatch):
     slow = falkon(k, X, C, y, 1e-6, tol=1e-10, maxiter=100, solve="cg")
     assert not slow.converged and slow.n_iter == 100  # the defect: CG alone is slow
     monkeypatch.setattr(fk, "DIRECT_CG_ITERATIONS", 0)
+    # Charge CG iterations one column (not THIN_COLUMNS): the direct solve then costs
+    # 40 iterations' worth, more than CG needs at alpha 100 and less than at 1e-6.
+    monkeypatch.setattr(fk, "THIN_COLUMNS", 1)
     small = falkon(k, X, C, y, 1e-6, tol=1e-10)
     large = falkon(k, X, C, y, 100.0, tol=1e-10)
     assert small.solve_choice.value == "direct" and "handed over" in small.solve_choice.reason

@@ -6,7 +6,8 @@ system once and factoring it (Falkon's r x r system, :func:`kernelkit.solvers.fa
 the penalty (small alpha, ill-conditioned) and on how well the preconditioner
 describes the problem. :func:`pcg_or_hand_over` runs CG in short chunks, and
 after each one forecasts the iterations still needed from the residuals'
-recent rate of decrease; once that forecast exceeds what the direct solve costs
+recent rate of decrease (the first after ``window`` iterations, against |b|);
+once that forecast exceeds what the direct solve costs
 (in iterations' worth of work), it stops and says so. The work lost is the
 iterations run before the forecast, a few windows.
 
@@ -114,7 +115,8 @@ def pcg_or_hand_over(A, b, *, rtol, maxiter, direct_cost, callback=None, window=
     def keep(state):
         kept["state"] = state
 
-    state, previous = None, None
+    state = None
+    previous = np.linalg.norm(B.reshape(B.shape[0], -1), axis=0)  # |r_0| = |b| (x_0 = 0)
     while True:
         stop = min(int(maxiter), (0 if state is None else state.n_iter) + window)
         res = pcg(A, B, rtol=rtol, maxiter=stop, callback=callback, state=state,
@@ -123,8 +125,7 @@ def pcg_or_hand_over(A, b, *, rtol, maxiter, direct_cost, callback=None, window=
         if res.converged or res.n_iter >= maxiter or res.n_iter == done:
             return HandOver(res, False, 0.0)
         current = np.atleast_1d(np.asarray(res.residual_norm, dtype=np.float64))
-        if previous is not None:
-            need = float(np.max(forecast_iterations(previous, current, tol, window)))
-            if need > direct_cost:
-                return HandOver(res, True, need)
+        need = float(np.max(forecast_iterations(previous, current, tol, window)))
+        if need > direct_cost:
+            return HandOver(res, True, need)
         state, previous = kept["state"], current
