@@ -144,6 +144,13 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
                                       sample_weight, verbose, _desc("Newton", j, k))
                        for j in range(k)]
             choices = (solver_choice, store, inner)
+            factored = sum(getattr(r, "direct_steps", 0) for r in results)
+            if factored:  # newton_cg_dual's fallback at small alpha, said in plan_
+                choices += (Choice("Newton's steps factored", factored,
+                                   "their CG would have needed more than a factorisation's "
+                                   "worth of products with K (small alpha: ill-conditioned "
+                                   "steps); the block of the samples with curvature was "
+                                   "factored instead"),)
         else:
             K, store = gram_or_operator(kernel, X)
             results = [_with_progress(lbfgs_dual, K, Y[:, j], loss, lam, tol, max_iter,
