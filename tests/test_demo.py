@@ -35,7 +35,7 @@ def test_run_demo_quick(quick_result):
 
 def test_format_demo(quick_result):
     text = format_demo(quick_result)
-    for fragment in ("test RMSE", "R^2", "RBF(gamma=", "Polynomial(degree=2)", "choice:",
+    for fragment in ("test RMSE", "R^2", "RBF(gamma=", "Polynomial(degree=2, gamma=", "choice:",
                      "comp-activ (DELVE), via PMLB", "reloaded: predictions identical"):
         assert fragment in text
 

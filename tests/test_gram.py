@@ -107,12 +107,12 @@ def test_operator_against_dense(cache, memory):
 def test_operator_cache_auto_depends_on_budget():
     X, _ = _data(n=300)
     with config_context(memory="16MB"):
-        op = GramOperator(RBF(), X, cache="auto")
+        op = GramOperator(RBF(gamma=1.0), X, cache="auto")
         op.matvec(np.ones(300))
         assert op._K is not None  # 300^2 * 8 bytes = 0.7 MB <= 8 MB
     X = np.random.default_rng(0).standard_normal((1100, 2))
     with config_context(memory="16MB"):
-        op = GramOperator(RBF(), X, cache="auto")
+        op = GramOperator(RBF(gamma=1.0), X, cache="auto")
         op.matvec(np.ones(1100))
         assert op._K is None  # 9.7 MB > 8 MB
 
@@ -132,8 +132,8 @@ def test_operator_with_scipy_cg():
 def test_operator_errors():
     X, Y = _data()
     with pytest.raises(ValueError, match="square"):
-        GramOperator(RBF(), X, Y, shift=1.0)
-    op = GramOperator(RBF(), X)
+        GramOperator(RBF(gamma=1.0), X, Y, shift=1.0)
+    op = GramOperator(RBF(gamma=1.0), X)
     with pytest.raises(ValueError, match="1-D"):
         op.matvec(np.ones((30, 1, 1)))
     with pytest.raises(ValueError, match="shape"):
@@ -168,7 +168,7 @@ def test_input_errors():
     with pytest.raises(TypeError, match="strings"):
         gram(RBF(), ["abc", "de"])
     with pytest.raises(ValueError, match="features"):
-        GramOperator(RBF(), X, Y[:, :2])
+        GramOperator(RBF(gamma=1.0), X, Y[:, :2])
     with pytest.raises(TypeError, match="expression string"):
         gram(42, X)
     with pytest.raises(kernelkit.KernelSpecError):
@@ -216,12 +216,12 @@ def test_operator_gram_matmat_against_dense(cache, block_dtype):
 def test_operator_store_choice_keeps_the_half_budget_threshold():
     # 16 MB budget: a stored K may take 8 MB = 1,048,576 float64 entries.
     with config_context(memory="16MB"):
-        fits = GramOperator(RBF(), np.zeros((1024, 1)), np.zeros((1024, 1)), cache="auto")
-        over = GramOperator(RBF(), np.zeros((1025, 1)), np.zeros((1024, 1)), cache="auto")
-        half = GramOperator(RBF(), np.zeros((1025, 1)), np.zeros((1024, 1)), cache="auto",
+        fits = GramOperator(RBF(gamma=1.0), np.zeros((1024, 1)), np.zeros((1024, 1)), cache="auto")
+        over = GramOperator(RBF(gamma=1.0), np.zeros((1025, 1)), np.zeros((1024, 1)), cache="auto")
+        half = GramOperator(RBF(gamma=1.0), np.zeros((1025, 1)), np.zeros((1024, 1)), cache="auto",
                             block_dtype=np.float32)
-        forced = GramOperator(RBF(), np.zeros((1025, 1)), np.zeros((1024, 1)), cache=True)
-        never = GramOperator(RBF(), np.zeros((3, 1)))
+        forced = GramOperator(RBF(gamma=1.0), np.zeros((1025, 1)), np.zeros((1024, 1)), cache=True)
+        never = GramOperator(RBF(gamma=1.0), np.zeros((3, 1)))
     assert fits.store_choice.value is True and over.store_choice.value is False
     assert half.store_choice.value is True  # float32 blocks: half the bytes
     assert "8 MB <=" in fits.store_choice.reason and ">" in over.store_choice.reason

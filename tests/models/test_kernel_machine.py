@@ -109,7 +109,7 @@ def test_any_transformer_as_features(cpu):
     from sklearn.preprocessing import PolynomialFeatures
 
     X, y = cpu
-    m = KernelMachine(Polynomial(degree=2), solver="sgd", features=PolynomialFeatures(2),
+    m = KernelMachine(Polynomial(degree=2, gamma=1.0), solver="sgd", features=PolynomialFeatures(2),
                       random_state=0).fit(X, y)
     assert m.plan_.problem["D"] == 28 and m.representation_ == "primal"
     assert m.strategy_ in STRATEGIES and np.isfinite(m.predict(X)).all()

@@ -87,7 +87,7 @@ def _expected_failures(estimator):
 @parametrize_with_checks([
     KernelRidge(kernel=RBF(gamma=0.5), alpha=0.1),
     KernelRidge(kernel="precomputed", alpha=0.1),
-    KernelRidge(kernel=Polynomial(degree=2), alpha=0.1, solver="primal"),
+    KernelRidge(kernel=Polynomial(degree=2, gamma=1.0), alpha=0.1, solver="primal"),
     KernelRidgeCV(kernel=RBF(gamma=0.5), alphas=(0.1, 1.0)),
     KernelRidgeCV(kernel="rbf", alphas=(0.1, 1.0), param_grid={"gamma": [0.1, 1.0]}),
     KernelRidgeClassifierCV(kernel=RBF(gamma=0.5), alphas=(0.1, 1.0)),

@@ -45,7 +45,7 @@ def test_well_conditioned_coefficients_match_exact():
 
 
 @pytest.mark.parametrize("kernel", [RBF(gamma=0.3), Laplacian(gamma=0.5),
-                                    Polynomial(degree=2, coef0=1.0)])
+                                    Polynomial(degree=2, gamma=1.0, coef0=1.0)])
 def test_fewer_centers_match_closed_form_nystroem_krr(kernel):
     X, y, Xt = _data()
     C = X[::5]

@@ -31,7 +31,7 @@ def _clustered(seed=5):
 
 
 @pytest.mark.parametrize("kernel", [RBF(gamma=0.3), Laplacian(gamma=0.5),
-                                    Polynomial(degree=2, coef0=1.0)])
+                                    Polynomial(degree=2, gamma=1.0, coef0=1.0)])
 def test_direct_solve_equals_the_closed_form(kernel):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 4))

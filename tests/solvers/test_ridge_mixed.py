@@ -30,7 +30,7 @@ def test_float32_gram_is_the_float64_gram_rounded():
 
 
 @pytest.mark.parametrize("alpha", [1.0, 1e-2, 1e-4])
-@pytest.mark.parametrize("kernel", [RBF(gamma=0.2), Matern(nu=2.5), Laplacian(gamma=0.3)])
+@pytest.mark.parametrize("kernel", [RBF(gamma=0.2), Matern(nu=2.5, length_scale=1.0), Laplacian(gamma=0.3)])
 def test_mixed_equals_float64_cholesky(kernel, alpha):
     X, y, Xt = _data()
     Y = np.column_stack([y, np.cos(X[:, 3])])
