@@ -473,9 +473,11 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
             coef, rn, direct_jitter = _direct(op, factors, rank, Y, n, lam)
             solve_choice = Choice(
                 "Falkon solve", "direct",
-                f"CG handed over after {res.n_iter} iterations: ~{run.forecast:.0f} more "
-                f"forecast from its rate at this alpha, more than the direct solve in "
-                f"{rank} directions (~{direct_cost:.0f} iterations' worth)")
+                f"CG handed over after {res.n_iter} iterations: "
+                + (f"~{run.forecast:.0f} more forecast from its rate at this alpha"
+                   if np.isfinite(run.forecast) else "its residual did not fall")
+                + f", more than the direct solve in {rank} directions costs "
+                f"(~{direct_cost:.0f} iterations' worth)")
             return FalkonResult(coef[:, 0] if y.ndim == 1 else coef, res.n_iter + 1, True,
                                 float(rn[0]) if y.ndim == 1 else rn,
                                 float(jitter + direct_jitter), stored, store_choice, rank,
