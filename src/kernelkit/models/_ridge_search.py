@@ -144,7 +144,7 @@ def search(est, X, y, base, alphas, labels=None):
     est.plan_ = plan.with_choices(*edges)
     report_plan(est, est.verbose)
     intercept = y_mean + state.pop("mean")
-    for attr in ("dual_coef_", "coef_", "centers_", "X_fit_", "feature_map_"):
+    for attr in ("dual_coef_", "coef_", "centers_", "X_fit_", "feature_map_", "rank_"):
         if hasattr(est, attr) and attr not in state:
             delattr(est, attr)
     for attr, value in state.items():
