@@ -74,3 +74,21 @@ def test_bad_input():
         KernelLogisticRegressionCV(Cs=[0.0]).fit(X, y)
     with pytest.raises(ValueError, match="at least 2 classes"):
         KernelLogisticRegressionCV().fit(X, np.ones(len(y)))
+
+
+def test_sample_weight_as_grid_search():
+    X, y = _data("binary")
+    w = np.random.default_rng(3).uniform(0.0, 2.0, len(y))
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    search = KernelLogisticRegressionCV(RBF(gamma=0.1), Cs=CS, cv=cv)
+    reference = GridSearchCV(KernelLogisticRegression(RBF(gamma=0.1), solver="newton"),
+                             {"C": CS}, cv=cv, scoring="neg_log_loss")
+    search.set_params(scoring="neg_log_loss")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GridEdgeWarning)
+        search.fit(X, y, sample_weight=w)
+    reference.fit(X, y, sample_weight=w)
+    assert np.allclose(search.cv_results_["mean_test_score"],
+                       reference.cv_results_["mean_test_score"], atol=1e-6)
+    assert np.allclose(search.predict_proba(X), reference.best_estimator_.predict_proba(X),
+                       atol=1e-5)

@@ -193,3 +193,31 @@ def test_the_refitted_model_is_saved_and_the_search_is_refused_clearly(cancer, t
     assert np.array_equal(restored.predict(X), search.predict(X))
     with pytest.raises(ValueError, match="cannot save a KernelSVCCV"):
         kernelkit.save(search, tmp_path / "search.kk")
+
+
+def test_sample_weight_as_grid_search(cancer):
+    X, y = cancer
+    w = np.random.default_rng(3).uniform(0.0, 2.0, len(y))
+    w[:10] = 0.0  # left out of the fits, as libsvm
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    search = KernelSVCCV(RBF(gamma=0.03), Cs=CS, cv=cv, tol=1e-8)
+    reference = GridSearchCV(KernelSVC(RBF(gamma=0.03), tol=1e-8), {"C": CS}, cv=cv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GridEdgeWarning)
+        search.fit(X, y, sample_weight=w)
+    reference.fit(X, y, sample_weight=w)
+    assert np.allclose(search.cv_results_["mean_test_score"],
+                       reference.cv_results_["mean_test_score"], atol=1e-6)
+    assert np.allclose(search.decision_function(X),
+                       reference.best_estimator_.decision_function(X), atol=1e-6)
+    t = X[:, 0] + 0.1 * np.sin(X[:, 1])
+    cv = KFold(3, shuffle=True, random_state=0)
+    search = KernelSVRCV(RBF(gamma=0.03), Cs=CS, cv=cv, tol=1e-8)
+    reference = GridSearchCV(KernelSVR(RBF(gamma=0.03), tol=1e-8), {"C": CS}, cv=cv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GridEdgeWarning)
+        search.fit(X, t, sample_weight=w)
+    reference.fit(X, t, sample_weight=w)
+    assert np.allclose(search.cv_results_["mean_test_score"],
+                       reference.cv_results_["mean_test_score"], atol=1e-6)
+    assert np.allclose(search.predict(X), reference.best_estimator_.predict(X), atol=1e-6)

@@ -62,7 +62,8 @@ class PathSearchCV(BaseEstimator):
 
     Subclasses define ``_make_estimator(kernel, C)`` (the estimator that is
     refitted, and fitted per fold when the Gram matrix does not fit),
-    ``_fold_path(K, train, y_train, values)`` yielding ``(value, fitted, stopped)``
+    ``_fold_path(K, train, y_train, values, sw_train)`` (``sw_train`` the fold's sample
+    weights or None) yielding ``(value, fitted, stopped)``
     along the path's values in the order given (``fitted`` predicts from the rows
     K[test, train]) and ``_is_classifier``. The path's parameter is C (``Cs``,
     walked upwards) or alpha (``alphas``, walked downwards: the same direction,
@@ -117,8 +118,12 @@ class PathSearchCV(BaseEstimator):
         return out
 
     # ---- the search ---------------------------------------------------------------------
-    def _search(self, X, y, base):
-        """Score every (kernel, C) on the folds, choose, refit; sets the fitted state."""
+    def _search(self, X, y, base, sample_weight=None):
+        """Score every (kernel, C) on the folds, choose, refit; sets the fitted state.
+
+        ``sample_weight`` (validated, or None) enters every fit as in ``GridSearchCV``'s
+        ``fit(X, y, sample_weight=...)``: the fold's weights for the fold's fits, all of
+        them for the refit, the test rows' weights for the scores (as scikit-learn 1.9)."""
         path_Cs, user_Cs, grid = self._check_grid()
         kernels = self._kernel_candidates(base, grid, X)
         splitter = check_cv(self.cv, y, classifier=self._is_classifier)
@@ -146,16 +151,21 @@ class PathSearchCV(BaseEstimator):
             for f, (train, test) in enumerate(folds):
                 if K is not None:
                     K_test = K[np.ix_(test, train)]
-                    runs = self._fold_path(K, train, y[train], path_Cs)
+                    runs = self._fold_path(K, train, y[train], path_Cs,
+                                           None if sample_weight is None
+                                           else sample_weight[train])
                     X_test = K_test
                 else:
-                    runs = self._cold_path(X, y, train, kernels[kindex][1], path_Cs)
+                    runs = self._cold_path(X, y, train, kernels[kindex][1], path_Cs,
+                                           sample_weight)
                     X_test = X[test]
                 for C, fitted, not_converged in runs:
                     if scorer is None:
                         scorer = check_scoring(fitted, scoring=self.scoring)
                     stopped += bool(not_converged)
-                    score = float(scorer(fitted, X_test, y[test]))
+                    score = float(scorer(fitted, X_test, y[test]) if sample_weight is None
+                                  else scorer(fitted, X_test, y[test],
+                                              sample_weight=sample_weight[test]))
                     for c in where.get((kindex, float(C)), ()):
                         scores[c, f] = score
         best = self._record(candidates, scores, folds)
@@ -169,7 +179,9 @@ class PathSearchCV(BaseEstimator):
         choices.append(warn_if_on_edge(name, user_Cs, params[name], stacklevel=3))
         for key in sorted(grid):
             choices.append(warn_if_on_edge(key, grid[key], params[key], stacklevel=3))
-        self.best_estimator_ = self._make_estimator(kernels[kindex][1], params[name]).fit(X, y)
+        best = self._make_estimator(kernels[kindex][1], params[name])
+        self.best_estimator_ = (best.fit(X, y) if sample_weight is None
+                                else best.fit(X, y, sample_weight=sample_weight))
         setattr(self, f"{name}_", float(params[name]))
         self.kernel_ = self.best_estimator_.kernel_
         self.n_features_in_ = self.best_estimator_.n_features_in_
@@ -191,12 +203,16 @@ class PathSearchCV(BaseEstimator):
                           ConvergenceWarning, stacklevel=3)
         return self
 
-    def _cold_path(self, X, y, train, kernel, Cs):
+    def _cold_path(self, X, y, train, kernel, Cs, sample_weight=None):
         """Without a stored Gram matrix: the estimator itself, fitted per C (rows on demand)."""
         for C in Cs:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", ConvergenceWarning)
-                fitted = self._make_estimator(kernel, float(C)).fit(X[train], y[train])
+                fitted = self._make_estimator(kernel, float(C))
+                if sample_weight is None:
+                    fitted.fit(X[train], y[train])
+                else:
+                    fitted.fit(X[train], y[train], sample_weight=sample_weight[train])
             stopped = any(issubclass(w.category, ConvergenceWarning) for w in caught)
             yield float(C), fitted, stopped
 

@@ -14,7 +14,8 @@ from ..exceptions import InvalidParameterError
 from ..planning import choose_newton_inner
 from ..solvers.newton import lbfgs_multinomial, newton_dual
 from ..solvers.newton_cg import newton_cg_dual
-from ._base import KernelParamsMixin, resolve_estimator_kernel, validate_fit_data
+from ._base import (KernelParamsMixin, check_sample_weight, resolve_estimator_kernel,
+                    validate_fit_data)
 from ._cv_path import PATH_CONSTRAINTS, PathSearchCV
 from .kernel_machine import class_sample_weight
 from .logistic import KernelLogisticRegression
@@ -113,13 +114,16 @@ class KernelLogisticRegressionCV(KernelParamsMixin, ClassifierMixin, PathSearchC
                                         "kernel='precomputed'; pass a kernel object or expression")
         return kernel
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Choose C (and the kernel parameters) by cross-validation and refit.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Multiplies each sample's loss in every fit (each fold's own weights), as
+            ``GridSearchCV(...).fit(X, y, sample_weight=...)``, which weights the scores too.
 
         Returns
         -------
@@ -127,19 +131,20 @@ class KernelLogisticRegressionCV(KernelParamsMixin, ClassifierMixin, PathSearchC
         """
         base = self._check_params()
         X, y = validate_fit_data(self, base, X, y, y_numeric=False)
+        sw = check_sample_weight(sample_weight, X.shape[0])
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
         if len(np.unique(y)) < 2:
             raise ValueError(f"KernelLogisticRegressionCV needs samples of at least 2 classes; "
                              f"the data has only one class: {np.unique(y)[0]!r}")
-        return self._search(X, y, base)
+        return self._search(X, y, base, sw)
 
     def _make_estimator(self, kernel, C):
         return KernelLogisticRegression(kernel, C=float(C), multi_class=self.multi_class,
                                         class_weight=self.class_weight, max_iter=self.max_iter,
                                         tol=self.tol)
 
-    def _fold_path(self, K, train, y_train, Cs):
+    def _fold_path(self, K, train, y_train, Cs, sw_train=None):
         """One fold along increasing C: Newton warm-started from the previous u (binary,
         one-vs-rest), L-BFGS per C (multinomial)."""
         classes, yi = np.unique(y_train, return_inverse=True)
@@ -150,7 +155,7 @@ class KernelLogisticRegressionCV(KernelParamsMixin, ClassifierMixin, PathSearchC
             Y = np.where(yi == 1, 1.0, -1.0)[:, None]
         else:
             Y = np.where(yi[:, None] == np.arange(len(classes))[None, :], 1.0, -1.0)
-        sw = class_sample_weight(self.class_weight, classes, Y)
+        sw = class_sample_weight(self.class_weight, classes, Y, sw_train)
         K_train = K[np.ix_(train, train)]
         m = len(train)
         binary = Y.shape[1] == 1 or self.multi_class == "ovr"

@@ -162,7 +162,7 @@ class KernelMachineCV(_MachineCVMixin, KernelParamsMixin, RegressorMixin, PathSe
         X, y = validate_fit_data(self, base, X, y)
         return self._search(X, column_or_1d(y, warn=True).astype(np.float64), base)
 
-    def _fold_path(self, K, train, y_train, alphas):
+    def _fold_path(self, K, train, y_train, alphas, sw_train=None):
         for alpha, coef, converged in _newton_path(K, train, y_train[:, None], self.loss,
                                                    alphas, None, self.tol, self.max_iter,
                                                    self.epsilon):
@@ -227,7 +227,7 @@ class KernelMachineClassifierCV(_MachineCVMixin, KernelParamsMixin, ClassifierMi
                              f"data has only one class: {np.unique(y)[0]!r}")
         return self._search(X, y, base)
 
-    def _fold_path(self, K, train, y_train, alphas):
+    def _fold_path(self, K, train, y_train, alphas, sw_train=None):
         classes, yi = np.unique(y_train, return_inverse=True)
         if len(classes) < 2:
             raise ValueError("a training fold has samples of one class only: use fewer folds "

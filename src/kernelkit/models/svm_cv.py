@@ -20,7 +20,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .._validation import Interval, Options, validate_params
 from ..solvers.smo import seed_alpha, smo_gram
 from ..solvers.svr import svr_gram
-from ._base import KernelParamsMixin, resolve_estimator_kernel, validate_fit_data
+from ._base import (KernelParamsMixin, check_sample_weight, resolve_estimator_kernel,
+                    validate_fit_data)
 from ._cv_path import PATH_CONSTRAINTS, PathSearchCV
 from .svm import KernelSVC
 from .svr import KernelSVR
@@ -154,7 +155,7 @@ class KernelSVCCV(KernelParamsMixin, ClassifierMixin, PathSearchCV):
         self._check_grid()
         return resolve_estimator_kernel(self.kernel)
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Choose C (and the kernel parameters) by cross-validation and refit.
 
         Parameters
@@ -162,6 +163,9 @@ class KernelSVCCV(KernelParamsMixin, ClassifierMixin, PathSearchCV):
         X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
             for ``kernel="precomputed"``.
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Multiplies C per sample in every fit (each fold's own weights), as
+            ``GridSearchCV(...).fit(X, y, sample_weight=...)``, which weights the scores too.
 
         Returns
         -------
@@ -169,12 +173,13 @@ class KernelSVCCV(KernelParamsMixin, ClassifierMixin, PathSearchCV):
         """
         base = self._check_params()
         X, y = validate_fit_data(self, base, X, y, y_numeric=False)
+        sw = check_sample_weight(sample_weight, X.shape[0])
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
         if len(np.unique(y)) < 2:
             raise ValueError(f"KernelSVCCV needs samples of at least 2 classes; the data has "
                              f"only one class: {np.unique(y)[0]!r}")
-        return self._search(X, y, base)
+        return self._search(X, y, base, sw)
 
     def _make_estimator(self, kernel, C):
         return KernelSVC(kernel, C=float(C), tol=self.tol, max_iter=self.max_iter,
@@ -183,10 +188,12 @@ class KernelSVCCV(KernelParamsMixin, ClassifierMixin, PathSearchCV):
                          multiclass=self.multiclass, cache=self.cache,
                          break_ties=self.break_ties)
 
-    def _fold_path(self, K, train, y_train, Cs):
+    def _fold_path(self, K, train, y_train, Cs, sw_train=None):
         """KernelSVC's problems on one fold's rows of K, solved along increasing C."""
         classes, y_idx = np.unique(y_train, return_inverse=True)
         weights = compute_class_weight(self.class_weight, classes=classes, y=y_train)[y_idx]
+        if sw_train is not None:
+            weights = weights * sw_train
         keep = np.flatnonzero(weights > 0)
         order = keep[np.argsort(y_idx[keep], kind="stable")]  # by class, as KernelSVC
         yk = y_idx[order]
@@ -297,7 +304,7 @@ class KernelSVRCV(KernelParamsMixin, RegressorMixin, PathSearchCV):
         self._check_grid()
         return resolve_estimator_kernel(self.kernel)
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Choose C (and the kernel parameters) by cross-validation and refit.
 
         Parameters
@@ -305,6 +312,8 @@ class KernelSVRCV(KernelParamsMixin, RegressorMixin, PathSearchCV):
         X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
             for ``kernel="precomputed"``.
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Multiplies C per sample in every fit, as :class:`KernelSVCCV`'s.
 
         Returns
         -------
@@ -313,26 +322,32 @@ class KernelSVRCV(KernelParamsMixin, RegressorMixin, PathSearchCV):
         base = self._check_params()
         X, y = validate_fit_data(self, base, X, y)
         y = column_or_1d(y, warn=True).astype(np.float64)
-        return self._search(X, y, base)
+        return self._search(X, y, base, check_sample_weight(sample_weight, X.shape[0]))
 
     def _make_estimator(self, kernel, C):
         return KernelSVR(kernel, C=float(C), epsilon=self.epsilon, tol=self.tol,
                          max_iter=self.max_iter, shrinking=self.shrinking, cache=self.cache)
 
-    def _fold_path(self, K, train, y_train, Cs):
-        """The epsilon-SVR dual on one fold's rows of K along increasing C."""
-        K_train = K[np.ix_(train, train)]
+    def _fold_path(self, K, train, y_train, Cs, sw_train=None):
+        """The epsilon-SVR dual on one fold's rows of K along increasing C (samples of
+        weight 0 left out, as KernelSVR)."""
+        weights = np.ones(len(train)) if sw_train is None else sw_train
+        keep = np.flatnonzero(weights > 0)
+        K_train = K[np.ix_(train[keep], train[keep])]
         previous = None
         for C in Cs:
-            start = None if previous is None else seed_alpha(*previous, float(C))
-            r = svr_gram(K_train, y_train, float(C), float(self.epsilon), tol=self.tol,
+            bounds = float(C) * weights[keep]
+            start = None if previous is None else seed_alpha(previous[0],
+                                                             np.r_[previous[1], previous[1]],
+                                                             np.r_[bounds, bounds])
+            r = svr_gram(K_train, y_train[keep], bounds, float(self.epsilon), tol=self.tol,
                          max_iter=self.max_iter, shrinking=self.shrinking, alpha0=start)
-            previous = (r.alpha, float(C))
+            previous = (r.alpha, bounds)
             model = self._make_estimator("precomputed", C)
             sv = np.flatnonzero(r.coef != 0)
             model.kernel_ = "precomputed"
             model.n_features_in_ = len(train)
-            model.support_ = sv.astype(np.int64)
+            model.support_ = keep[sv].astype(np.int64)
             model.support_vectors_ = None
             model.dual_coef_ = r.coef[sv][None, :]
             model.intercept_ = np.array([r.bias])
