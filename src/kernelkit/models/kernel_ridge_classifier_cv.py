@@ -85,6 +85,11 @@ class KernelRidgeClassifierCV(KernelParamsMixin, ClassifierMixin, BaseEstimator)
         self.verbose = verbose
         self.scoring = scoring
 
+    def _check_params(self):
+        """Check the hyperparameters; return the base kernel and the alphas."""
+        validate_params(self, self._param_constraints, type(self).__name__)
+        return resolve_estimator_kernel(self.kernel), check_alphas(self)
+
     def fit(self, X, y):
         """Select (kernel, alpha) along the path and fit the classifier.
 
@@ -98,8 +103,7 @@ class KernelRidgeClassifierCV(KernelParamsMixin, ClassifierMixin, BaseEstimator)
         -------
         self
         """
-        validate_params(self, self._param_constraints, type(self).__name__)
-        base, alphas = resolve_estimator_kernel(self.kernel), check_alphas(self)
+        base, alphas = self._check_params()
         X, y = validate_fit_data(self, base, X, y, y_numeric=False)
         base = kernel_for_data(base, X)
         if y.ndim == 2 and y.shape[1] == 1:
