@@ -7,6 +7,7 @@ objective (in K's eigenbasis) for the Newton solvers, Falkon's direct solve for
 Falkon's iterations, scikit-learn's libsvm for SMO's iteration counts.
 """
 
+import sys
 import warnings
 
 import numpy as np
@@ -17,6 +18,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC
 
 from kernelkit.datasets import load_banana, load_cpu_act
+from kernelkit.kernels import RBF
 from kernelkit.models import KernelMachine, KernelSVC, KitchenSinksRegressor
 from kernelkit.solvers import cg_forecast
 from kernelkit.solvers.falkon import falkon
@@ -24,9 +26,6 @@ from kernelkit.solvers.line_search import exact_step_length
 from kernelkit.solvers.losses import get_loss
 from kernelkit.solvers.newton import newton_dual
 from kernelkit.solvers.newton_cg import newton_cg_dual
-from kernelkit.kernels import RBF
-
-import sys
 
 fk = sys.modules["kernelkit.solvers.falkon"]  # the package exports the function falkon
 
