@@ -92,3 +92,24 @@ def test_newton_warm_start_reaches_the_cold_optimum_in_fewer_steps(problem, solv
         warm_steps += warm.n_iter
         cold_steps += cold.n_iter
     assert warm_steps < cold_steps
+
+
+def test_multinomial_warm_start_and_shared_basis_reach_the_cold_optimum(problem):
+    from kernelkit.solvers.newton import lbfgs_multinomial, spectral_basis
+
+    _, X, _, K = problem
+    labels = np.digitize(X[:, 0], np.quantile(X[:, 0], [1 / 3, 2 / 3]))
+    Y = np.eye(3)[labels]
+    n = len(labels)
+    basis = spectral_basis(K)
+    previous, warm_steps, cold_steps = None, 0, 0
+    for C in (0.1, 1.0, 10.0):
+        lam = 1.0 / (n * C)
+        cold = lbfgs_multinomial(K, Y, lam)
+        warm = lbfgs_multinomial(K, Y, lam, u0=previous, basis=basis)
+        assert warm.objective == pytest.approx(cold.objective, rel=1e-9)
+        assert np.allclose(K @ warm.coef, K @ cold.coef, atol=1e-3)
+        previous = warm.coef
+        warm_steps += warm.n_iter
+        cold_steps += cold.n_iter
+    assert warm_steps < cold_steps

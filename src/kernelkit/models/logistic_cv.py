@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .._validation import Interval, Options, validate_params
 from ..exceptions import InvalidParameterError
 from ..planning import choose_newton_inner
-from ..solvers.newton import lbfgs_multinomial, newton_dual
+from ..solvers.newton import lbfgs_multinomial, newton_dual, spectral_basis
 from ..solvers.newton_cg import newton_cg_dual
 from ._base import (KernelParamsMixin, check_sample_weight, resolve_estimator_kernel,
                     validate_fit_data)
@@ -38,8 +38,9 @@ class KernelLogisticRegressionCV(KernelParamsMixin, ClassifierMixin, PathSearchC
     fold's blocks by indexing, and Newton's method along increasing C (binary
     and one-vs-rest), each solve started from the previous coefficients u
     (a warm start that saves most Newton steps at small penalties, where a cold
-    start needs the most). The multinomial model is solved per C by L-BFGS
-    (cold) on the same stored blocks.
+    start needs the most). The multinomial model is solved by L-BFGS along C in
+    the eigenbasis of each fold's K (one eigendecomposition per fold), warm-started
+    from the previous coefficients too.
 
     Parameters
     ----------
@@ -161,6 +162,7 @@ class KernelLogisticRegressionCV(KernelParamsMixin, ClassifierMixin, PathSearchC
         binary = Y.shape[1] == 1 or self.multi_class == "ovr"
         solve = newton_dual if choose_newton_inner(m).value == "direct" else newton_cg_dual
         previous = [None] * Y.shape[1]
+        basis = None
         for C in Cs:
             lam = 1.0 / (m * float(C))
             if binary:
@@ -170,11 +172,13 @@ class KernelLogisticRegressionCV(KernelParamsMixin, ClassifierMixin, PathSearchC
                 previous = [r.coef for r in runs]
                 coef = runs[0].coef if len(runs) == 1 else np.column_stack(previous)
                 kind = "binary" if Y.shape[1] == 1 else "ovr"
-            else:
+            else:  # one eigendecomposition of the fold's K for the whole path
+                basis = spectral_basis(K_train) if basis is None else basis
                 runs = [lbfgs_multinomial(K_train, (Y > 0).astype(np.float64), lam,
                                           tol=self.tol, max_iter=self.max_iter,
-                                          sample_weight=sw)]
+                                          sample_weight=sw, u0=previous[0], basis=basis)]
                 coef, kind = runs[0].coef, "multinomial"
+                previous = [coef]
             model = self._make_estimator("rbf", C)
             model.classes_ = classes
             model.kernel_ = "precomputed"

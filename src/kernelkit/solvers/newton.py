@@ -54,7 +54,7 @@ from .losses import LOSSES, get_loss
 from .line_search import PIECEWISE_QUADRATIC, exact_step_length, pieces
 
 __all__ = ["NewtonResult", "newton_dual", "lbfgs_dual", "lbfgs_multinomial",
-           "multinomial_objective"]
+           "multinomial_objective", "spectral_basis"]
 
 _SQUARED = LOSSES["squared"]
 
@@ -234,6 +234,11 @@ def _spectral_basis(K):
     return Q[:, keep] * root, Q[:, keep] / root
 
 
+#: ``(B, P)`` with K = B B' and u = P v: the basis in which L-BFGS solves a stored K
+#: (``lbfgs_multinomial(basis=...)`` reuses it along a regularisation path).
+spectral_basis = _spectral_basis
+
+
 def _minimize(fun, x0, tol, max_iter, callback=None):
     """scipy's L-BFGS-B; ``callback(it, grad_norm)`` per iteration, with the norm of
     the gradient last evaluated (that of the accepted point, as a rule)."""
@@ -325,7 +330,7 @@ def multinomial_objective(F, Y, U, lam):
 
 
 def lbfgs_multinomial(K, Y, lam, *, tol=1e-8, max_iter=1000, sample_weight=None,
-                      callback=None):
+                      callback=None, u0=None, basis=None):
     """Multinomial (softmax) logistic regression in u-space by L-BFGS.
 
     Parameters
@@ -340,6 +345,11 @@ def lbfgs_multinomial(K, Y, lam, *, tol=1e-8, max_iter=1000, sample_weight=None,
         s_i >= 0 multiplying each sample's cross-entropy.
     callback : callable, optional
         As :func:`lbfgs_dual`.
+    u0 : ndarray of shape (n, n_classes), optional
+        Warm start (e.g. the solution at a neighbouring lam).
+    basis : tuple of ndarray, optional
+        ``spectral_basis(K)`` computed once for several lam on the same stored K
+        (a regularisation path): saves the eigendecomposition per solve.
 
     Returns
     -------
@@ -353,7 +363,7 @@ def lbfgs_multinomial(K, Y, lam, *, tol=1e-8, max_iter=1000, sample_weight=None,
     # gradient of s_i times the cross-entropy, whose value is s_i logsumexp - ...
     sw = None if sample_weight is None else np.asarray(sample_weight, np.float64)[:, None]
     if isinstance(K, np.ndarray):
-        B, P = _spectral_basis(K)
+        B, P = _spectral_basis(K) if basis is None else basis
         r = B.shape[1]
 
         def fun_v(x):
@@ -369,7 +379,9 @@ def lbfgs_multinomial(K, Y, lam, *, tol=1e-8, max_iter=1000, sample_weight=None,
                        - float(np.sum(sw * Y * log_softmax(F, axis=1))) / n)
             return obj, G.ravel()
 
-        res = _minimize(fun_v, np.zeros(r * c), tol, max_iter, callback)
+        # u = P v and K = B B' with B = Q sqrt(w), P = Q / sqrt(w): v = B' u
+        x0 = np.zeros(r * c) if u0 is None else (B.T @ np.asarray(u0, np.float64)).ravel()
+        res = _minimize(fun_v, x0, tol, max_iter, callback)
         return NewtonResult(P @ res.x.reshape(r, c), int(res.nit), float(res.fun),
                             bool(res.success), float(np.linalg.norm(res.jac)))
 
@@ -386,7 +398,8 @@ def lbfgs_multinomial(K, Y, lam, *, tol=1e-8, max_iter=1000, sample_weight=None,
                - float(np.sum(sw * Y * log_softmax(F, axis=1))) / n)
         return obj, _matvec(K, G).ravel()
 
-    res = _minimize(fun, np.zeros(n * c), tol, max_iter, callback)
+    x0 = np.zeros(n * c) if u0 is None else np.asarray(u0, np.float64).ravel()
+    res = _minimize(fun, x0, tol, max_iter, callback)
     U = res.x.reshape(n, c)
     G = gradient_factor(U, _matvec(K, U))
     return NewtonResult(U, int(res.nit), float(res.fun), bool(res.success),
