@@ -17,7 +17,7 @@ import kernelkit
 from kernelkit import (KernelKMeans, KernelKNeighborsClassifier, KernelLogisticRegression,
                        KernelMachine, KernelOneClassSVM, KernelRidge, KernelRidgeClassifier,
                        KernelSVC, KernelSVR)
-from kernelkit.kernels import RBF, Linear
+from kernelkit.kernels import RBF, Composed, Linear
 
 LOADERS = {"breast_cancer": load_breast_cancer, "digits": load_digits, "wine": load_wine}
 
@@ -102,6 +102,8 @@ def test_scale_note_only_for_distance_kernels_and_varying_columns():
     assert _scale_choices(KernelRidge(kernel=Linear()).fit(X, y)) == []
     ard = RBF(length_scale=X.std(axis=0))  # per-feature scales already undo the spread
     assert _scale_choices(KernelRidge(kernel=ard).fit(X, y)) == []
+    composed = Composed(RBF(), np.arctan)  # its RBF sees arctan(x), not the columns
+    assert _scale_choices(KernelRidge(kernel=composed).fit(X, y)) == []
     mixed = KernelRidge(kernel="linear + laplacian(gamma=0.1)").fit(X, y)
     assert len(_scale_choices(mixed)) == 1 and "Laplacian" in str(_scale_choices(mixed)[0])
     Z = np.column_stack([X[:, [0, 2]], np.full(len(X), 1e6)])  # a constant column: ignored

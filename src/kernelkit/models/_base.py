@@ -67,7 +67,7 @@ def kernel_for_data(kernel, X, est=None):
 def _distance_kernel(kernel):
     """The first kernel in ``kernel``'s tree whose values depend on distances between
     rows (RBF, Laplacian, Cauchy, Matern, Chi2; not an RBF with per-feature scales), or None."""
-    from ..kernels import RBF, Cauchy, Chi2, Laplacian, Matern
+    from ..kernels import RBF, Cauchy, Chi2, Composed, Laplacian, Matern
 
     stack = [kernel]
     while stack:
@@ -75,6 +75,8 @@ def _distance_kernel(kernel):
         if isinstance(k, (Laplacian, Cauchy, Matern, Chi2)) or \
                 (isinstance(k, RBF) and not getattr(k, "is_ard", False)):
             return k
+        if isinstance(k, Composed):  # its kernel sees f(x), not the columns of X
+            continue
         stack.extend(v for v in vars(k).values() if isinstance(v, Kernel))
     return None
 
