@@ -97,4 +97,7 @@ def test_from_npy_reads_row_ranges(tmp_path, where):
     m.fit(Xd, yd)
     ref = DaskKernelRidge(KERNEL, alpha=0.1, solver="features", n_components=30,
                           random_state=0).fit(da.from_array(X, chunks=250), y)
-    np.testing.assert_array_equal(m.coef_, ref.coef_)
+    if where is None:  # the same process and threads: the same sums, bit for bit
+        np.testing.assert_array_equal(m.coef_, ref.coef_)
+    else:  # worker processes run BLAS with other thread counts: rounding-level differences
+        np.testing.assert_allclose(m.coef_, ref.coef_, rtol=1e-11, atol=1e-13)
