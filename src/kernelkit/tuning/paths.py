@@ -52,10 +52,12 @@ __all__ = ["PathPoint", "centre_targets", "path_point", "eigen_path", "cholesky_
 
 #: Time of one symmetric eigendecomposition (LAPACK dsyevd) over one Cholesky
 #: factorisation plus its triangular inverse (dpotrf + dtrtri) of the same order,
-#: measured on the 2-core dev box with one BLAS thread: n = 1000: 0.15 s vs
-#: 0.02 s; n = 2000: 1.20 s vs 0.22 s (ratio 5.5). The eigendecomposition pays
-#: off from this many alphas on.
-EIGH_CHOLESKY_RATIO = 5.5
+#: measured on the 2-core dev box with one BLAS thread (best of 2, busy machine,
+#: load ~10): n = 1000: 0.40 s vs 0.05 s (8.0); n = 2000: 2.29 vs 0.23 (10.0);
+#: n = 3000: 9.59 vs 0.86 (11.1); an earlier run at n = 2000 gave 1.20 vs 0.22
+#: (5.5): dsyevd's memory-bound tridiagonal reduction suffers most from a busy
+#: machine. The eigendecomposition pays off from about this many alphas on.
+EIGH_CHOLESKY_RATIO = 8.0
 # Rows of Q per block when forming diag(Q diag(v) Q') for all alphas (bounds the temporary).
 _ROWS = 1024
 #: Up to this order the factorisations and products of a path run on one BLAS thread:
@@ -230,9 +232,9 @@ def choose_factorisation(n_alphas, setting="auto"):
     if setting != "auto":
         return setting, "set by the user"
     if n_alphas >= EIGH_CHOLESKY_RATIO:
-        return "eigen", (f"{n_alphas} alphas >= {EIGH_CHOLESKY_RATIO}: one eigendecomposition "
+        return "eigen", (f"{n_alphas} alphas >= {EIGH_CHOLESKY_RATIO:g}: one eigendecomposition "
                          "costs about as much as that many Cholesky factors with inverses")
-    return "cholesky", (f"{n_alphas} alphas < {EIGH_CHOLESKY_RATIO}: a Cholesky factor and its "
+    return "cholesky", (f"{n_alphas} alphas < {EIGH_CHOLESKY_RATIO:g}: a Cholesky factor and its "
                         "inverse per alpha cost less than one eigendecomposition")
 
 
