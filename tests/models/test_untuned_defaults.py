@@ -112,3 +112,15 @@ def test_scale_note_only_for_distance_kernels_and_varying_columns():
     W = X.copy()
     W[:, 1] = X[:, 1] / 1e4 * 50.0
     assert _scale_choices(KernelSVC().fit(W, y)) == []
+
+
+def test_cli_and_python_share_the_scale_rule():
+    # kernelkit fit's RBF() is resolved by the same rule as the estimators' (not 1/n_features)
+    from kernelkit.cli.search import gamma_grid, searches_gamma
+
+    X = StandardScaler().fit_transform(load_wine(return_X_y=True)[0])
+    X[:, 0] = 0.0
+    grid, scale = gamma_grid(RBF(), X)
+    assert scale == SVC().fit(X, np.arange(len(X)) % 2)._gamma != 1.0 / X.shape[1]
+    assert searches_gamma(RBF()) and not searches_gamma(RBF(gamma=0.5))
+    assert not searches_gamma(RBF(length_scale=2.0))  # the length sets the width, not gamma

@@ -81,9 +81,12 @@ class Search:
 
 
 def searches_gamma(kernel):
-    """True when ``kernel``'s own ``gamma`` is left to a data rule ("scale"/"auto")."""
-    get = getattr(kernel, "get_params", None)
-    return get is not None and isinstance(get(deep=False).get("gamma"), str)
+    """True when ``kernel``'s own ``gamma`` is left to a data rule ("scale"/"auto") and
+    sets its width (not an RBF whose ``length_scale`` is given instead)."""
+    from ..kernels import Kernel
+    from ..kernels.data_dependent import unresolved_params
+
+    return isinstance(kernel, Kernel) and "gamma" in unresolved_params(kernel)
 
 
 def gamma_grid(kernel, X):
