@@ -61,6 +61,16 @@ _DOC = """
     best_estimator_ : {estimator}
         ``{estimator}(kernel, loss, alpha_, solver="newton")`` refitted on all the data.
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.models import {estimator}CV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(120, 3)); y = {target}
+    >>> search = {estimator}CV("rbf(gamma=0.3)", alphas=[1e-3, 1e-2, 1e-1, 1.0], cv=3)
+    >>> search.fit(X, y).alpha_ in (1e-3, 1e-2, 1e-1, 1.0)
+    True
 """
 
 
@@ -128,7 +138,7 @@ class KernelMachineCV(_MachineCVMixin, KernelParamsMixin, RegressorMixin, PathSe
                "parameters chosen by\n    cross-validation, Newton warm-started along alpha.\n"
                + _DOC.format(losses='{"squared", "huber"}', default="squared",
                              estimator="KernelMachine", stratified="", score="R^2",
-                             extra=""))
+                             extra="", target="np.sin(X[:, 0]) + 0.1 * rng.normal(size=120)"))
 
     _estimator_class = KernelMachine
     _param_constraints = {**_SHARED_CONSTRAINTS, "loss": [Options(str, ("squared", "huber"))]}
@@ -177,7 +187,7 @@ class KernelMachineClassifierCV(_MachineCVMixin, KernelParamsMixin, ClassifierMi
                "alpha (one-vs-rest for several classes).\n"
                + _DOC.format(losses='{"logistic", "squared_hinge"}', default="logistic",
                              estimator="KernelMachineClassifier", stratified=", stratified",
-                             score="accuracy",
+                             score="accuracy", target="X[:, 0] * X[:, 1] > 0",
                              extra='    class_weight : dict or "balanced", optional\n'))
 
     _is_classifier = True

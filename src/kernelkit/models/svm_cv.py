@@ -272,7 +272,17 @@ class KernelSVRCV(KernelParamsMixin, RegressorMixin, PathSearchCV):
         As :class:`KernelSVR`.
     verbose : int, default=0
         >= 1 prints ``plan_``.
-""" + _SHARED_ATTRIBUTES.replace("{estimator}", "KernelSVR"))
+""" + _SHARED_ATTRIBUTES.replace("{estimator}", "KernelSVR") + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.models import KernelSVRCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(120, 2)); y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=120)
+    >>> search = KernelSVRCV("rbf(gamma=0.5)", Cs=[0.1, 1, 10, 100], epsilon=0.05, cv=3)
+    >>> float(search.fit(X, y).best_score_) > 0.8
+    True
+    """)
 
     _param_constraints = {
         "kernel": ["kernel"],
