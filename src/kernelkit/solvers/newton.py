@@ -57,6 +57,10 @@ __all__ = ["NewtonResult", "newton_dual", "lbfgs_dual", "lbfgs_multinomial",
            "multinomial_objective", "spectral_basis"]
 
 _SQUARED = LOSSES["squared"]
+#: A piecewise-quadratic Newton step whose exact line search finds no decrease
+#: stops the iteration; it has converged if its decrement^2 is below this times |J|
+#: (round-off of J, whatever ``tol``).
+ROUND_OFF_DECREMENT = 1e-8
 
 
 @dataclass(frozen=True)
@@ -191,7 +195,12 @@ def newton_dual(K, y, loss, lam, *, tol=1e-8, max_iter=50, u0=None, sample_weigh
             break
         before = pieces(loss, f, y) if model is loss and loss.name in PIECEWISE_QUADRATIC \
             else None
-        u, f, J = _armijo(loss, lam, u, f, y, sw, J, step, Kstep, slope)
+        u_new, f_new, J_new = _armijo(loss, lam, u, f, y, sw, J, step, Kstep, slope)
+        if model is loss and loss.name in PIECEWISE_QUADRATIC and not J_new < J:
+            # No decrease along a descent direction: the decrement is at J's round-off.
+            converged = -slope <= ROUND_OFF_DECREMENT * max(1.0, abs(J))
+            break
+        u, f, J = u_new, f_new, J_new
         if before is not None and np.array_equal(before, pieces(loss, f, y)):
             # Finite termination: the exact step minimised the quadratic of this piece
             # and landed on the same piece, so u minimises J (Keerthi & DeCoste 2005):

@@ -15,7 +15,9 @@ import numpy as np
 from .._budget import fits
 from ..linalg import cho_solve, robust_cholesky
 from .losses import get_loss
-from .newton import NewtonResult, _armijo, _objective, _step_model, _weighted
+from .line_search import PIECEWISE_QUADRATIC
+from .newton import (ROUND_OFF_DECREMENT, NewtonResult, _armijo, _objective, _step_model,
+                     _weighted)
 
 __all__ = ["newton_cg_dual", "pivoted_cholesky", "PRECONDITIONER_MAX_RANK"]
 
@@ -272,7 +274,12 @@ def newton_cg_dual(K, y, loss, lam, *, tol=1e-8, max_iter=50, u0=None, sample_we
         if model is loss and -slope <= (tol ** 2) * max(1.0, abs(J)):
             converged = True
             break
-        u, f, J = _armijo(loss, lam, u, f, y, sw, J, step, Kstep, slope)
+        u_new, f_new, J_new = _armijo(loss, lam, u, f, y, sw, J, step, Kstep, slope)
+        if model is loss and loss.name in PIECEWISE_QUADRATIC and not J_new < J:
+            # No decrease along a descent direction: the decrement is at J's round-off.
+            converged = -slope <= ROUND_OFF_DECREMENT * max(1.0, abs(J))
+            break
+        u, f, J = u_new, f_new, J_new
     return NewtonResult(u, it, J, converged, grad_norm, direct_steps)
 
 
