@@ -273,7 +273,7 @@ def test_classifier_search_beyond_the_k_fold_size_uses_a_hold_out_quarter(monkey
     X, y = _classes(n=80)
     settings = fitting.FitSettings(model="svm", cv_Cs=(0.1, 10.0), gamma=0.5)
     _, report = fitting.build_and_fit(X, y, settings)
-    assert "a stratified hold-out quarter, seed 0 on all 64 training rows" in \
+    assert "a stratified hold-out quarter on all 64 training rows, seed 0" in \
         report["alpha_choice"]
     train, _ = fitting._split(80, 0.2, 0)
     Xs = StandardScaler().fit_transform(X[train])
@@ -313,5 +313,5 @@ def test_falkon_values_by_gcv_of_the_nystroem_model(tmp_path, capsys):
     cv.fit(Xs, y[train])
     assert doc["chosen"]["gamma"] == pytest.approx(cv.best_params_["gamma"], rel=1e-12)
     assert doc["chosen"]["alpha"] == cv.alpha_ and doc["solver"] == "falkon"
-    assert "GCV of the Nystroem model (40 centers) on all 120 training rows" in \
+    assert "GCV of the Nystroem model (40 centers) on all 120 training rows, seed 0" in \
         " ".join(doc["notes"])

@@ -265,7 +265,8 @@ def _search(X, y, task, kernel, settings, train_idx, has_holdout):
                                   settings.seed)
     sub = f"all {len(rows)} {where}" if len(rows) == len(train_idx) else \
         f"a random {len(rows)} of the {len(train_idx)} {where}"
-    found.how, found.scale = f"{found.how} on {sub}", scale
+    seed = "" if settings.model == "ridge" and not nystroem else f", seed {settings.seed}"
+    found.how, found.scale = f"{found.how} on {sub}{seed}", scale
     found.criterion = ("accuracy" if settings.model != "ridge" else
                        ("GCV" if nystroem else "LOO") + " RMSE" +
                        (" of the +-1 coding" if task == "classify" else ""))

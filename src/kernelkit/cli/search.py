@@ -234,10 +234,10 @@ def folds(y, seed):
     if len(y) <= KFOLD_MAX_N:
         k = int(min(N_FOLDS, counts.min()))
         return (StratifiedKFold(k, shuffle=True, random_state=seed),
-                f"{k}-fold stratified cross-validation, seed {seed}")
+                f"{k}-fold stratified cross-validation")
     index = np.arange(len(y))
     fit, val = train_test_split(index, test_size=0.25, stratify=y, random_state=seed)
-    return [(fit, val)], f"a stratified hold-out quarter, seed {seed}"
+    return [(fit, val)], "a stratified hold-out quarter"
 
 
 def announce_edges(found):
