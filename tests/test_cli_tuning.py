@@ -266,6 +266,7 @@ def test_errors_that_need_the_data(tmp_path, capsys):
         assert code == 1 and fragment in err and "--model svm --proba" in err, err
 
 
+@pytest.mark.filterwarnings("ignore::kernelkit.tuning.grid.GridEdgeWarning")  # 2 values
 def test_classifier_search_beyond_the_k_fold_size_uses_a_hold_out_quarter(monkeypatch):
     from sklearn.model_selection import train_test_split
 
