@@ -131,6 +131,9 @@ def test_grid_edge_is_said_and_only_then(tmp_path, capsys):
     assert code == 0, err
     assert "GridEdgeWarning" in err and "alpha=1 is the smallest" in err
     assert "widen it with --cv-alphas" in err
+    code, _, again = _run(capsys, "fit", path, "--target", "y", "--gamma", "0.3",
+                          "--cv-alphas", "1,10", "--out", tmp_path / "e.kk")
+    assert "GridEdgeWarning" in again  # said by every run, not once per process
     # the same fit over a grid around the LOO optimum: said nowhere
     train, _ = fitting._split(len(y), 0.2, 0)
     Xs = StandardScaler().fit_transform(X[train])

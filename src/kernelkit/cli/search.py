@@ -243,16 +243,14 @@ def folds(y, seed):
 def announce_edges(found):
     """Warn :class:`~kernelkit.tuning.grid.GridEdgeWarning` for every searched value at
     its grid's edge; returns ``{name: "smallest" | "largest"}`` for those values."""
-    from ..tuning.grid import GridEdgeWarning, on_edge, warn_if_on_edge
+    from ..tuning.grid import on_edge, warn_if_on_edge
 
     edges = {}
     for name, grid in found.grids.items():
         side = on_edge(grid, found.values[name])
         if side is not None:
             edges[name] = side
-            with warnings.catch_warnings():
-                warnings.simplefilter("always", GridEdgeWarning)  # every fit says it
-                warn_if_on_edge(name, grid, found.values[name])
+            warn_if_on_edge(name, grid, found.values[name])
     return edges
 
 
