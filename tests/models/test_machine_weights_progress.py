@@ -166,3 +166,19 @@ def test_planner_choices_for_newton(data):
     assert m.solver_ == "lbfgs" and not inner  # n = 600 <= 1000: as before
     km = KernelMachine(RBF(gamma=0.5), loss="huber").fit(big, big[:, 0])
     assert [c.value for c in km.plan_.choices if c.what == "Newton's inner solve"] == ["cg"]
+
+
+def test_large_c_logistic_goes_to_newton_with_the_same_optimum(data):
+    # L-BFGS's iterations grow with C (the grid's corner), Newton's stay few: from
+    # C = LOGISTIC_NEWTON_MIN_C on, "auto" picks Newton, and both reach the same model.
+    from kernelkit.planning import LOGISTIC_NEWTON_MIN_C, choose_logistic_solver
+    assert choose_logistic_solver(500, False, C=LOGISTIC_NEWTON_MIN_C).value == "newton"
+    assert choose_logistic_solver(500, False, C=1.0).value == "lbfgs"
+    assert choose_logistic_solver(500, True, C=1e4).value == "lbfgs"  # multinomial
+    X, y, _ = data
+    auto = KernelLogisticRegression(RBF(gamma=0.5), C=100.0, tol=1e-10).fit(X, y)
+    lbfgs = KernelLogisticRegression(RBF(gamma=0.5), C=100.0, solver="lbfgs", tol=1e-10,
+                                     max_iter=5000).fit(X, y)
+    assert auto.solver_ == "newton"
+    np.testing.assert_allclose(auto.decision_function(X), lbfgs.decision_function(X),
+                               rtol=1e-5, atol=1e-5)

@@ -137,7 +137,7 @@ class KernelLogisticRegression(KernelParamsMixin, _ScoreClassifier):
         n = X.shape[0]
         sw = class_sample_weight(self.class_weight, self.classes_, Y, sample_weight)
         binary = Y.shape[1] == 1 or self.multi_class == "ovr"
-        solver_choice = choose_logistic_solver(n, not binary, self.solver)
+        solver_choice = choose_logistic_solver(n, not binary, self.solver, C=self.C)
         if binary:
             self.multi_class_ = "binary" if Y.shape[1] == 1 else "ovr"
             fit = fit_columns(kernel, X, Y, "logistic", 1.0 / self.C, solver=self.solver,
