@@ -7,7 +7,7 @@ The same 5 x 5 grid for both: gamma = 4^k / n_features (k = -3..1, RBF), alpha =
 10^-4..10^0. The peer is ``GridSearchCV(KernelRidge(kernel="rbf"), cv=KFold(3,
 shuffle, seed 0))`` on the target centred by the training mean (scikit-learn's
 KernelRidge has no intercept), refitted; kernelkit is ``KernelRidgeCV`` with its
-defaults (exact LOO up to 5,000 training rows, GCV along the Nystroem path beyond).
+defaults (exact LOO up to 2,500 training rows, GCV along the Nystroem path beyond).
 Both timed end to end (search + refit); test RMSE side by side.
 
 Part 2 (not in ``--quick``): fried full (32,614 train / 8,154 test) with

@@ -98,7 +98,8 @@ class KernelRidgeCV(KernelParamsMixin, _RidgePredictor):
     n_centers : int or "auto", default="auto"
         Nystroem centers M (uniform rows, as ``KernelRidge(solver="falkon",
         center_selection="uniform")`` draws them with the same ``random_state``);
-        "auto": sqrt(n) log n within [100, 20000].
+        "auto": ``max(sqrt(n) log n, min(n / 4, 1000))``, at most n
+        (:func:`~kernelkit.models._ridge_search.tuning_centers`).
     n_components : int, default=1000
         Random features D (``solver="features"``).
     random_state : int, RandomState instance or None, default=None
