@@ -46,7 +46,8 @@ def reference(X, y, train, test, n_loo=4000, seed=0):
     start = time.perf_counter()
     sub = np.random.default_rng(seed).choice(train, n_loo, replace=False)
     cv = make_pipeline(StandardScaler(), KernelRidgeCV(kernel="rbf", alphas=ALPHAS,
-                                                       param_grid={"gamma": list(GAMMAS)}))
+                                                       param_grid={"gamma": list(GAMMAS)},
+                                                       solver="exact"))
     cv.fit(X[sub], y[sub] - y[sub].mean())
     kernel, alpha = cv[-1].kernel_, float(cv[-1].alpha_)
     model = KernelRidge(kernel=kernel, alpha=alpha)
