@@ -263,8 +263,10 @@ def restore_fitted(fmap, random_weights, random_offset, n_features, gamma_=None,
 
 
 def _scale_gamma(X):
-    var = float(X.var(dtype=np.float64))
-    return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+    """scikit-learn's gamma="scale", by the kernels' own rule (one rule everywhere)."""
+    from ..kernels.data_dependent import rule_value
+
+    return rule_value("gamma", "scale", X)
 
 
 def _default_bandwidth(X, rng):
