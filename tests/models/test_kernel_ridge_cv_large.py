@@ -162,3 +162,17 @@ def test_classifier_and_nystroem_models_save_and_load(tmp_path):
                                    loaded.decision_function(data),
                                    model.predict(data) if data is Xr else
                                    model.decision_function(data), rtol=1e-12)
+
+
+def test_distinct_centers_are_kernel_ridge_falkons():
+    X, y = _data(n=300, seed=10)
+    X = np.vstack([X, X[:200]])  # many repeated rows
+    y = np.r_[y, y[:200] + 0.05]
+    cv = _quiet(KernelRidgeCV(kernel=RBF(gamma=0.5), alphas=(1e-2, 1e-1), solver="nystroem",
+                              n_centers=60, center_selection="distinct", random_state=0), X, y)
+    ref = KernelRidge(kernel=RBF(gamma=0.5), alpha=cv.alpha_, solver="falkon", n_centers=60,
+                      center_selection="distinct", random_state=0, tol=1e-10,
+                      max_iter=500).fit(X, y)
+    np.testing.assert_array_equal(cv.centers_, ref.centers_)
+    np.testing.assert_allclose(cv.predict(X), ref.predict(X), rtol=1e-7, atol=1e-7)
+    assert "distinct rows" in str(cv.plan_)

@@ -25,6 +25,7 @@ from ..tuning.nystroem_path import (WHITENING_RTOL, NystroemPath, accumulate_mom
 from ..tuning.paths import (blas_threads_for, centre_targets, cholesky_path,
                             choose_factorisation, eigen_path, squared_distances)
 from ._base import kernel_for_data, report_plan
+from .kernel_ridge import _distinct_row_centers as distinct_row_centers, merge_rows_choice
 
 __all__ = ["SOLVERS", "EXACT_MAX_N", "TUNING_CENTERS", "search", "tuning_centers"]
 
@@ -250,8 +251,7 @@ def _approximate(est, plan, solver, cands, X, y0, alphas, cv):
     if solver == "nystroem":
         rng = check_random_state(est.random_state)
         M = tuning_centers(n) if est.n_centers == "auto" else min(int(est.n_centers), n)
-        kept, _ = distinct_centers(X, select_centers(kernels[0], X, M, "uniform", rng))
-        centers = X[kept]
+        centers, how = _draw_centers(est, kernels[0], X, y0, M, rng)
         profiles = _profiles(kernels, X)
         if profiles is not None:
             D2_MM = squared_distances(centers)
@@ -262,9 +262,9 @@ def _approximate(est, plan, solver, cands, X, y0, alphas, cv):
         blocks = _center_blocks(kernels, profiles, X, centers)
         width, what = len(centers), f"{len(centers)} Nystroem centers (uniform rows)"
         plan = plan.with_choices(
-            Choice("centers", len(centers), f"{M} drawn uniformly ("
+            Choice("centers", len(centers), f"{M} wanted ("
                    + ("max(sqrt(n) log n, min(n / 4, 1000))" if est.n_centers == "auto"
-                      else "n_centers") + f"), {len(centers)} distinct"),
+                      else "n_centers") + f"); {how}"),
             Choice("kernel blocks", "from squared distances to the centers" if profiles
                    else "one K_nM block per candidate",
                    "kernels of the Euclidean distance: one distance block serves every "
@@ -309,6 +309,21 @@ def _approximate(est, plan, solver, cands, X, y0, alphas, cv):
     else:
         state.update(coef_=full.coef(alpha), feature_map_=maps[c], solver_="primal")
     return plan, rows, (params, alpha, kernel, state)
+
+
+def _draw_centers(est, kernel, X, y0, M, rng):
+    """The centers as ``KernelRidge(solver="falkon", center_selection=...)`` draws them
+    with the same ``random_state``: uniform rows (repeats dropped), or uniformly among
+    the distinct rows. Returns the centers and what was done, for ``plan_``."""
+    if est.center_selection == "distinct":
+        merged, _ = merge_rows_choice(X, y0, None)
+        if merged is not None:
+            centers, _, _ = distinct_row_centers(merged, M, rng)
+            return centers, (f"{len(centers)} drawn among the {len(merged.X)} distinct rows "
+                             f"(of {merged.n_rows})")
+    idx = select_centers(kernel, X, M, "uniform", rng)
+    kept, _ = distinct_centers(X, idx)
+    return X[kept], f"{len(idx)} uniform rows drawn, {len(kept)} distinct"
 
 
 def _center_blocks(kernels, profiles, X, centers):

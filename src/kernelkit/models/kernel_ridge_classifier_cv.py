@@ -38,7 +38,7 @@ class KernelRidgeClassifierCV(KernelParamsMixin, ClassifierMixin, BaseEstimator)
     Parameters
     ----------
     kernel, alphas, param_grid, fit_intercept, cv, solver, factorisation, n_centers,
-    n_components, random_state, verbose
+    center_selection, n_components, random_state, verbose
         As in :class:`KernelRidgeCV`.
     scoring : {"accuracy", "squared_error"}, default="accuracy"
         See above.
@@ -70,8 +70,8 @@ class KernelRidgeClassifierCV(KernelParamsMixin, ClassifierMixin, BaseEstimator)
 
     def __init__(self, kernel="rbf", alphas=(0.1, 1.0, 10.0), *, param_grid=None,
                  fit_intercept=True, cv="auto", solver="auto", factorisation="auto",
-                 n_centers="auto", n_components=1000, random_state=None, verbose=0,
-                 scoring="accuracy"):
+                 n_centers="auto", center_selection="uniform", n_components=1000,
+                 random_state=None, verbose=0, scoring="accuracy"):
         self.kernel = kernel
         self.alphas = alphas
         self.param_grid = param_grid
@@ -80,6 +80,7 @@ class KernelRidgeClassifierCV(KernelParamsMixin, ClassifierMixin, BaseEstimator)
         self.solver = solver
         self.factorisation = factorisation
         self.n_centers = n_centers
+        self.center_selection = center_selection
         self.n_components = n_components
         self.random_state = random_state
         self.verbose = verbose

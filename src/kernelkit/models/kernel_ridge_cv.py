@@ -29,6 +29,7 @@ CV_CONSTRAINTS = {
     "solver": [Options(str, SOLVERS)],
     "factorisation": [Options(str, ("auto", "eigen", "cholesky"))],
     "n_centers": [Interval(Integral, 1, None), Options(str, ("auto",))],
+    "center_selection": [Options(str, ("uniform", "distinct"))],
     "n_components": [Interval(Integral, 1, None)],
     "random_state": ["random_state"],
     "verbose": [Interval(Real, 0, None)],
@@ -100,6 +101,11 @@ class KernelRidgeCV(KernelParamsMixin, _RidgePredictor):
         center_selection="uniform")`` draws them with the same ``random_state``);
         "auto": ``max(sqrt(n) log n, min(n / 4, 1000))``, at most n
         (:func:`~kernelkit.models._ridge_search.tuning_centers`).
+    center_selection : {"uniform", "distinct"}, default="uniform"
+        Nystroem centers: uniform rows (repeated rows drawn twice are kept
+        once), or uniformly among the distinct rows (data with many repeated
+        rows, e.g. KDD Cup 99), as :class:`KernelRidge`'s option of that name
+        draws them with the same ``random_state``.
     n_components : int, default=1000
         Random features D (``solver="features"``).
     random_state : int, RandomState instance or None, default=None
@@ -162,7 +168,8 @@ class KernelRidgeCV(KernelParamsMixin, _RidgePredictor):
 
     def __init__(self, kernel="rbf", alphas=(0.1, 1.0, 10.0), *, param_grid=None,
                  fit_intercept=True, cv="auto", solver="auto", factorisation="auto",
-                 n_centers="auto", n_components=1000, random_state=None, verbose=0):
+                 n_centers="auto", center_selection="uniform", n_components=1000,
+                 random_state=None, verbose=0):
         self.kernel = kernel
         self.alphas = alphas
         self.param_grid = param_grid
@@ -171,6 +178,7 @@ class KernelRidgeCV(KernelParamsMixin, _RidgePredictor):
         self.solver = solver
         self.factorisation = factorisation
         self.n_centers = n_centers
+        self.center_selection = center_selection
         self.n_components = n_components
         self.random_state = random_state
         self.verbose = verbose
