@@ -358,7 +358,8 @@ def read_array(path, zf, attr, spec):
             if len(data) != nbytes:
                 raise ValueError(f"{len(data)} data bytes where the header declares {nbytes}")
         arr = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
-        arr = np.array(arr, order="C")  # writeable, owns its memory
+        arr = np.array(arr, order="K")  # writeable, owns its memory, keeps the memory order
+        # (a product with a Fortran-ordered matrix rounds differently than with its C copy)
     except ModelFormatError:
         raise
     except _ARCHIVE_ERRORS as exc:

@@ -92,7 +92,10 @@ def _encode(model, registry, prefix, depth):
                 arrays[f"{prefix}{attr}.{part}"] = arr
             node["arrays"][attr] = spec
             continue
-        value = np.ascontiguousarray(value)
+        # C or Fortran order as fitted (npy's fortran_order): a product with the loaded
+        # matrix then rounds exactly as with the original
+        value = np.asarray(value) if np.asarray(value).flags.f_contiguous and np.ndim(value) > 1 \
+            else np.ascontiguousarray(value)
         if value.dtype.kind == "O":
             raise ValueError(f"cannot save {name}.{attr}: it is an object array; model files "
                              "hold numbers and fixed-width strings only")
