@@ -176,3 +176,17 @@ def test_distinct_centers_are_kernel_ridge_falkons():
     np.testing.assert_array_equal(cv.centers_, ref.centers_)
     np.testing.assert_allclose(cv.predict(X), ref.predict(X), rtol=1e-7, atol=1e-7)
     assert "distinct rows" in str(cv.plan_)
+
+
+def test_random_feature_search_is_refused_at_save_not_at_load(tmp_path):
+    # what save writes, load must read: random Fourier weights are not in the format
+    import kernelkit
+    from kernelkit.models import KernelRidgeCV
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    model = KernelRidgeCV(solver="features", n_components=20, alphas=[0.01, 0.1],
+                          random_state=0).fit(X, np.sin(X[:, 0]))
+    with pytest.raises(ValueError, match="random Fourier features"):
+        kernelkit.save(model, tmp_path / "rf.kk")
+    assert not (tmp_path / "rf.kk").exists()

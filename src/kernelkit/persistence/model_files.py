@@ -71,6 +71,13 @@ def _encode(model, registry, prefix, depth):
     _, array_names, scalar_names, _ = registry[name]
     if not is_fitted(model):
         raise ValueError(f"this {name} is not fitted; call fit before save")
+    if getattr(model, "feature_map_", None) is not None and \
+            type(model.feature_map_).__name__ == "RandomFourierFeatures":
+        # what save writes, load must read: the random weights are not in the format
+        raise ValueError(f"cannot save this {name}: it predicts through random Fourier "
+                         "features, which model files do not hold yet; save a model fitted "
+                         "with solver='exact' or 'nystroem' (or refit KernelRidge on the "
+                         "chosen kernel and alpha: best_params_)")
     model = saved_view(model)  # the file's form of encoders and imputers
     node = {"estimator": name,
             "params": {k: param_to_json(k, v) for k, v in model.get_params(deep=False).items()},
