@@ -64,7 +64,9 @@ _ROWS = 1024
 #: OpenBLAS threads gain little there and, on a busy machine, cost up to 100x
 #: (measured at load 14 on the 2-core box: eigh of a 525 x 525 matrix 1.28 s with two
 #: threads; 0.05 s expected on one), as ``solvers.normal_equations`` found for D = 500.
-SINGLE_THREAD_MAX_ORDER = 2048
+#: On a quiet machine two threads pay from about n = 2000 (Cholesky 45 vs 71 ms, eigh
+#: 0.74 vs 1.10 s; equal at n = 1000), hence the limit between the two.
+SINGLE_THREAD_MAX_ORDER = 1024
 
 
 def blas_threads_for(order):
