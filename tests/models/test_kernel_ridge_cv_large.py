@@ -190,3 +190,24 @@ def test_random_feature_search_is_refused_at_save_not_at_load(tmp_path):
     with pytest.raises(ValueError, match="random Fourier features"):
         kernelkit.save(model, tmp_path / "rf.kk")
     assert not (tmp_path / "rf.kk").exists()
+
+
+def test_a_failed_refit_leaves_the_fitted_classifier_whole():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 2))
+    y = np.where(X[:, 0] > 0, "a", "b")
+    model = KernelRidgeClassifierCV(alphas=[0.1, 1.0]).fit(X, y)
+    before = model.predict(X)
+    with pytest.raises(ValueError, match="only one class"):
+        model.fit(X, np.full(60, "c"))
+    assert list(model.classes_) == ["a", "b"]
+    np.testing.assert_array_equal(model.predict(X), before)
+
+
+def test_learned_kernel_ridge_refuses_sparse_input_instead_of_densifying():
+    import scipy.sparse as sp
+    from kernelkit.models import LearnedKernelRidge
+
+    X = sp.random(40, 5, density=0.3, format="csr", random_state=0)
+    with pytest.raises(ValueError, match="dense X.*toarray"):
+        LearnedKernelRidge(kernel=RBF(gamma=0.5)).fit(X, np.arange(40.0))

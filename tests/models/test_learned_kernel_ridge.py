@@ -180,3 +180,28 @@ def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check(estimator)
+
+
+def test_return_std_after_a_refit_is_the_new_models():
+    # the cached posterior factor belongs to one fitted state: a refit that changes the
+    # rows, the kernel or alpha must not reuse it (KernelRidgeCV, LearnedKernelRidge too)
+    from kernelkit.models import KernelRidgeCV
+
+    rng = np.random.default_rng(3)
+    X1, X2 = rng.normal(size=(60, 2)), rng.normal(size=(45, 2))
+    y1, y2 = np.sin(X1[:, 0]), np.cos(X2[:, 1])
+    Q = rng.normal(size=(7, 2))
+    for make in (lambda: KernelRidgeCV(alphas=[1e-2, 1e-1], param_grid={"gamma": [0.3, 1.0]}),
+                 lambda: LearnedKernelRidge(kernel=RBF(gamma=0.5), alpha=0.1, max_iter=5)):
+        model = make().fit(X1, y1)
+        model.predict(Q, return_std=True)  # caches the first fit's factor
+        model.fit(X2, y2)
+        fresh = make().fit(X2, y2)
+        np.testing.assert_allclose(model.predict(Q, return_std=True)[1],
+                                   fresh.predict(Q, return_std=True)[1], rtol=1e-10)
+    ridge = KernelRidge(RBF(gamma=0.5), alpha=0.1).fit(X1, y1)
+    ridge.predict(Q, return_std=True)
+    ridge.set_params(alpha=1.0).fit(X1, y1)  # the same rows array, another alpha
+    np.testing.assert_allclose(ridge.predict(Q, return_std=True)[1],
+                               KernelRidge(RBF(gamma=0.5), alpha=1.0).fit(X1, y1)
+                               .predict(Q, return_std=True)[1], rtol=1e-10)

@@ -106,6 +106,10 @@ def test_svc_cv_without_a_stored_gram_matrix_gives_the_same_search(cancer):
     assert stored.plan_.choices[0].value and not cold.plan_.choices[0].value
     assert np.allclose(stored.cv_results_["mean_test_score"], cold.cv_results_["mean_test_score"])
     assert stored.best_params_ == cold.best_params_
+    # gamma="scale" is fixed once from all rows on both paths (not per fold when cold)
+    stored = KernelSVCCV("rbf", Cs=CS, cv=3, tol=1e-8).fit(X, y)
+    cold = KernelSVCCV("rbf", Cs=CS, cv=3, tol=1e-8, cache=False).fit(X, y)
+    assert np.allclose(stored.cv_results_["mean_test_score"], cold.cv_results_["mean_test_score"])
 
 
 def test_svc_cv_precomputed_equals_the_kernel(cancer):

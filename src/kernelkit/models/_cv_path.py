@@ -156,7 +156,7 @@ class PathSearchCV(BaseEstimator):
                                            else sample_weight[train])
                     X_test = K_test
                 else:
-                    runs = self._cold_path(X, y, train, kernels[kindex][1], path_Cs,
+                    runs = self._cold_path(X, y, train, kernel, path_Cs,  # resolved on all rows, as above
                                            sample_weight)
                     X_test = X[test]
                 for C, fitted, not_converged in runs:

@@ -39,20 +39,27 @@ def _alpha_of(est):
 
 
 def _factor(est):
-    """L with L L' = K + alpha S^{-1}, computed once per fitted model and kept."""
-    cached = est.__dict__.get("_posterior_factor")
-    if cached is not None:
-        return cached
+    """L with L L' = K + alpha S^{-1}, computed once per fitted model and kept.
+
+    The cache holds what the factor was computed from (the training rows' array
+    itself, the kernel, the noise, the weights), so a refit of any estimator that
+    changes one of them -- ``KernelRidgeCV`` choosing another alpha, a second
+    ``fit`` -- recomputes it instead of reusing a stale factor.
+    """
     X = est.X_fit_
+    noise = float(np.ravel(_alpha_of(est))[0])
+    sw = est.__dict__.get("_fit_sample_weight")
+    cached = est.__dict__.get("_posterior_factor")
+    if (isinstance(cached, tuple) and cached[0] is X and cached[1] == est.kernel_
+            and cached[2] == noise and cached[3] is sw):
+        return cached[4]
     n = X.shape[0]
     require(8.0 * n * n, f"the predictive standard deviation of kernel ridge on n={n} "
             f"samples (the {n} x {n} Cholesky factor of K + alpha I)")
     K = np.array(gram(est.kernel_, X), dtype=np.float64)
-    noise = float(np.ravel(_alpha_of(est))[0])
-    sw = est.__dict__.get("_fit_sample_weight")
     K[np.diag_indices(n)] += noise if sw is None else noise / np.maximum(sw, 1e-300)
     L = robust_cholesky(K, overwrite_a=True).L
-    est._posterior_factor = L
+    est._posterior_factor = (X, est.kernel_, noise, sw, L)
     return L
 
 

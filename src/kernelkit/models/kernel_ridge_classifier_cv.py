@@ -106,7 +106,7 @@ class KernelRidgeClassifierCV(KernelParamsMixin, ClassifierMixin, BaseEstimator)
         """
         base, alphas = self._check_params()
         X, y = validate_fit_data(self, base, X, y, y_numeric=False)
-        base = kernel_for_data(base, X)
+        base = kernel_for_data(base, X, self)
         if y.ndim == 2 and y.shape[1] == 1:
             y = column_or_1d(y, warn=True)
         if y.ndim != 1:
@@ -114,13 +114,14 @@ class KernelRidgeClassifierCV(KernelParamsMixin, ClassifierMixin, BaseEstimator)
         check_classification_targets(y)
         binarizer = LabelBinarizer(neg_label=-1, pos_label=1)
         Y = binarizer.fit_transform(y).astype(np.float64)
-        self.classes_ = binarizer.classes_
-        if len(self.classes_) < 2:
-            raise ValueError(f"y has only one class ({self.classes_[0]!r}); a classifier "
+        classes = binarizer.classes_
+        if len(classes) < 2:  # checked before any state is set: a fitted model stays whole
+            raise ValueError(f"y has only one class ({classes[0]!r}); a classifier "
                              "needs samples of at least two classes")
-        labels = np.searchsorted(self.classes_, y)
+        labels = np.searchsorted(classes, y)
         search(self, X, Y[:, 0] if Y.shape[1] == 1 else Y, base, alphas,
                labels=labels if self.scoring == "accuracy" else None)
+        self.classes_ = classes
         return self
 
     def decision_function(self, X):

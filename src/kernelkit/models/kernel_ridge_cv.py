@@ -202,7 +202,7 @@ class KernelRidgeCV(KernelParamsMixin, _RidgePredictor):
         """
         base, alphas = self._check_params()
         X, y = validate_fit_data(self, base, X, y)
-        base = kernel_for_data(base, X)  # gamma="scale" fixed from the training X
+        base = kernel_for_data(base, X, self)  # gamma="scale" fixed from the training X
         y = np.asarray(y, dtype=np.float64)
         search(self, X, y, base, alphas)
         return self

@@ -233,8 +233,16 @@ class LearnedKernelRidge(_RidgePredictor):
         """
         kernel = self._check_params()
         X, y = validate_fit_data(self, kernel, X, y)
-        X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
-        kernel = kernel_for_data(kernel, X)
+        if hasattr(X, "toarray"):  # nothing densifies a whole sparse input silently
+            raise ValueError(
+                "LearnedKernelRidge takes dense X (its kernel derivatives work on dense "
+                f"rows); got a sparse {X.shape[0]} x {X.shape[1]} matrix. Convert it with "
+                "X.toarray() if it fits in memory, or choose the kernel by KernelRidgeCV, "
+                "which takes sparse input")
+        X = np.asarray(X, dtype=np.float64)
+        for name in _RIDGE_STATE + ("centers_tuning_", "_posterior_factor"):
+            self.__dict__.pop(name, None)  # no state of an earlier fit survives this one
+        kernel = kernel_for_data(kernel, X, self)
         y = np.asarray(y, dtype=np.float64)
         n, d = X.shape
         offset = y.mean(axis=0) if self.fit_intercept or self.normalize_y else 0.0

@@ -59,8 +59,9 @@ __all__ = ["NewtonResult", "newton_dual", "lbfgs_dual", "lbfgs_multinomial",
 _SQUARED = LOSSES["squared"]
 #: A piecewise-quadratic Newton step whose exact line search finds no decrease
 #: stops the iteration; it has converged if its decrement^2 is below this times |J|
-#: (round-off of J, whatever ``tol``).
-ROUND_OFF_DECREMENT = 1e-8
+#: (round-off of J, a sum of n terms: ~n eps, so 1e-12 covers n up to ~4,500 at
+#: float64's eps; above it the stop is reported as not converged and warned).
+ROUND_OFF_DECREMENT = 1e-12
 
 
 @dataclass(frozen=True)

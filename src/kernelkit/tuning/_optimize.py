@@ -99,13 +99,17 @@ def minimize_with_restarts(objective, x0, bounds, *, n_restarts=0, random_state=
                                                  "gtol": 1e-5})
         result.starts.append({"x0": start, "x": res.x, "fun": float(res.fun),
                               "n_iter": int(res.nit), "n_evals": int(res.nfev),
-                              "converged": bool(res.success) or res.nit < max_iter,
+                              # an abnormal stop (line search failed) is not convergence
+                              "converged": bool(res.success),
                               "message": str(res.message)})
         if res.fun < result.fun:
             result.x, result.fun = res.x, float(res.fun)
     best = min(result.starts, key=lambda r: r["fun"])
     if not best["converged"]:
-        warnings.warn(f"L-BFGS-B stopped at max_iter={max_iter} iterations without meeting "
-                      f"its tolerances (objective {best['fun']:.6g}); increase max_iter",
+        warnings.warn(f"L-BFGS-B stopped without meeting its tolerances after "
+                      f"{best['n_iter']} iterations (max_iter={max_iter}; objective "
+                      f"{best['fun']:.6g}; {best['message']}); increase max_iter, or add "
+                      "restarts (n_restarts) if the objective failed to evaluate "
+                      "(a kernel matrix not positive definite at the bounds)",
                       ConvergenceWarning, stacklevel=3)
     return result
