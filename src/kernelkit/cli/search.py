@@ -45,8 +45,10 @@ GAMMA_FACTORS = tuple(2.0 ** k for k in range(-4, 3))
 ALPHA_GRID = tuple(10.0 ** k for k in range(-6, 2))
 #: Candidate C of the SVM and of logistic regression.
 C_GRID = (0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)
-#: Exact leave-one-out (one n x n eigendecomposition per gamma) on at most this many rows.
-LOO_MAX_N = 4000
+#: Exact leave-one-out (one n x n eigendecomposition per gamma) on at most this many rows:
+#: KernelRidgeCV's own limit of the exact path (``models._ridge_search.EXACT_MAX_N``), where
+#: seven eigendecompositions of the gamma grid stay a few seconds each on 2 cores.
+LOO_MAX_N = 2500
 #: k-fold cross-validation of the SVM / logistic grid up to this many rows ...
 KFOLD_MAX_N = 2000
 #: ... beyond it one hold-out quarter of at most this many rows.
@@ -145,10 +147,8 @@ def search_ridge(X, Y, kernel, gammas, alphas, nystroem=None):
     if nystroem is not None:
         cv.set_params(fit_intercept=True, solver="falkon", cv="gcv", **nystroem)
         how = "GCV of the Nystroem model"
-    elif "fit_intercept" in cv.get_params():
+    else:
         cv.set_params(fit_intercept=True, solver="exact", cv="loo")
-    else:  # no intercept in KernelRidgeCV: the targets centred once
-        Y = Y - Y.mean(axis=0)
     with warnings.catch_warnings():
         _quiet_inner_edges()
         cv.fit(X, Y)

@@ -103,7 +103,8 @@ def _plan(est, X, n, n_cand, alphas):
     if solver == "exact" and not isinstance(cv, str):
         raise InvalidParameterError(f"{type(est).__name__}: cv={cv} (k-fold) is for the "
                                     "Nystroem and random-feature paths; the exact path gives "
-                                    "leave-one-out at a lower cost: use cv='loo' or 'gcv'")
+                                    "leave-one-out at a lower cost: use cv='loo' or 'gcv', or "
+                                    f"set solver='nystroem' for {cv}-fold")
     if solver != "exact" and cv == "loo":
         raise InvalidParameterError(f"{type(est).__name__}: cv='loo' is exact for "
                                     "solver='exact' only; use cv='gcv' or an int k (k-fold)")
@@ -132,7 +133,8 @@ def search(est, X, y, base, alphas, labels=None):
     n = y.shape[0]
     if n < 3:
         raise ValueError(f"{type(est).__name__} needs at least 3 samples to choose "
-                         f"hyperparameters, got n_samples = {n}")
+                         f"hyperparameters, got n_samples = {n}; with fewer, fit KernelRidge "
+                         "with a fixed alpha")
     # a grid value such as gamma="scale" is fixed from the training X, as the base kernel was
     cands = [(params, kernel_for_data(kernel, X)) for params, kernel in
              candidates(base, est.param_grid)]
@@ -260,7 +262,7 @@ def _approximate(est, plan, solver, cands, X, y0, alphas, cv):
             K_MMs = [np.asarray(gram(k, centers), dtype=np.float64) for k in kernels]
         whitenings = [whitening(K) for K in K_MMs]
         blocks = _center_blocks(kernels, profiles, X, centers)
-        width, what = len(centers), f"{len(centers)} Nystroem centers (uniform rows)"
+        width, what = len(centers), f"{len(centers)} Nystroem centers ({getattr(est, 'center_selection', 'uniform')} rows)"
         plan = plan.with_choices(
             Choice("centers", len(centers), f"{M} wanted ("
                    + ("max(sqrt(n) log n, min(n / 4, 1000))" if est.n_centers == "auto"

@@ -18,6 +18,12 @@ and no n x M matrix held.
 - ``"holdout"``: the mean squared error on held-out rows of the model fitted on the
   others.
 
+The targets are centred once (the intercept is their mean) and this GCV does not count
+the intercept's degree of freedom in tr H (a difference of 1 in n - tr H, with n in
+the thousands here), while ``KernelRidgeCV``'s Nystroem GCV
+(:mod:`kernelkit.tuning.nystroem_path`) counts it: on small n the two may prefer
+neighbouring alphas.
+
 The centers are kept fixed (Meanti et al. also learn them; not here). The trace is
 exact (an M x M inverse), where Meanti et al. use stochastic estimates to stay
 within Falkon's preconditioned iterations.
