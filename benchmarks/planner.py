@@ -57,7 +57,7 @@ def main():
     args = parse_args(__doc__.splitlines()[0])
     import kernelkit
     from kernelkit.calibration import calibrate
-    from kernelkit.planning import FALKON_ITERATIONS
+    from kernelkit.planning import falkon_iterations
 
     rates = calibrate()
     print("rates: " + ", ".join(f"{k} {v:.3g}" for k, v in rates.items()))
@@ -71,7 +71,7 @@ def main():
                    "measured_s": seconds, "ratio": seconds / chosen.seconds,
                    "iterations": int(getattr(fitted, "n_iter_", 1))}
             if plan.choice == "falkon":
-                row["assumed_iterations"] = FALKON_ITERATIONS
+                row["assumed_iterations"] = falkon_iterations(len(y))
                 row["M"] = plan.problem.get("M")
             rows.append(row)
             print(f"{label}: {plan.choice} predicted {chosen.seconds:.3g} s, "

@@ -67,3 +67,13 @@ def test_bad_rates_are_refused(cache_dir, rates, match):
     with pytest.raises(ValueError, match=match):
         with config_context(rates=rates):
             pass  # pragma: no cover
+
+
+def test_falkon_is_planned_with_iterations_growing_with_n_up_to_max_iter():
+    from kernelkit.planning import FALKON_ITERATIONS, falkon_iterations
+
+    assert falkon_iterations(10_000) == FALKON_ITERATIONS
+    counts = [falkon_iterations(n) for n in (1_000, 10_000, 40_000, 160_000, 10**6, 10**8)]
+    assert counts == sorted(counts) and counts[-1] == 100  # capped at KernelRidge's max_iter
+    assert abs(falkon_iterations(160_000) - 91) <= 5  # the measured plateau (planner.py)
+    assert falkon_iterations(10**8, max_iter=150) == 150 < falkon_iterations(10**8, max_iter=10**4)

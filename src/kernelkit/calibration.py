@@ -45,8 +45,9 @@ def calibrate():
     dict
         ``gemm`` and ``cholesky`` in flop/s, ``kernel_entries`` (RBF entries
         per second, exp included), ``elementwise`` (simple operations per
-        second) and ``sgd_step`` (element-updates per second of the compiled SGD
-        loop) -- the keys of :data:`kernelkit.config.REFERENCE_RATES`.
+        second), ``sgd_step`` (element-updates per second of the compiled SGD
+        loop) and ``stream`` (bytes per second of a matrix-vector product on a
+        matrix out of cache) -- the keys of :data:`kernelkit.config.REFERENCE_RATES`.
     """
     from scipy.linalg import cholesky
 
@@ -56,8 +57,12 @@ def calibrate():
     n = 2048  # large enough for the blocked, multi-threaded rates of big problems
     A = rng.normal(size=(n, n))
     gemm = 2.0 * n ** 3 / _best_of(lambda: A @ A)
-    S = A @ A.T + n * np.eye(n)
-    chol = n ** 3 / 3.0 / _best_of(lambda: cholesky(S, lower=True))
+    # Cholesky at 4096: at 2048 dpotrf runs at about half its large-n rate (a plan for
+    # n = 8000 came out 2x too slow), and the orders that matter to a plan are larger.
+    m = 2 * n
+    S = rng.normal(size=(m, m))
+    S = S @ S.T + m * np.eye(m)
+    chol = m ** 3 / 3.0 / _best_of(lambda: cholesky(S, lower=True), repeats=2)
     X = rng.normal(size=(3000, 16))
     k = RBF(gamma=0.1)
     k(X[:10])  # compile / warm the numba loop outside the timing
@@ -73,8 +78,13 @@ def calibrate():
     sgd("gram_cached", ym, "squared", 1e-3, K=Km, n_iter=10, compute_objective=False)
     step = 2.0 * m * T / _best_of(lambda: sgd("gram_cached", ym, "squared", 1e-3, K=Km,
                                               n_iter=T, compute_objective=False))
+    # Memory streaming as Falkon's iterations do it: a 128 MB matrix (out of every
+    # cache) times a vector and its transpose times another.
+    B = np.ones((4096, 4096))
+    u, w = np.ones(4096), np.ones(4096)
+    stream = 2.0 * B.nbytes / _best_of(lambda: (B @ u, B.T @ w))
     return {"gemm": gemm, "cholesky": chol, "kernel_entries": kern, "elementwise": elem,
-            "sgd_step": step}
+            "sgd_step": step, "stream": stream}
 
 
 def machine_rates():

@@ -49,10 +49,12 @@ __all__ = ["get_config", "set_config", "config_context", "parse_memory", "reload
 #: Sustained rates on the reference machine (2-core Zen 4; see BENCHMARKS.md):
 #: GEMM-like flops, Cholesky flops, kernel entries per second (elementwise exp
 #: included), simple elementwise operations, and element-updates per second of
-#: the compiled SGD loops (serial reductions: slower than elementwise).
+#: the compiled SGD loops (serial reductions: slower than elementwise), and
+#: ``stream``: bytes per second of a matrix read from memory by a matrix-vector
+#: product (a stored K_nM in each of Falkon's iterations).
 #: ``kernelkit calibrate`` measures them on the machine at hand.
 REFERENCE_RATES = {"gemm": 90e9, "cholesky": 60e9, "kernel_entries": 4e8, "elementwise": 1e9,
-                   "sgd_step": 4e8}
+                   "sgd_step": 4e8, "stream": 3e10}
 
 _UNITS = {"": 1, "B": 1, "K": 1024, "KB": 1024, "KIB": 1024, "M": 1024**2, "MB": 1024**2,
           "MIB": 1024**2, "G": 1024**3, "GB": 1024**3, "GIB": 1024**3, "T": 1024**4,

@@ -22,7 +22,7 @@ from ._budget import (BLOCK_SHARE, MAX_BLOCK_BYTES, ROW_CACHE_SHARE, STORE_SHARE
 from .config import REFERENCE_RATES, get_config, parse_memory
 
 __all__ = ["Candidate", "Choice", "Plan", "plan_sgd", "plan", "plan_ridge", "decide_store",
-           "choose_machine_solver", "falkon_store_choice", "MIN_AUTO_CENTERS", "row_cache_bytes", "row_cache_choice", "falkon_centers", "RATES", "STRATEGIES", "NEWTON_MAX_N",
+           "choose_machine_solver", "falkon_store_choice", "MIN_AUTO_CENTERS", "falkon_iterations", "row_cache_bytes", "row_cache_choice", "falkon_centers", "RATES", "STRATEGIES", "NEWTON_MAX_N",
            "NEWTON_DIRECT_MAX_N", "choose_newton_inner", "LOGISTIC_LBFGS_MAX_N",
            "LOGISTIC_NEWTON_MIN_C",
            "choose_logistic_solver"]
@@ -134,8 +134,25 @@ def _fmt_seconds(s):
 #: Above this many samples an approximate (Nystroem) ridge may replace an exact
 #: one that fits in memory, if it is predicted faster; below it exact is kept.
 FALKON_MIN_N = 20000
-#: Conjugate-gradient iterations the planner assumes for Falkon (10-30 in practice).
-FALKON_ITERATIONS = 20
+#: Conjugate-gradient iterations the planner assumes for Falkon at n = 10,000 (tol
+#: 1e-4, the default M); see :func:`falkon_iterations`.
+FALKON_ITERATIONS = 34
+
+
+def falkon_iterations(n, max_iter=100):
+    """The conjugate-gradient iterations a Falkon fit of n rows is planned with.
+
+    Measured on Friedman #1 (10 features, standardised, RBF gamma 0.1, the default
+    M = sqrt(n) log n, tol 1e-4; ``benchmarks/planner.py``): the count rises as alpha
+    falls and levels off from alpha ~ 1e-2 on at 34 (n = 10,000), 59 (40,000) and
+    91 (160,000): about 45 more per decade of n. The plan takes that plateau (a
+    grid search spends its time there; larger alphas take fewer, 9-26), capped at
+    ``max_iter``.
+    """
+    import math
+
+    return int(min(max_iter, max(10, round(FALKON_ITERATIONS
+                                          + 45.0 * math.log10(max(n, 1000) / 1e4)))))
 
 
 def falkon_centers(n):
@@ -151,15 +168,16 @@ def falkon_centers(n):
 
 def _falkon_candidate(n, d, M, n_targets, r, budget):
     """Falkon's cost: K_MM M^2 d, Cholesky + lauum M^3, K_nM n M d (once if stored),
-    and per iteration two streaming passes over K_nM (4 n M t flops)."""
+    and per iteration two passes over K_nM (4 n M t flops; a stored K_nM is read from
+    memory twice, at the ``stream`` rate), :func:`falkon_iterations` (n) of them."""
     kmm = 2.0 * M * M * d / r["gemm"] + M * M / r["kernel_entries"]
     knm = 2.0 * n * M * d / r["gemm"] + n * M / r["kernel_entries"]
     prec = M ** 3 / r["cholesky"]
-    # A stored K_nM product is memory-bound: ~4 entries per elementwise op time.
-    per_iter = 4.0 * n * M * n_targets / r["gemm"] + 2.0 * n * M / (4.0 * r["elementwise"])
     small = 16.0 * M * M
     stored = 8.0 * n * M + small <= budget
-    it = FALKON_ITERATIONS
+    per_iter = max(4.0 * n * M * n_targets / r["gemm"],
+                   2.0 * 8.0 * n * M / r["stream"] if stored else 0.0)
+    it = falkon_iterations(n)
     seconds = kmm + prec + per_iter * it + (knm if stored else knm * (it + 1))
     # Recomputed K_nM lives in row blocks of the block share of the budget (capped),
     # as GramOperator sizes them (_budget.rows_per_block).
