@@ -17,7 +17,7 @@ raises :class:`~kernelkit.exceptions.NonFiniteKernelError`, unless the
 kernel's :meth:`Kernel.value_bound` proves every value finite beforehand (then
 no pass over the block is spent on it).
 
-(A little over 500 lines: the Kernel base class is the contract every kernel
+(About 750 lines: the Kernel base class is the contract every kernel
 and consumer shares -- parameters, the block API with its finiteness check, the
 operators of the algebra and the JSON form -- and reads best in one place.)
 """

@@ -5,8 +5,9 @@ Names follow Rahimi & Recht (2007): the *Laplacian* kernel exp(-gamma ||x-y||_1)
 has a Cauchy spectral density, the *Cauchy* kernel prod_i 1/(1 + gamma^2 (x_i-y_i)^2)
 a Laplace one. The formulas, not a table's labels, decide.
 
-(About 550 lines: eight small kernels, one family; RBF carries the float32
-fast path and the overflow-safe distance path.)
+(About 760 lines: eight small kernels, one family; RBF carries the float32
+fast path, the overflow-safe distance path and per-feature length scales (ARD);
+splitting RBF into its own module is issue 22's restructuring.)
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ have or a gradient reconstruction, keeping its whole state in small arrays.
 same tie-breaking), for tests. Pure numerics: no validation of user input, no
 printing.
 
-(About 550 lines: most of it is the one compiled WSS3 loop with shrinking,
+(About 630 lines, warm starts included: most of it is the one compiled WSS3 loop with shrinking,
 which must be a single numba function to run at libsvm's speed; the row
 sources and the drivers around it are short.)
 
