@@ -115,13 +115,18 @@ def _objective(est):
     return None
 
 
-def _fit(make, value, X, y):
-    est = make(value)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        t0 = time.perf_counter()
-        est.fit(X, y)
-        seconds = time.perf_counter() - t0
+def _fit(make, value, X, y, repeats=3):
+    """Best of ``repeats`` fits (a one-off stall of a shared machine otherwise sets the ratio
+    of two millisecond timings); the last fit's iterations, warnings and objective."""
+    best = float("inf")
+    for _ in range(repeats):
+        est = make(value)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            t0 = time.perf_counter()
+            est.fit(X, y)
+            best = min(best, time.perf_counter() - t0)
+    seconds = best
     warned = any(issubclass(w.category, ConvergenceWarning) for w in caught)
     n_iter = int(np.sum(getattr(est, "n_iter_", 0)))
     return {"seconds": seconds, "iterations": n_iter, "converged": not warned,
