@@ -25,7 +25,45 @@ _RIDGE_STATE = ("kernel_", "solver_", "plan_", "jitter_", "n_samples_fit_", "dua
                 "residual_norm_", "rank_")
 
 
-class KernelRidgeClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimator):
+class RidgeClassifierOutputs:
+    """Decision values and labels of a kernel ridge classifier (one +-1 regression per
+    class); shared by :class:`KernelRidgeClassifier` and ``KernelRidgeClassifierCV``."""
+
+    def decision_function(self, X):
+        """Regression values of each class (of the second class for two classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_queries,) for two classes, else (n_queries, n_classes)
+        """
+        check_is_fitted(self, "classes_")
+        return ridge_decision(self, validate_predict_data(self, self.kernel_, X))
+
+    def predict(self, X):
+        """Class with the largest decision value.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_queries,)
+        """
+        scores = self.decision_function(X)  # checks that the model is fitted
+        return predict_labels(self.classes_, scores)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        return tag_precomputed(tags, self.kernel)
+
+
+class KernelRidgeClassifier(RidgeClassifierOutputs, KernelParamsMixin, ClassifierMixin,
+                            BaseEstimator):
     """Classifier by kernel ridge regression on one-vs-rest {-1, +1} targets.
 
     As scikit-learn's ``RidgeClassifier`` with a kernel:
@@ -149,35 +187,3 @@ class KernelRidgeClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimator):
             if hasattr(ridge, attr):
                 setattr(self, attr, getattr(ridge, attr))
         return self
-
-    def decision_function(self, X):
-        """Regression values of each class (of the second class for two classes).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_queries,) for two classes, else (n_queries, n_classes)
-        """
-        check_is_fitted(self, "classes_")
-        return ridge_decision(self, validate_predict_data(self, self.kernel_, X))
-
-    def predict(self, X):
-        """Class with the largest decision value.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_queries,)
-        """
-        scores = self.decision_function(X)  # checks that the model is fitted
-        return predict_labels(self.classes_, scores)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        return tag_precomputed(tags, self.kernel)

@@ -6,19 +6,20 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import column_or_1d
 
 from .._validation import Options, validate_params
 from ._base import KernelParamsMixin, kernel_for_data, resolve_estimator_kernel
-from ._base import predict_labels, tag_precomputed, validate_fit_data, validate_predict_data
+from ._base import validate_fit_data
 from ._ridge_search import search
-from .kernel_ridge import ridge_decision
+from .kernel_ridge_classifier import RidgeClassifierOutputs
 from .kernel_ridge_cv import CV_CONSTRAINTS, check_alphas
 
 __all__ = ["KernelRidgeClassifierCV"]
 
 
-class KernelRidgeClassifierCV(KernelParamsMixin, ClassifierMixin, BaseEstimator):
+class KernelRidgeClassifierCV(RidgeClassifierOutputs, KernelParamsMixin, ClassifierMixin,
+                              BaseEstimator):
     """Kernel ridge classifier (one-vs-rest {-1, +1} targets) with alpha and kernel
     parameters chosen along the regularisation path.
 
@@ -123,35 +124,3 @@ class KernelRidgeClassifierCV(KernelParamsMixin, ClassifierMixin, BaseEstimator)
                labels=labels if self.scoring == "accuracy" else None)
         self.classes_ = classes
         return self
-
-    def decision_function(self, X):
-        """Regression values of each class (of the second class for two classes).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_queries,) for two classes, else (n_queries, n_classes)
-        """
-        check_is_fitted(self, "classes_")
-        return ridge_decision(self, validate_predict_data(self, self.kernel_, X))
-
-    def predict(self, X):
-        """Class with the largest decision value.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_queries,)
-        """
-        scores = self.decision_function(X)  # checks that the model is fitted
-        return predict_labels(self.classes_, scores)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        return tag_precomputed(tags, self.kernel)
