@@ -396,6 +396,11 @@ class LearnedKernelRidge(_RidgePredictor):
             "final model", ridge.solver_, f"KernelRidge(solver={ridge.solver_!r}) with the "
             f"learnt kernel and alpha ({ridge.plan_.reason})"))
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False  # dense X only (fit says so for sparse input)
+        return tags
+
     def predict(self, X, return_std=False):
         """Predict targets (and, after an exact fit, the GP posterior standard deviation).
 
