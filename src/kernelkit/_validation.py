@@ -261,6 +261,14 @@ def check_sparse_vectors(X, name="X", *, allow_empty=False):
         raise ValueError(f"{name} has 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
                          "required.")
     given = X
+    if hasattr(X, "check_format"):  # CSR / CSC / BSR: scipy builds them without full checks
+        try:  # indices past shape[1] would make compiled loops read out of bounds
+            X.check_format(full_check=True)
+        except ValueError as exc:
+            raise ValueError(
+                f"{name} is a malformed sparse {X.format.upper()} matrix ({exc}); build it "
+                "from valid (data, indices, indptr) for its shape, e.g. check it with "
+                "X.check_format(full_check=True)") from None
     A = X.tocsr() if X.format != "csr" else X
     dtype = np.float32 if A.dtype == np.float32 else np.float64
     if A.dtype != dtype:
