@@ -25,7 +25,7 @@ from ..kernels.data_dependent import InputScale, feature_scale_spread
 __all__ = ["warn_smo_stopped", "kernel_for_data", "feature_scale_choice", "KernelParamsMixin", "sparse_formats", "as_float64_rows", "tag_sparse", "resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
            "check_sample_weight", "check_alpha", "takes_strings", "input_dim",
            "validate_fit_X", "validate_classifier_data", "predict_labels",
-           "reject_precomputed", "report_plan", "check_symmetric_gram", "SYMMETRY_RTOL"]
+           "reject_precomputed", "report_plan", "check_class_weights", "check_symmetric_gram", "SYMMETRY_RTOL"]
 
 
 def resolve_estimator_kernel(kernel):
@@ -260,6 +260,23 @@ def check_sample_weight(sample_weight, n):
     if not sw.any():
         raise ValueError("sample_weight is zero for every sample; at least one must be positive")
     return sw
+
+
+def check_class_weights(weights, classes, owner="class_weight"):
+    """The per-class weights ``class_weight`` gave (sklearn's ``compute_class_weight``),
+    checked by the one rule of every weight: finite, >= 0, not all 0; returned unchanged."""
+    weights = np.asarray(weights, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(weights) | (weights < 0))
+    if bad.size:
+        label = classes[bad[0]]
+        label = label.item() if hasattr(label, "item") else label  # 0, not np.int64(0)
+        raise ValueError(f"{owner} gives class {label!r} the weight "
+                         f"{float(weights[bad[0]])!r}; class weights must be finite and >= 0 "
+                         "(0 drops the class, 1 keeps it as it is)")
+    if not weights.any():
+        raise ValueError(f"{owner} gives every class the weight 0; at least one must be "
+                         "positive")
+    return weights
 
 
 def check_alpha(alpha, n_targets):

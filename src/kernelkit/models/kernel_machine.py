@@ -36,7 +36,7 @@ from ..exceptions import InvalidParameterError
 from ..planning import STRATEGIES
 from ._base import KernelParamsMixin, kernel_for_data
 from ._base import report_plan, resolve_estimator_kernel, validate_fit_data, validate_predict_data
-from ._base import check_sample_weight, validate_classifier_data
+from ._base import check_class_weights, check_sample_weight, validate_classifier_data
 from ._columns import ColumnFitted, _ScoreClassifier, decision_columns, fit_columns
 
 __all__ = ["KernelMachine", "KernelMachineClassifier"]
@@ -86,8 +86,9 @@ def class_sample_weight(class_weight, classes, Y, sample_weight=None):
     given = None if sample_weight is None else check_sample_weight(sample_weight, n)
     # compute_class_weight checks the dict's labels against classes_ (sklearn's message);
     # "balanced" counts the classes with the sample weights, as scikit-learn does
-    weights = compute_class_weight(class_weight, classes=classes, y=classes[labels],
-                                   sample_weight=given)
+    weights = check_class_weights(compute_class_weight(class_weight, classes=classes,
+                                                       y=classes[labels], sample_weight=given),
+                                  classes)
     sw = weights[labels]
     return sw if given is None else sw * given
 

@@ -10,13 +10,14 @@ from scipy.special import log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._available_if import available_if
-from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import Interval, Options, check_vectors, validate_params
 from ..features.kitchen_sinks import RandomKitchenSinks
 from ..solvers.box_erm import box_erm
-from ._base import check_sample_weight, predict_labels, validate_classifier_data
+from ._base import (check_class_weights, check_sample_weight, predict_labels,
+                    validate_classifier_data)
 
 __all__ = ["KitchenSinksRegressor", "KitchenSinksClassifier"]
 
@@ -261,7 +262,9 @@ class KitchenSinksClassifier(ClassifierMixin, _KitchenSinksBase):
         sw = check_sample_weight(sample_weight, len(X))
         if self.class_weight is not None:
             codes = (Y[:, 0] > 0).astype(int) if Y.shape[1] == 1 else np.argmax(Y, axis=1)
-            class_weights = compute_sample_weight(self.class_weight, self.classes_[codes])
+            class_weights = check_class_weights(compute_class_weight(
+                self.class_weight, classes=self.classes_, y=self.classes_[codes]),
+                self.classes_)[codes]
             sw = class_weights if sw is None else sw * class_weights
         return self._fit_features(X, Y[:, 0] if Y.shape[1] == 1 else Y, sw)
 

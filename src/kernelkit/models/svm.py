@@ -25,6 +25,7 @@ from ._base import (check_sample_weight, check_symmetric_gram, resolve_estimator
                     validate_fit_data, validate_predict_data)
 from ._base import report_plan, tag_precomputed, takes_strings
 from ._base import as_float64_rows  # sparse support vectors stay sparse
+from ._base import check_class_weights
 from ._svm_probability import ProbabilitiesAndWeightsMixin, cross_validated_sigmoid
 
 __all__ = ["KernelSVC"]
@@ -246,7 +247,8 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
                              f"one class: {classes[0]!r}")
         n = X.shape[0]
         sw = check_sample_weight(sample_weight, n)
-        cw = compute_class_weight(self.class_weight, classes=classes, y=y)
+        cw = check_class_weights(compute_class_weight(self.class_weight, classes=classes, y=y),
+                                 classes)
         Cs = float(self.C) * cw[y_idx] * (1.0 if sw is None else sw)
         # libsvm (as patched by scikit-learn) drops samples of weight 0; the
         # training set is sorted by class so each class is a contiguous block.

@@ -20,8 +20,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .._validation import Interval, Options, validate_params
 from ..solvers.smo import seed_alpha, smo_gram
 from ..solvers.svr import svr_gram
-from ._base import (KernelParamsMixin, check_sample_weight, resolve_estimator_kernel,
-                    validate_fit_data)
+from ._base import (KernelParamsMixin, check_class_weights, check_sample_weight,
+                    resolve_estimator_kernel, validate_fit_data)
 from ._cv_path import PATH_CONSTRAINTS, PathSearchCV
 from .svm import KernelSVC
 from .svr import KernelSVR
@@ -191,7 +191,8 @@ class KernelSVCCV(KernelParamsMixin, ClassifierMixin, PathSearchCV):
     def _fold_path(self, K, train, y_train, Cs, sw_train=None):
         """KernelSVC's problems on one fold's rows of K, solved along increasing C."""
         classes, y_idx = np.unique(y_train, return_inverse=True)
-        weights = compute_class_weight(self.class_weight, classes=classes, y=y_train)[y_idx]
+        weights = check_class_weights(compute_class_weight(self.class_weight, classes=classes,
+                                                           y=y_train), classes)[y_idx]
         if sw_train is not None:
             weights = weights * sw_train
         keep = np.flatnonzero(weights > 0)
