@@ -41,3 +41,29 @@ def test_good_class_weights_still_fit(data, make):
     X, y = data
     model = make({0: 2.0, 1: 0.5}).fit(X, y)
     assert set(model.predict(X)) <= {0, 1}
+
+
+def test_overflowing_sample_weights_are_refused(data):
+    from kernelkit.models import KernelOneClassSVM, KernelRidge
+
+    X, y = data
+    with pytest.raises(ValueError, match="sample_weight is too large"):
+        KernelOneClassSVM(RBF(gamma=0.5)).fit(X, sample_weight=np.full(len(X), 1e308))
+    with pytest.raises(ValueError, match="sample_weight is too large"):
+        KernelRidge(RBF(gamma=0.5)).fit(X, y, sample_weight=np.full(len(X), 1e305))
+    KernelRidge(RBF(gamma=0.5)).fit(X, y, sample_weight=np.full(len(X), 1e250))  # still fine
+
+
+@pytest.mark.parametrize("name, other", [("KernelRidge", "KernelRidgeClassifier"),
+                                         ("KernelSVR", "KernelSVC"),
+                                         ("KernelRidgeCV", "KernelRidgeClassifierCV"),
+                                         ("KernelMachine", "KernelMachineClassifier")])
+def test_text_labels_given_to_a_regressor_name_the_classifier(data, name, other):
+    import kernelkit.models as models
+
+    X, _ = data
+    labels = np.array(["cat", "dog"] * (len(X) // 2))
+    with pytest.raises(ValueError, match=f"{name} is a regressor.*'cat'.*use {other}$"):
+        getattr(models, name)(RBF(gamma=0.5)).fit(X, labels)
+    numeric_text = np.array(["1.5", "2"] * (len(X) // 2))  # numbers as text still convert
+    getattr(models, name)(RBF(gamma=0.5)).fit(X, numeric_text)

@@ -169,6 +169,31 @@ def _canonical(X):
     return check_sparse_vectors(X, "X") if hasattr(X, "tocsr") and hasattr(X, "nnz") else X
 
 
+#: The classifier to name when labels reach a regressor.
+_CLASSIFIER_OF = {"KernelRidge": "KernelRidgeClassifier",
+                  "KernelRidgeCV": "KernelRidgeClassifierCV", "KernelSVR": "KernelSVC", "KernelSVRCV": "KernelSVCCV",
+                  "KernelMachine": "KernelMachineClassifier",
+                  "KernelMachineCV": "KernelMachineClassifierCV",
+                  "KitchenSinksRegressor": "KitchenSinksClassifier",
+                  "KernelKNeighborsRegressor": "KernelKNeighborsClassifier"}
+
+
+def _refuse_labels(est, y):
+    """Text labels given to a regressor: say it is one and name the classifier."""
+    arr = np.asarray(y) if not hasattr(y, "dtype") else y
+    if getattr(arr, "dtype", None) is None or arr.dtype.kind not in "USO":
+        return
+    try:
+        np.asarray(arr, dtype=np.float64)
+    except (TypeError, ValueError):
+        first = next((v for v in np.ravel(np.asarray(arr, dtype=object)) if isinstance(v, str)),
+                     None)
+        name = type(est).__name__
+        other = _CLASSIFIER_OF.get(name, "a classifier")
+        raise ValueError(f"{name} is a regressor: y must hold numbers, got labels such as "
+                         f"{first!r}. To predict classes, use {other}") from None
+
+
 def validate_fit_data(est, kernel, X, y, *, y_numeric=True, check_symmetry=True):
     """Validate training data; sets ``n_features_in_`` (and feature names).
 
@@ -177,6 +202,8 @@ def validate_fit_data(est, kernel, X, y, *, y_numeric=True, check_symmetry=True)
     :func:`check_symmetric_gram` itself."""
     if y is None:
         raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
+    if y_numeric:
+        _refuse_labels(est, y)
     if takes_strings(kernel):
         check_sparse_support(kernel, X, "X")
         X = kernel.check_input(X, "X")
@@ -259,6 +286,11 @@ def check_sample_weight(sample_weight, n):
         raise ValueError("sample_weight must be finite and non-negative")
     if not sw.any():
         raise ValueError("sample_weight is zero for every sample; at least one must be positive")
+    if not np.isfinite(sw.sum() * 1e6):  # sums and products with the weights must not overflow
+        raise ValueError(f"sample_weight is too large (largest {sw.max():.3g}; their sum "
+                         "overflows float64 arithmetic); rescale the weights, e.g. divide "
+                         "them by their mean (only their ratios matter, with C or alpha "
+                         "scaled to match)")
     return sw
 
 
