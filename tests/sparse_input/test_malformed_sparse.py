@@ -39,3 +39,12 @@ def test_a_well_formed_matrix_still_fits():
     X = sp.random(30, 4, density=0.4, format="csr", random_state=1)
     y = np.arange(30) % 2
     assert KernelSVC(RBF(gamma=0.5)).fit(X, y).score(X, y) > 0.5
+
+
+def test_svr_without_support_vectors_predicts_sparse_rows():
+    from kernelkit.models import KernelSVR
+
+    X = sp.random(20, 3, density=0.5, format="csr", random_state=0)
+    model = KernelSVR(RBF(gamma=0.5), epsilon=0.5).fit(X, np.zeros(20))  # all inside the tube
+    assert model.support_.size == 0
+    np.testing.assert_array_equal(model.predict(X[:3]), model.intercept_ * np.ones(3))

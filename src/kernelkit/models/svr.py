@@ -180,7 +180,7 @@ class KernelSVR(KernelParamsMixin, RegressorMixin, BaseEstimator):
         if self.kernel_ == "precomputed":
             out = np.asarray(X, dtype=np.float64)[:, self.support_] @ coef
         elif coef.size == 0:
-            out = np.zeros(len(X))
+            out = np.zeros(X.shape[0])  # len() is ambiguous for scipy.sparse
         else:
             out = GramOperator(self.kernel_, X, self.support_vectors_).matvec(coef)
         return out + float(self.intercept_[0])
