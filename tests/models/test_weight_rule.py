@@ -67,3 +67,20 @@ def test_text_labels_given_to_a_regressor_name_the_classifier(data, name, other)
         getattr(models, name)(RBF(gamma=0.5)).fit(X, labels)
     numeric_text = np.array(["1.5", "2"] * (len(X) // 2))  # numbers as text still convert
     getattr(models, name)(RBF(gamma=0.5)).fit(X, numeric_text)
+
+
+def test_knn_callable_weights_all_zero_refuse_to_vote(data):
+    # scikit-learn raises too; before, the first class was returned for such a query
+    from sklearn.neighbors import KNeighborsClassifier
+    from kernelkit.models import KernelKNeighborsClassifier
+
+    X, y = data
+    zero = lambda d: np.zeros_like(d)  # noqa: E731
+    with pytest.raises(ValueError):
+        KNeighborsClassifier(weights=zero).fit(X, y).predict(X[:3])
+    with pytest.raises(ValueError, match="weight 0, so it has no vote"):
+        KernelKNeighborsClassifier(weights=zero).fit(X, y).predict(X[:3])
+    half = lambda d: (np.arange(d.shape[1]) == 0) * np.ones_like(d)  # noqa: E731
+    ours = KernelKNeighborsClassifier(weights=half).fit(X, y).predict(X[:5])
+    np.testing.assert_array_equal(ours, KNeighborsClassifier(weights=half).fit(X, y)
+                                  .predict(X[:5]))

@@ -270,6 +270,12 @@ class KernelKNeighborsClassifier(ClassifierMixin, _KernelNeighbors):
         ndarray of shape (n_queries,) or (n_queries, n_outputs)
         """
         proba = self.predict_proba(X)
+        if not all(np.any(p, axis=1).all() for p in (proba if isinstance(proba, list)
+                                                       else [proba])):
+            # a callable gave every neighbour of a query weight 0: no vote to take
+            raise ValueError("weights(dist) gave every neighbour of some query the weight "
+                             "0, so it has no vote; make the callable keep at least one "
+                             "neighbour's weight positive")
         if self.y_fit_.ndim == 1:
             return self.classes_[np.argmax(proba, axis=1)]
         return np.column_stack([classes[np.argmax(p, axis=1)]
