@@ -26,6 +26,38 @@ def read_npy_rows(path, r0, r1):
         del mm
 
 
+def npy_shape(path):
+    """(shape, dtype) of a ``.npy`` file from its header, checked against the file's size.
+
+    Reads the header only (never pickled data): a file that is not ``.npy``, holds
+    objects, or is shorter than its header declares gets a ValueError that says so.
+    """
+    fmt = np.lib.format
+    with open(path, "rb") as fh:
+        try:
+            version = fmt.read_magic(fh)
+        except ValueError:
+            raise ValueError(f"{path} is not a .npy file (it does not start with numpy's "
+                             "magic string); write it with numpy.save, or read the text or "
+                             "other format into an array first") from None
+        try:
+            read = fmt.read_array_header_1_0 if version == (1, 0) else \
+                fmt.read_array_header_2_0
+            shape, _, dtype = read(fh)
+        except ValueError as exc:
+            raise ValueError(f"{path}: the .npy header cannot be read ({exc})") from None
+        offset = fh.tell()
+    if dtype.hasobject:
+        raise ValueError(f"{path} holds Python objects (dtype {dtype}); kernelkit reads "
+                         "numeric .npy files only")
+    need = offset + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    have = os.path.getsize(path)
+    if have < need:
+        raise ValueError(f"{path} is truncated: its header declares a {dtype} array of shape "
+                         f"{shape} ({need} bytes with the header) but the file has {have}")
+    return shape, dtype
+
+
 def from_npy(path, chunk_rows):
     """A ``.npy`` file as a dask array chunked by rows, one read task per chunk.
 
@@ -45,9 +77,7 @@ def from_npy(path, chunk_rows):
     from dask import delayed
 
     path = os.fspath(os.path.abspath(path))
-    mm = np.load(path, mmap_mode="r")
-    shape, dtype = mm.shape, mm.dtype
-    del mm
+    shape, dtype = npy_shape(path)
     if len(shape) not in (1, 2):
         raise ValueError(f"{path} holds a {len(shape)}-D array; expected 1-D or 2-D")
     chunk_rows = int(chunk_rows)
