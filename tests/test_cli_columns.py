@@ -173,3 +173,25 @@ def test_onehot_encodes_text_columns(tmp_path, capsys):
     code, out, _ = _run(capsys, "info", tmp_path / "m.kk")
     assert code == 0 and "one-hot:" in out and "color" in out
     assert "ColumnTransformer(onehot: OneHotEncoder, scale: StandardScaler)" in out
+
+
+def test_line_endings_and_column_mistakes_get_one_line_answers(tmp_path, capsys):
+    rows = [("a", "b", "y")] + [(i, (i * 7) % 5, i % 3 + 0.5 * i) for i in range(12)]
+    text = "\n".join(",".join(map(str, r)) for r in rows) + "\n"
+    (tmp_path / "cr.csv").write_bytes(text.replace("\n", "\r").encode())  # old-Mac endings
+    (tmp_path / "lf.csv").write_text(text)
+    out = str(tmp_path / "m.kk")
+    for name in ("cr.csv", "lf.csv"):
+        code, _, err = _run(capsys, "fit", str(tmp_path / name), "--target", "y",
+                            "--holdout", "0", "--out", out + name)
+        assert code == 0, err
+    # the CR-only file is the same table as the LF one: the same model
+    same = [_run(capsys, "predict", out + name, str(tmp_path / "lf.csv"))[1]
+            for name in ("cr.csv", "lf.csv")]
+    assert same[0] == same[1]
+    code, _, err = _run(capsys, "fit", str(tmp_path / "lf.csv"), "--target", "y", "--id", "y",
+                        "--out", out)
+    assert code != 0 and "--id 'y' names the --target column" in err
+    code, _, err = _run(capsys, "fit", str(tmp_path / "lf.csv"), "--target", "zz",
+                        "--out", out)
+    assert code != 0 and "--target on the command line" in err and "Traceback" not in err

@@ -91,6 +91,9 @@ def read_columns(path, target=None, id_column=None):
     from ..datasets import read_table
     from ..datasets.readers import read_bytes
 
+    if id_column is not None and id_column == target:
+        raise ValueError(f"--id {id_column!r} names the --target column; the identifier must "
+                         "be another column (or leave --id out)")
     try:
         X, y, names = read_table(path, target=target)  # numbers only: the fast path
     except ValueError as exc:

@@ -90,9 +90,9 @@ def read_table(path, *, target="target", delimiter=None):
 
 
 def parse_table(text, source, target, delimiter):
+    if "\r" in text:  # Windows (CRLF) and old-Mac (CR-only) line endings alike
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
-    if "\r" in text:
-        lines = [ln.rstrip("\r") for ln in lines]
     header_idx = next((i for i, ln in enumerate(lines) if ln.strip()), None)
     if header_idx is None:
         raise ValueError(f"{source}: the file is empty; expected a header row of column names, then data rows")
@@ -109,7 +109,8 @@ def parse_table(text, source, target, delimiter):
     else:
         raise ValueError(
             f"{source}: no target column {target!r}; the columns are {names}. "
-            "Pass the right name as target=..., or target=None if the file has no target"
+            "Pass the right name (--target on the command line, target=... in Python), or "
+            "no target (target=None) if the file has none"
         )
     feat = [j for j in range(n_cols) if j != t]
     if not feat:
