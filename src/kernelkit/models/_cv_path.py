@@ -30,17 +30,19 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid, check_cv
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from .._validation import HasMethods, Interval
+from .._validation import HasMethods, Interval, validate_params
 from ..exceptions import InvalidParameterError
 from ..gram import gram
 from ..planning import Choice, Plan, decide_store
 from ..tuning.grid import warn_if_on_edge
-from ._base import kernel_for_data, report_plan, tag_precomputed
+from ._base import (check_sample_weight, kernel_for_data, report_plan, resolve_estimator_kernel,
+                    tag_precomputed, validate_fit_data)
 
-__all__ = ["PathSearchCV", "PATH_CONSTRAINTS", "DEFAULT_C_RANGE", "DEFAULT_ALPHA_RANGE",
-           "ALPHA_PATH_CONSTRAINTS"]
+__all__ = ["PathSearchCV", "ClassifierOutputs", "fold_targets", "PATH_CONSTRAINTS",
+           "DEFAULT_C_RANGE", "DEFAULT_ALPHA_RANGE", "ALPHA_PATH_CONSTRAINTS"]
 
 #: ``Cs=k`` means k values of C in ``np.logspace(*DEFAULT_C_RANGE, k)``.
 DEFAULT_C_RANGE = (-2.0, 4.0)
@@ -74,6 +76,23 @@ class PathSearchCV(BaseEstimator):
     _path_name, _path_values, _path_range = "C", "Cs", DEFAULT_C_RANGE
 
     # ---- checks -------------------------------------------------------------------------
+    def _check_params(self):
+        """The declared constraints and the grid; returns the base kernel."""
+        validate_params(self, self._param_constraints, type(self).__name__)
+        self._check_grid()
+        return resolve_estimator_kernel(self.kernel)
+
+    def _classifier_data(self, X, y, base, sample_weight=None):
+        """Validated (X, labels as 1-D, sample weights or None) of a classifier's fit."""
+        X, y = validate_fit_data(self, base, X, y, y_numeric=False)
+        sw = check_sample_weight(sample_weight, X.shape[0])
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        if len(np.unique(y)) < 2:
+            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; "
+                             f"the data has only one class: {np.unique(y)[0]!r}")
+        return X, y, sw
+
     def _check_grid(self):
         """The path's distinct values in walking order (C upwards, alpha downwards), the
         user's list of values, and the kernel parameter grid."""
@@ -255,3 +274,31 @@ class PathSearchCV(BaseEstimator):
         """``best_estimator_.score``: accuracy for classifiers, R^2 for regressors."""
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.score(X, y, sample_weight=sample_weight)
+
+
+class ClassifierOutputs:
+    """``classes_`` and ``decision_function`` of a classifier search: those of its
+    ``best_estimator_``."""
+
+    @property
+    def classes_(self):
+        """The class labels, ndarray of shape (n_classes,)."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.classes_
+
+    def decision_function(self, X):
+        """``best_estimator_.decision_function(X)``."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.decision_function(X)
+
+
+def fold_targets(y_train):
+    """(classes, Y) of a fold: Y the {-1, +1} coding, one column for two classes, else one
+    per class; a fold of one class is refused."""
+    classes, yi = np.unique(y_train, return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError("a training fold has samples of one class only: use fewer folds "
+                         "or a stratified splitter")
+    if len(classes) == 2:
+        return classes, np.where(yi == 1, 1.0, -1.0)[:, None]
+    return classes, np.where(yi[:, None] == np.arange(len(classes))[None, :], 1.0, -1.0)

@@ -6,17 +6,15 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
-from .._validation import Interval, Options, validate_params
+from .._validation import Interval, Options
 from ..exceptions import InvalidParameterError
 from ..planning import choose_newton_inner
 from ..solvers.newton import lbfgs_multinomial, newton_dual, spectral_basis
 from ..solvers.newton_cg import newton_cg_dual
-from ._base import (KernelParamsMixin, check_sample_weight, resolve_estimator_kernel,
-                    validate_fit_data)
-from ._cv_path import PATH_CONSTRAINTS, PathSearchCV
+from ._base import (KernelParamsMixin)
+from ._cv_path import PATH_CONSTRAINTS, ClassifierOutputs, PathSearchCV, fold_targets
 from .kernel_machine import class_sample_weight
 from .logistic import KernelLogisticRegression
 
@@ -30,7 +28,8 @@ class _Rows:
         return X
 
 
-class KernelLogisticRegressionCV(KernelParamsMixin, ClassifierMixin, PathSearchCV):
+class KernelLogisticRegressionCV(ClassifierOutputs, KernelParamsMixin, ClassifierMixin,
+                                 PathSearchCV):
     """Kernel logistic regression with C and kernel parameters chosen by cross-validation.
 
     The search of ``GridSearchCV(KernelLogisticRegression(kernel), {"C": Cs,
@@ -107,9 +106,7 @@ class KernelLogisticRegressionCV(KernelParamsMixin, ClassifierMixin, PathSearchC
         self.verbose = verbose
 
     def _check_params(self):
-        validate_params(self, self._param_constraints, type(self).__name__)
-        self._check_grid()
-        kernel = resolve_estimator_kernel(self.kernel)
+        kernel = super()._check_params()
         if kernel == "precomputed":
             raise InvalidParameterError("KernelLogisticRegressionCV does not take "
                                         "kernel='precomputed'; pass a kernel object or expression")
@@ -131,13 +128,7 @@ class KernelLogisticRegressionCV(KernelParamsMixin, ClassifierMixin, PathSearchC
         self
         """
         base = self._check_params()
-        X, y = validate_fit_data(self, base, X, y, y_numeric=False)
-        sw = check_sample_weight(sample_weight, X.shape[0])
-        y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
-        if len(np.unique(y)) < 2:
-            raise ValueError(f"KernelLogisticRegressionCV needs samples of at least 2 classes; "
-                             f"the data has only one class: {np.unique(y)[0]!r}")
+        X, y, sw = self._classifier_data(X, y, base, sample_weight)
         return self._search(X, y, base, sw)
 
     def _make_estimator(self, kernel, C):
@@ -148,14 +139,7 @@ class KernelLogisticRegressionCV(KernelParamsMixin, ClassifierMixin, PathSearchC
     def _fold_path(self, K, train, y_train, Cs, sw_train=None):
         """One fold along increasing C: Newton warm-started from the previous u (binary,
         one-vs-rest), L-BFGS per C (multinomial)."""
-        classes, yi = np.unique(y_train, return_inverse=True)
-        if len(classes) < 2:
-            raise ValueError("a training fold has samples of one class only: use fewer folds "
-                             "or a stratified splitter")
-        if len(classes) == 2:
-            Y = np.where(yi == 1, 1.0, -1.0)[:, None]
-        else:
-            Y = np.where(yi[:, None] == np.arange(len(classes))[None, :], 1.0, -1.0)
+        classes, Y = fold_targets(y_train)
         sw = class_sample_weight(self.class_weight, classes, Y, sw_train)
         K_train = K[np.ix_(train, train)]
         m = len(train)
@@ -188,17 +172,6 @@ class KernelLogisticRegressionCV(KernelParamsMixin, ClassifierMixin, PathSearchC
             model.coef_ = coef
             model.multi_class_ = kind
             yield float(C), model, not all(r.converged for r in runs)
-
-    @property
-    def classes_(self):
-        """The class labels, ndarray of shape (n_classes,)."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.classes_
-
-    def decision_function(self, X):
-        """``best_estimator_.decision_function(X)``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.decision_function(X)
 
     def predict_proba(self, X):
         """``best_estimator_.predict_proba(X)``, shape (n_queries, n_classes)."""

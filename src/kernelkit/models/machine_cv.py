@@ -13,16 +13,16 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import column_or_1d
 
-from .._validation import Interval, Options, validate_params
+from .._validation import Interval, Options
 from ..exceptions import InvalidParameterError
 from ..planning import choose_newton_inner
 from ..solvers.newton import newton_dual
 from ..solvers.newton_cg import newton_cg_dual
-from ._base import KernelParamsMixin, resolve_estimator_kernel, validate_fit_data
-from ._cv_path import ALPHA_PATH_CONSTRAINTS, DEFAULT_ALPHA_RANGE, PathSearchCV
+from ._base import KernelParamsMixin, validate_fit_data
+from ._cv_path import (ALPHA_PATH_CONSTRAINTS, DEFAULT_ALPHA_RANGE, ClassifierOutputs,
+                       PathSearchCV, fold_targets)
 from .kernel_machine import KernelMachine, KernelMachineClassifier, class_sample_weight
 from .logistic_cv import _Rows
 
@@ -106,12 +106,10 @@ class _MachineCVMixin:
     _path_name, _path_values, _path_range = "alpha", "alphas", DEFAULT_ALPHA_RANGE
 
     def _check_params(self):
-        validate_params(self, self._param_constraints, type(self).__name__)
-        self._check_grid()
+        kernel = super()._check_params()  # PathSearchCV's: constraints, grid, kernel
         if self.loss == "huber" and not self.epsilon > 0:
             raise InvalidParameterError(f"{type(self).__name__}: the huber loss needs "
                                         f"epsilon > 0, got {self.epsilon!r}")
-        kernel = resolve_estimator_kernel(self.kernel)
         if kernel == "precomputed":
             raise InvalidParameterError(f"{type(self).__name__} does not take "
                                         "kernel='precomputed'; pass a kernel object or expression")
@@ -180,8 +178,8 @@ class KernelMachineCV(_MachineCVMixin, KernelParamsMixin, RegressorMixin, PathSe
             yield alpha, _fold_model(model, len(train), coef), not converged
 
 
-class KernelMachineClassifierCV(_MachineCVMixin, KernelParamsMixin, ClassifierMixin,
-                                PathSearchCV):
+class KernelMachineClassifierCV(ClassifierOutputs, _MachineCVMixin, KernelParamsMixin,
+                                ClassifierMixin, PathSearchCV):
     __doc__ = ("Kernel machine classifier (logistic or squared hinge loss) with alpha and "
                "kernel parameters\n    chosen by cross-validation, Newton warm-started along "
                "alpha (one-vs-rest for several classes).\n"
@@ -229,23 +227,11 @@ class KernelMachineClassifierCV(_MachineCVMixin, KernelParamsMixin, ClassifierMi
         self
         """
         base = self._check_params()
-        X, y = validate_fit_data(self, base, X, y, y_numeric=False)
-        y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
-        if len(np.unique(y)) < 2:
-            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; the "
-                             f"data has only one class: {np.unique(y)[0]!r}")
+        X, y, _ = self._classifier_data(X, y, base)
         return self._search(X, y, base)
 
     def _fold_path(self, K, train, y_train, alphas, sw_train=None):
-        classes, yi = np.unique(y_train, return_inverse=True)
-        if len(classes) < 2:
-            raise ValueError("a training fold has samples of one class only: use fewer folds "
-                             "or a stratified splitter")
-        if len(classes) == 2:
-            Y = np.where(yi == 1, 1.0, -1.0)[:, None]
-        else:
-            Y = np.where(yi[:, None] == np.arange(len(classes))[None, :], 1.0, -1.0)
+        classes, Y = fold_targets(y_train)
         sw = class_sample_weight(self.class_weight, classes, Y)
         for alpha, coef, converged in _newton_path(K, train, Y, self.loss, alphas, sw,
                                                    self.tol, self.max_iter, self.epsilon):
@@ -253,13 +239,3 @@ class KernelMachineClassifierCV(_MachineCVMixin, KernelParamsMixin, ClassifierMi
             model.classes_ = classes
             yield alpha, _fold_model(model, len(train), coef), not converged
 
-    @property
-    def classes_(self):
-        """The class labels, ndarray of shape (n_classes,)."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.classes_
-
-    def decision_function(self, X):
-        """``best_estimator_.decision_function(X)``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.decision_function(X)

@@ -14,15 +14,14 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import column_or_1d
 
-from .._validation import Interval, Options, validate_params
+from .._validation import Interval, Options
 from ..solvers.smo import seed_alpha, smo_gram
 from ..solvers.svr import svr_gram
 from ._base import (KernelParamsMixin, check_class_weights, check_sample_weight,
-                    resolve_estimator_kernel, validate_fit_data)
-from ._cv_path import PATH_CONSTRAINTS, PathSearchCV
+                    validate_fit_data)
+from ._cv_path import PATH_CONSTRAINTS, ClassifierOutputs, PathSearchCV
 from .svm import KernelSVC
 from .svr import KernelSVR
 
@@ -88,7 +87,7 @@ _SHARED_ATTRIBUTES = """
 """
 
 
-class KernelSVCCV(KernelParamsMixin, ClassifierMixin, PathSearchCV):
+class KernelSVCCV(ClassifierOutputs, KernelParamsMixin, ClassifierMixin, PathSearchCV):
     __doc__ = ("""Kernel SVM classifier with C and kernel parameters chosen by cross-validation.
 
     The search of ``GridSearchCV(KernelSVC(kernel), {"C": Cs, **param_grid})``
@@ -150,11 +149,6 @@ class KernelSVCCV(KernelParamsMixin, ClassifierMixin, PathSearchCV):
         self.break_ties = break_ties
         self.verbose = verbose
 
-    def _check_params(self):
-        validate_params(self, self._param_constraints, type(self).__name__)
-        self._check_grid()
-        return resolve_estimator_kernel(self.kernel)
-
     def fit(self, X, y, sample_weight=None):
         """Choose C (and the kernel parameters) by cross-validation and refit.
 
@@ -172,13 +166,7 @@ class KernelSVCCV(KernelParamsMixin, ClassifierMixin, PathSearchCV):
         self
         """
         base = self._check_params()
-        X, y = validate_fit_data(self, base, X, y, y_numeric=False)
-        sw = check_sample_weight(sample_weight, X.shape[0])
-        y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
-        if len(np.unique(y)) < 2:
-            raise ValueError(f"KernelSVCCV needs samples of at least 2 classes; the data has "
-                             f"only one class: {np.unique(y)[0]!r}")
+        X, y, sw = self._classifier_data(X, y, base, sample_weight)
         return self._search(X, y, base, sw)
 
     def _make_estimator(self, kernel, C):
@@ -246,17 +234,6 @@ class KernelSVCCV(KernelParamsMixin, ClassifierMixin, PathSearchCV):
         model._store(None, order, yk, np.array(coefs), results, "precomputed", len(classes))
         return model
 
-    @property
-    def classes_(self):
-        """The class labels, ndarray of shape (n_classes,)."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.classes_
-
-    def decision_function(self, X):
-        """``best_estimator_.decision_function(X)`` (see :meth:`KernelSVC.decision_function`)."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.decision_function(X)
-
 
 class KernelSVRCV(KernelParamsMixin, RegressorMixin, PathSearchCV):
     __doc__ = ("""Epsilon-SVR with C and kernel parameters chosen by cross-validation.
@@ -309,11 +286,6 @@ class KernelSVRCV(KernelParamsMixin, RegressorMixin, PathSearchCV):
         self.shrinking = shrinking
         self.cache = cache
         self.verbose = verbose
-
-    def _check_params(self):
-        validate_params(self, self._param_constraints, type(self).__name__)
-        self._check_grid()
-        return resolve_estimator_kernel(self.kernel)
 
     def fit(self, X, y, sample_weight=None):
         """Choose C (and the kernel parameters) by cross-validation and refit.
