@@ -8,12 +8,12 @@ from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from .._validation import Options, validate_params
-from ._base import KernelParamsMixin, kernel_for_data, resolve_estimator_kernel
+from .._validation import Options
+from ._base import KernelParamsMixin, kernel_for_data
 from ._base import validate_fit_data
 from ._ridge_search import search
 from .kernel_ridge_classifier import RidgeClassifierOutputs
-from .kernel_ridge_cv import CV_CONSTRAINTS, check_alphas
+from .kernel_ridge_cv import CV_CONSTRAINTS, check_cv_params
 
 __all__ = ["KernelRidgeClassifierCV"]
 
@@ -88,9 +88,7 @@ class KernelRidgeClassifierCV(RidgeClassifierOutputs, KernelParamsMixin, Classif
         self.scoring = scoring
 
     def _check_params(self):
-        """Check the hyperparameters; return the base kernel and the alphas."""
-        validate_params(self, self._param_constraints, type(self).__name__)
-        return resolve_estimator_kernel(self.kernel), check_alphas(self)
+        return check_cv_params(self)
 
     def fit(self, X, y):
         """Select (kernel, alpha) along the path and fit the classifier.

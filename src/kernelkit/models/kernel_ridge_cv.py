@@ -36,6 +36,12 @@ CV_CONSTRAINTS = {
 }
 
 
+def check_cv_params(est):
+    """Check a ridge search's hyperparameters; return the base kernel and the alphas."""
+    validate_params(est, est._param_constraints, type(est).__name__)
+    return resolve_estimator_kernel(est.kernel), check_alphas(est)
+
+
 class KernelRidgeCV(KernelParamsMixin, _RidgePredictor):
     """Kernel ridge regression with alpha and kernel parameters chosen along the path.
 
@@ -184,9 +190,7 @@ class KernelRidgeCV(KernelParamsMixin, _RidgePredictor):
         self.verbose = verbose
 
     def _check_params(self):
-        """Check the hyperparameters; return the base kernel and the alphas."""
-        validate_params(self, self._param_constraints, type(self).__name__)
-        return resolve_estimator_kernel(self.kernel), check_alphas(self)
+        return check_cv_params(self)
 
     def fit(self, X, y):
         """Select (kernel, alpha) along the path and fit the model.
