@@ -25,6 +25,22 @@ _RIDGE_STATE = ("kernel_", "solver_", "plan_", "jitter_", "n_samples_fit_", "dua
                 "residual_norm_", "rank_")
 
 
+def ridge_class_targets(y):
+    """(y as 1-D labels, classes, Y) of a kernel ridge classifier: Y the {-1, +1} indicator
+    columns (one for two classes); one label per sample and two classes at least."""
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = column_or_1d(y, warn=True)
+    if y.ndim != 1:
+        raise ValueError(f"y must be one label per sample (1-D), got shape {y.shape}")
+    check_classification_targets(y)
+    binarizer = LabelBinarizer(neg_label=-1, pos_label=1)
+    Y = binarizer.fit_transform(y).astype(np.float64)
+    if len(binarizer.classes_) < 2:
+        raise ValueError(f"y has only one class ({binarizer.classes_[0]!r}); a classifier "
+                         "needs samples of at least two classes")
+    return y, binarizer.classes_, Y
+
+
 class RidgeClassifierOutputs:
     """Decision values and labels of a kernel ridge classifier (one +-1 regression per
     class); shared by :class:`KernelRidgeClassifier` and ``KernelRidgeClassifierCV``."""
@@ -166,17 +182,8 @@ class KernelRidgeClassifier(RidgeClassifierOutputs, KernelParamsMixin, Classifie
         kernel = self._check_params()
         X, y = validate_fit_data(self, kernel, X, y, y_numeric=False)
         kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the training X
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = column_or_1d(y, warn=True)
-        if y.ndim != 1:
-            raise ValueError(f"y must be one label per sample (1-D), got shape {y.shape}")
-        check_classification_targets(y)
-        binarizer = LabelBinarizer(neg_label=-1, pos_label=1)
-        Y = binarizer.fit_transform(y).astype(np.float64)
-        self.classes_ = binarizer.classes_
-        if len(self.classes_) < 2:
-            raise ValueError(f"y has only one class ({self.classes_[0]!r}); a classifier "
-                             "needs samples of at least two classes")
+        y, classes, Y = ridge_class_targets(y)
+        self.classes_ = classes
         if self.class_weight is not None:  # scikit-learn's rule: it multiplies sample_weight
             class_weights = compute_sample_weight(self.class_weight, y)
             sw = check_sample_weight(sample_weight, len(y))

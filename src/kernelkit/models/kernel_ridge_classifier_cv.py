@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.preprocessing import LabelBinarizer
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
 
 from .._validation import Options
 from ._base import KernelParamsMixin, kernel_for_data
 from ._base import validate_fit_data
 from ._ridge_search import search
-from .kernel_ridge_classifier import RidgeClassifierOutputs
+from .kernel_ridge_classifier import RidgeClassifierOutputs, ridge_class_targets
 from .kernel_ridge_cv import CV_CONSTRAINTS, check_cv_params
 
 __all__ = ["KernelRidgeClassifierCV"]
@@ -106,17 +103,7 @@ class KernelRidgeClassifierCV(RidgeClassifierOutputs, KernelParamsMixin, Classif
         base, alphas = self._check_params()
         X, y = validate_fit_data(self, base, X, y, y_numeric=False)
         base = kernel_for_data(base, X, self)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = column_or_1d(y, warn=True)
-        if y.ndim != 1:
-            raise ValueError(f"y must be one label per sample (1-D), got shape {y.shape}")
-        check_classification_targets(y)
-        binarizer = LabelBinarizer(neg_label=-1, pos_label=1)
-        Y = binarizer.fit_transform(y).astype(np.float64)
-        classes = binarizer.classes_
-        if len(classes) < 2:  # checked before any state is set: a fitted model stays whole
-            raise ValueError(f"y has only one class ({classes[0]!r}); a classifier "
-                             "needs samples of at least two classes")
+        y, classes, Y = ridge_class_targets(y)  # checked before any state is set
         labels = np.searchsorted(classes, y)
         search(self, X, Y[:, 0] if Y.shape[1] == 1 else Y, base, alphas,
                labels=labels if self.scoring == "accuracy" else None)
