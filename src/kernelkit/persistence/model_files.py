@@ -101,8 +101,9 @@ def _encode(model, registry, prefix, depth):
             continue
         # C or Fortran order as fitted (npy's fortran_order): a product with the loaded
         # matrix then rounds exactly as with the original
-        value = np.asarray(value) if np.asarray(value).flags.f_contiguous and np.ndim(value) > 1 \
-            else np.ascontiguousarray(value)
+        value = np.asarray(value)
+        if not (value.ndim > 1 and value.flags.f_contiguous):
+            value = np.ascontiguousarray(value)
         if value.dtype.kind == "O":
             raise ValueError(f"cannot save {name}.{attr}: it is an object array; model files "
                              "hold numbers and fixed-width strings only")
