@@ -78,7 +78,9 @@ class LearnedKernelRidge(_RidgePredictor):
     kernel : Kernel or str, default="rbf"
         Starting kernel; its resolved values are the first point of the search.
     alpha : float, default=1.0
-        Starting penalty (noise variance), > 0.
+        Starting penalty (noise variance), > 0. When ``learn_amplitude`` adds the
+        amplitude (started at the targets' variance v), alpha starts at ``alpha * v``:
+        the same ratio to the signal as ``KernelRidge(alpha)`` on unit-variance targets.
     objective : {"auto", "marginal_likelihood", "gcv", "holdout"}, default="auto"
         ``"auto"``: the marginal likelihood up to :data:`MARGINAL_LIKELIHOOD_MAX_N`
         rows, GCV above (recorded in ``plan_``).
@@ -255,6 +257,7 @@ class LearnedKernelRidge(_RidgePredictor):
         if self.ard:
             kernel = _with_ard(kernel, d)
         bounds = self.kernel_bounds
+        alpha_start = float(self.alpha)
         if objective == "marginal_likelihood":
             if self.learn_amplitude and not isinstance(kernel, Scaled):
                 # started at the targets' variance: a unit amplitude under targets of
@@ -262,7 +265,15 @@ class LearnedKernelRidge(_RidgePredictor):
                 if isinstance(bounds, dict):  # the user's paths now sit under k__
                     bounds = {key if key in ("default", "scale") else f"k__{key}": value
                               for key, value in bounds.items()}
-                kernel = (float(np.mean(np.var(target, axis=0))) or 1.0) * kernel
+                amplitude = float(np.mean(np.var(target, axis=0))) or 1.0
+                kernel = amplitude * kernel
+                if not isinstance(self.alpha_bounds, str):
+                    # alpha starts at the same ratio to the amplitude as in KernelRidge on
+                    # unit-variance targets: an absolute alpha = 1 under targets of variance
+                    # 5,900 (diabetes) starts in the interpolating regime, from which the
+                    # search ran to the all-noise optimum (gamma at its bound)
+                    low, high = self.alpha_bounds
+                    alpha_start = min(max(alpha_start * amplitude, low), high)
         elif isinstance(kernel, Scaled):
             bounds = dict(bounds) if isinstance(bounds, dict) else {"default": bounds}
             bounds["scale"] = "fixed"  # GCV and hold-out depend on alpha / scale only
@@ -287,7 +298,7 @@ class LearnedKernelRidge(_RidgePredictor):
             require(3 * 8.0 * n * n, f"the exact marginal likelihood on n={n} samples (three "
                     f"{n} x {n} float64 matrices)", hint="use objective='gcv' (Nystroem)")
             kernel_, alpha_, value, result = optimize_marginal_likelihood(
-                params, X, target, float(self.alpha), alpha_bounds=self.alpha_bounds,
+                params, X, target, alpha_start, alpha_bounds=self.alpha_bounds,
                 n_restarts=self.n_restarts, random_state=rng, max_iter=self.max_iter,
                 callback=record)
             self.log_marginal_likelihood_ = value
