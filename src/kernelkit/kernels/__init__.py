@@ -16,6 +16,7 @@ from .callable import CallableKernel
 from .estimator_params import KernelParamsMixin
 from .chi2 import AdditiveChi2, Chi2
 from .matern import Matern
+from .spline import Spline
 from .rows import KernelRows
 from .registry import KERNELS, kernel_from_dict, parse_kernel, register_kernel, resolve_kernel
 from .strings import Spectrum, Subsequence, WeightedDegree
@@ -27,6 +28,6 @@ __all__ = [
     "Constant", "Sum", "Product", "Scaled", "Power", "Exp", "Warped", "Composed", "Bilinear",
     "Subsequence", "Spectrum", "WeightedDegree", "CallableKernel",
     "KernelParamsMixin", "Matern", "Chi2",
-    "AdditiveChi2",
+    "AdditiveChi2", "Spline",
     "KERNELS", "parse_kernel", "resolve_kernel", "kernel_from_dict", "register_kernel",
 ]
