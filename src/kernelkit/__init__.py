@@ -20,6 +20,7 @@ from .models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighborsR
                      KernelRidgeClassifier, KernelRidgeCV, KernelSVC, KernelSVR, KitchenSinksClassifier, KitchenSinksRegressor)
 from .models import (KernelLogisticRegressionCV, KernelMachineClassifierCV, KernelMachineCV,
                      KernelSVCCV, KernelSVRCV)
+from .models import KernelPCA
 from .persistence import load, save
 
 __version__ = "0.1.0"
@@ -35,5 +36,5 @@ __all__ = [
     "KernelOutlierDetector", "KernelOneClassSVM", "KitchenSinksRegressor", "KitchenSinksClassifier",
     "RandomFourierFeatures", "Nystroem", "RandomKitchenSinks",
     "KernelSVCCV", "KernelSVRCV", "KernelLogisticRegressionCV", "KernelMachineCV",
-    "KernelMachineClassifierCV",
+    "KernelMachineClassifierCV", "KernelPCA",
 ]

@@ -17,6 +17,7 @@ from .neighbors import KernelKNeighborsClassifier, KernelKNeighborsRegressor
 from .cluster import KernelKMeans
 from .outliers import KernelOutlierDetector
 from .one_class_svm import KernelOneClassSVM
+from .kernel_pca import KernelPCA
 
 __all__ = ["KernelRidge", "KernelRidgeCV", "KernelSVC", "KernelSVR", "KernelMachine",
            "KernelMachineClassifier", "KernelLogisticRegression",
@@ -25,4 +26,4 @@ __all__ = ["KernelRidge", "KernelRidgeCV", "KernelSVC", "KernelSVR", "KernelMach
            "KernelRidgeClassifier", "KernelRidgeClassifierCV", "LearnedKernelRidge",
            "KitchenSinksRegressor", "KitchenSinksClassifier",
            "KernelSVCCV", "KernelSVRCV", "KernelLogisticRegressionCV", "KernelMachineCV",
-           "KernelMachineClassifierCV"]
+           "KernelMachineClassifierCV", "KernelPCA"]
