@@ -182,6 +182,7 @@ def _examples():
         "Subsequence": [Subsequence(), Subsequence(p=3, decay=0.25, all_lengths=True)],
         "Spectrum": [Spectrum(), Spectrum(k=2, normalize=False)],
         "WeightedDegree": [WeightedDegree(degree=2)],
+        "Spline": [kernelkit.kernels.Spline(), kernelkit.kernels.Spline(order=3)],
     }
 
 
