@@ -21,6 +21,7 @@ from .models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighborsR
 from .models import (KernelLogisticRegressionCV, KernelMachineClassifierCV, KernelMachineCV,
                      KernelSVCCV, KernelSVRCV)
 from .models import KernelPCA
+from .models import KernelAgglomerativeClustering, KernelDBSCAN, KernelSimilarity
 from .persistence import load, save
 
 __version__ = "0.1.0"
@@ -37,4 +38,5 @@ __all__ = [
     "RandomFourierFeatures", "Nystroem", "RandomKitchenSinks",
     "KernelSVCCV", "KernelSVRCV", "KernelLogisticRegressionCV", "KernelMachineCV",
     "KernelMachineClassifierCV", "KernelPCA",
+    "KernelDBSCAN", "KernelAgglomerativeClustering", "KernelSimilarity",
 ]

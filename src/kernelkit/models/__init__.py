@@ -18,6 +18,9 @@ from .cluster import KernelKMeans
 from .outliers import KernelOutlierDetector
 from .one_class_svm import KernelOneClassSVM
 from .kernel_pca import KernelPCA
+from .cluster_density import KernelDBSCAN
+from .cluster_hierarchical import KernelAgglomerativeClustering
+from .similarity import KernelSimilarity, most_similar
 
 __all__ = ["KernelRidge", "KernelRidgeCV", "KernelSVC", "KernelSVR", "KernelMachine",
            "KernelMachineClassifier", "KernelLogisticRegression",
@@ -26,4 +29,5 @@ __all__ = ["KernelRidge", "KernelRidgeCV", "KernelSVC", "KernelSVR", "KernelMach
            "KernelRidgeClassifier", "KernelRidgeClassifierCV", "LearnedKernelRidge",
            "KitchenSinksRegressor", "KitchenSinksClassifier",
            "KernelSVCCV", "KernelSVRCV", "KernelLogisticRegressionCV", "KernelMachineCV",
-           "KernelMachineClassifierCV", "KernelPCA"]
+           "KernelMachineClassifierCV", "KernelPCA",
+           "KernelDBSCAN", "KernelAgglomerativeClustering", "KernelSimilarity", "most_similar"]
