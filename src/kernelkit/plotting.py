@@ -112,7 +112,7 @@ def universal_features_fit(q_values=(5, 20, 100, 500), *, targets=("sine", "abs"
     q_values : sequence of int, default=(5, 20, 100, 500)
     targets : sequence of str or dict of str -> callable, default=("sine", "abs", "step")
         Names from :data:`TARGET_FUNCTIONS` ("sine" = sin(3 pi x), "abs" =
-        |x|, "step" = 1[x > 0]) or a dict of vectorised functions.
+        ``|x|``, "step" = 1[x > 0]) or a dict of vectorised functions.
     basis : {"cosine", "relu", "step"}, default="cosine"
     n_train : int, default=1000
     n_grid : int, default=801

@@ -83,6 +83,7 @@ def check_kernel(kernel, X, Y=None, *, rtol=1e-10):
        given, the second half of ``X`` against the first half);
     4. when ``kernel.is_psd``, the smallest eigenvalue of ``K`` is at least
        ``-1e-8`` times the largest;
+
     A kernel with a data-dependent width (``gamma="scale"``) is resolved on
     ``X`` first (:meth:`~kernelkit.kernels.Kernel.resolve`); checks 1-4 and
     7-10 are of the resolved kernel, 5-6 of the kernel as given.

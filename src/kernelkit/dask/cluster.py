@@ -84,7 +84,7 @@ class DaskKernelKMeans(ClientMixin, ClusterMixin, BaseEstimator):
     Attributes
     ----------
     feature_map_ : Nystroem
-    cluster_centers_ : ndarray of shape (n_clusters, n_components_)
+    cluster_centers_ : ndarray of shape (n_clusters, ``n_components_``)
         Means in feature space.
     inertia_ : float
         Weighted sum of squared distances to the nearest mean (at the last means).

@@ -27,7 +27,7 @@ _METHODS = ("rff", "nystroem")
 
 @dataclass(frozen=True)
 class ApproximationError:
-    """Result of :func:`approximation_error`: |psi(x)'psi(z) - k(x, z)| over pairs.
+    """Result of :func:`approximation_error`: ``|psi(x)'psi(z) - k(x, z)|`` over pairs.
 
     Attributes
     ----------
@@ -103,7 +103,7 @@ def _summary(err, exhaustive):
 
 
 def approximation_error(kernel, features, X, Y=None, *, max_pairs=1_000_000, random_state=0):
-    """Max and mean |psi(x)'psi(z) - k(x, z)| of a fitted feature map over pairs.
+    """Max and mean ``|psi(x)'psi(z) - k(x, z)|`` of a fitted feature map over pairs.
 
     The pairs are every (x_i, z_j), i over the rows of X and j over the rows
     of Y (of X when Y is None, diagonal included). When there are more than
@@ -191,7 +191,7 @@ class ApproximationCurve:
     n_features : ndarray of shape (n_D,)
         The feature counts D.
     max_error, mean_error : ndarray of shape (n_D, n_repeats)
-        Max and mean |error| over the pairs, one column per independent draw.
+        Max and mean ``|error|`` over the pairs, one column per independent draw.
     hoeffding_epsilon : ndarray of shape (n_D,)
         Error a with 2 exp(-D a^2 / (8 s^2)) = delta: for one fixed pair the
         error exceeds it with probability <= delta. NaN for Nystroem.

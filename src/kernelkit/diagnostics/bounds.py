@@ -67,7 +67,7 @@ def _variant_denominator(variant):
 
 
 def hoeffding_bound(D, a, *, scale=1.0, variant="cos_bias"):
-    """Hoeffding's bound on P(|z(x)'z(y) - k(x, y)| >= a) for one fixed pair.
+    """Hoeffding's bound on P(``|z(x)'z(y) - k(x, y)|`` >= a) for one fixed pair.
 
     ``2 exp(-D a^2 / (8 s^2))`` for cos+bias features (each term in
     [-2 s, 2 s]), ``2 exp(-D a^2 / (4 s^2))`` for paired cos/sin features; see
@@ -103,7 +103,7 @@ def hoeffding_bound(D, a, *, scale=1.0, variant="cos_bias"):
 def hoeffding_epsilon(D, delta, *, scale=1.0, variant="cos_bias"):
     """The error a with ``hoeffding_bound(D, a) == delta``: sqrt(8 s^2 log(2/delta) / D).
 
-    For one fixed pair, |z(x)'z(y) - k(x, y)| < a with probability >= 1 - delta.
+    For one fixed pair, ``|z(x)'z(y) - k(x, y)|`` < a with probability >= 1 - delta.
 
     Parameters
     ----------
@@ -167,7 +167,7 @@ def _check_rr(sigma2, diameter, n_features):
 
 
 def rahimi_recht_bound(D, eps, *, sigma2, diameter, n_features, scale=1.0):
-    """Rahimi & Recht (2007) Claim 1: bound on P(sup_M |z(x)'z(y) - k(x, y)| >= eps).
+    """Rahimi & Recht (2007) Claim 1: bound on P(sup_M ``|z(x)'z(y) - k(x, y)|`` >= eps).
 
     ``2^8 (sigma_p diam(M) s / eps)^2 exp(-D (eps / s)^2 / (4 (d + 2)))``.
     Returns ``inf`` when sigma_p^2 is infinite (Laplacian kernel: its Cauchy

@@ -157,7 +157,7 @@ class ExplicitFeatures(KernelParamsMixin, FeatureNamesOutMixin, TransformerMixin
     n_features_in_ : int
     n_components_ : int
         Feature dimension D.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names of a DataFrame X given to ``fit`` (only then).
 
     Notes
@@ -209,7 +209,7 @@ class ExplicitFeatures(KernelParamsMixin, FeatureNamesOutMixin, TransformerMixin
         return self
 
     def transform(self, X):
-        """Map X to its explicit features, shape (n_samples, n_components_)."""
+        """Map X to its explicit features, shape (n_samples, ``n_components_``)."""
         check_is_fitted(self)
         record_feature_names(self, X, reset=False)
         X = check_vectors(X, accept_sparse=True)

@@ -110,7 +110,7 @@ class RandomKitchenSinks(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
         The bump radius h, else None.
     n_features_in_ : int
     n_components_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names of a DataFrame X given to ``fit`` (only then).
 
     Notes
@@ -211,7 +211,7 @@ class RandomKitchenSinks(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, ``n_components_``)
             float64, or float32 with ``dtype="float32"``.
         """
         check_is_fitted(self, "random_weights_")

@@ -156,12 +156,12 @@ class Nystroem(KernelParamsMixin, FeatureNamesOutMixin, TransformerMixin, BaseEs
         scikit-learn).
     component_indices_ : ndarray of shape (n_centers,) or None
         Indices of the centers in the training data; None for given centers.
-    normalization_ : ndarray of shape (n_centers, n_components_)
+    normalization_ : ndarray of shape (n_centers, ``n_components_``)
         ``U diag(1/sqrt(s))``: eigenvalues below 1e-12 of the largest are
         dropped (with a ``NumericalWarning``).
     n_features_in_ : int
         Number of features (vector kernels; n_samples_fit for "precomputed").
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names of a DataFrame X given to ``fit``.
     n_components_ : int
         Output dimension D' (eigenvalues kept); ``get_feature_names_out``
@@ -283,7 +283,7 @@ class Nystroem(KernelParamsMixin, FeatureNamesOutMixin, TransformerMixin, BaseEs
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, ``n_components_``)
         """
         check_is_fitted(self)
         if _is_precomputed(self.kernel_):

@@ -102,7 +102,7 @@ class RandomFourierFeatures(KernelParamsMixin, FeatureNamesOutMixin, Transformer
     dtype : {"float64", "float32"}, default="float64"
         Storage and arithmetic of ``random_weights_`` and the output. With
         ``"float32"`` the phases w'x are rounded to float32, an absolute error
-        of about 6e-8 |w'x| per feature, so Z Z' differs from the float64
+        of about 6e-8 ``|w'x|`` per feature, so Z Z' differs from the float64
         result by about 1e-6 for unit-scale phases -- far below the Monte-Carlo
         error 1/sqrt(D) -- at half the memory and a faster cosine.
     random_state : int, RandomState instance or None, default=None
@@ -119,7 +119,7 @@ class RandomFourierFeatures(KernelParamsMixin, FeatureNamesOutMixin, Transformer
     n_features_in_ : int
     n_components_ : int
         Number D of output features.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names of a DataFrame X given to ``fit`` (only then).
 
     Notes
@@ -234,7 +234,7 @@ class RandomFourierFeatures(KernelParamsMixin, FeatureNamesOutMixin, Transformer
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, ``n_components_``)
             float64, or float32 with ``dtype="float32"``.
         """
         check_is_fitted(self)

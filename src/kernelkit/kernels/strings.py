@@ -53,7 +53,7 @@ class Subsequence(_StringKernel):
     over every occurrence i of u in s and j of u in t, of
     ``decay ** (span(i) + span(j))``, span = last index - first index + 1: common
     subsequences count more the less they are spread out. Computed by dynamic
-    programming in O(p |s| |t|) time and O(p |t|) memory per pair (compiled,
+    programming in ``O(p |s| |t|)`` time and ``O(p |t|)`` memory per pair (compiled,
     parallel over rows): the rows of the program are checked against the
     memory budget (a :class:`~kernelkit.exceptions.MemoryBudgetError` for a
     p and string lengths that would not fit).
@@ -274,7 +274,7 @@ class Spectrum(_CountKernel):
 
     k(s, t) = sum over strings u of length k of count_u(s) count_u(t)
     (Leslie, Eskin and Noble 2002). The counts are sparse matrices over the
-    k-mers that occur (scipy.sparse), so long texts cost O(|s|) to count and
+    k-mers that occur (scipy.sparse), so long texts cost ``O(|s|)`` to count and
     the Gram matrix one sparse (or, for small alphabets, dense) product.
 
     Parameters

@@ -118,11 +118,6 @@ class KernelKMeans(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transform
         blocks) and why; printed by ``fit`` at verbosity >= 1.
     n_features_in_ : int
 
-    References
-    ----------
-    Dhillon, I. S., Guan, Y. and Kulis, B. (2004). Kernel k-means, spectral
-    clustering and normalized cuts. KDD.
-
     Notes
     -----
     Empty clusters: as in scikit-learn, a cluster that receives no weight

@@ -40,7 +40,7 @@ _PARAMS_DOC = """
     bandwidth : float or None, default=None
         Radius of "bump" (None: a tenth of the data per bump).
     C : float, default=100.0
-        Bound on the weights, max_i |beta_i| <= C / q, so |f(x) - b| <= C.
+        Bound on the weights, ``max_i |beta_i| <= C / q``, so ``|f(x) - b| <= C``.
     fit_intercept : bool, default=True
         Add an unconstrained intercept b to f (not part of the lectures' ERM,
         where f is the weighted sum alone; set False for that).
@@ -55,7 +55,7 @@ _ATTRS_DOC = """
     feature_map_ : RandomKitchenSinks
         The fitted random basis (w_1..w_q drawn at fit).
     coef_ : ndarray of shape (q,) or (q, k)
-        beta, with max |beta_i| <= C / q.
+        beta, with ``max |beta_i| <= C / q``.
     intercept_ : float or ndarray of shape (k,)
         b (0 without ``fit_intercept``).
     random_weights_, random_offset_ : ndarray
@@ -64,7 +64,7 @@ _ATTRS_DOC = """
         As on ``feature_map_``.
     n_iter_ : int
     converged_ : bool
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (``n_iter_``,)
         The minimised objective after each iteration (hinge: smoothed).
     n_features_in_ : int"""
 
@@ -126,7 +126,7 @@ class KitchenSinksRegressor(RegressorMixin, _KitchenSinksBase):
 
     f(x) = sum_i beta_i psi(x; w_i) + b with w_1..w_q drawn once from rho,
     and beta (and b) minimising (1/n) sum_j (f(x_j) - y_j)^2 / 2 subject to
-    max_i |beta_i| <= C / q, by accelerated projected gradient
+    ``max_i |beta_i| <= C / q``, by accelerated projected gradient
     (:func:`kernelkit.solvers.box_erm.box_erm`). C is in the units of y:
     standardise y (or raise C) when its spread is large. Several target
     columns are fitted together, independently.
@@ -201,7 +201,7 @@ class KitchenSinksClassifier(ClassifierMixin, _KitchenSinksBase):
     Labels of any type are mapped to -1/+1 (``classes_[1]`` is +1); with more
     than two classes, one problem per class (one-vs-rest), all solved
     together on the same random features. Each minimises
-    (1/n) sum_j l(y_j f(x_j)) subject to max_i |beta_i| <= C / q with the
+    (1/n) sum_j l(y_j f(x_j)) subject to ``max_i |beta_i| <= C / q`` with the
     logistic or the hinge loss (the hinge replaced by its Moreau envelope with
     mu = 0.1, within 0.05 of it everywhere; see :mod:`kernelkit.solvers.box_erm`).
 

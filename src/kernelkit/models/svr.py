@@ -23,7 +23,7 @@ __all__ = ["KernelSVR"]
 class KernelSVR(KernelParamsMixin, RegressorMixin, BaseEstimator):
     """Epsilon-support vector regression with any kernel, by SMO (as libsvm).
 
-    Minimises 1/2 ||w||^2 + C sum_i s_i max(0, |y_i - f(x_i)| - epsilon) with
+    Minimises ``1/2 ||w||^2 + C sum_i s_i max(0, |y_i - f(x_i)| - epsilon)`` with
     f(x) = w'phi(x) + b. The dual has 2n variables (a, a*) and is solved by the
     same second-order SMO as :class:`KernelSVC` (working-set selection, shrinking,
     stopping rule and row cache), with libsvm's linear term p = (epsilon - y,
