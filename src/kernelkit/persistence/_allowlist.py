@@ -18,6 +18,7 @@ from ..models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighbors
                       KernelOutlierDetector, KitchenSinksClassifier,
                       KitchenSinksRegressor)
 from ._format import fail as _fail
+from ._similarity import KERNEL_SIMILARITY_ENTRY
 
 
 def is_fitted(model):
@@ -99,6 +100,7 @@ def registry():
                                   _check_kitchen_sinks_state),
         "KitchenSinksClassifier": (KitchenSinksClassifier, _KS_ARRAYS, ("classes_",) + _KS_JSON,
                                    _check_kitchen_sinks_state),
+        "KernelSimilarity": KERNEL_SIMILARITY_ENTRY,
     }
     # every estimator's state check ends with the range checks of its numbers
     return {name: (cls, arrays, scalars, _then_check_ranges(check))
