@@ -26,6 +26,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array, check_random_state
@@ -77,13 +78,17 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         Centre the kernel in feature space (kernel PCA). False decomposes k
         itself: the truncated Mercer expansion, see ``transform`` and
         :meth:`eigenfunctions`.
-    eigen_solver : {"auto", "dense", "nystroem"}, default="auto"
+    eigen_solver : {"auto", "dense", "arpack", "nystroem"}, default="auto"
         ``"dense"``: the exact Gram matrix and LAPACK (O(n^2) memory, O(n^3)
-        time). ``"nystroem"``: the eigenpairs of the Nystroem approximation
-        with ``n_centers`` centers (exact when every sample is a center).
-        ``"auto"``: dense up to ``DENSE_MAX_N`` samples when the Gram matrix
-        and its eigendecomposition fit the memory budget, else Nystroem
-        (always dense for ``"precomputed"``); recorded in ``plan_``.
+        time). ``"arpack"``: the exact Gram matrix and ARPACK's Lanczos
+        iterations for the leading ``n_components`` (``scipy.sparse.linalg.
+        eigsh``; O(n^2) per iteration). ``"nystroem"``: the eigenpairs of the
+        Nystroem approximation with ``n_centers`` centers (exact when every
+        sample is a center). ``"auto"``: the exact Gram matrix up to
+        ``DENSE_MAX_N`` samples when it and its eigendecomposition fit the
+        memory budget (ARPACK when n > 200 and fewer than 10 components, as
+        scikit-learn, else LAPACK), else Nystroem (always exact for
+        ``"precomputed"``); recorded in ``plan_``.
     n_centers : int or "auto", default="auto"
         Nystroem centers M (at most n): ``"auto"`` is sqrt(n) log n (at
         least 100 and at least ``n_components``).
@@ -100,7 +105,7 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         Drop components with zero eigenvalue (always done when
         ``n_components`` is None), so fewer than ``n_components`` may remain.
     random_state : int, RandomState instance or None, default=None
-        Seeds the Nystroem centers.
+        Seeds the Nystroem centers and ARPACK's start vector.
     verbose : int, default=0
         >= 1 prints ``plan_`` at fit (as kernelkit's ``verbosity`` does).
 
@@ -114,7 +119,7 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         positive (scikit-learn's sign rule).
     kernel_ : Kernel or "precomputed"
     eigen_solver_ : str
-        ``"dense"`` or ``"nystroem"``.
+        ``"dense"``, ``"arpack"`` (both exact, same state) or ``"nystroem"``.
     X_fit_ : ndarray of shape (n_samples, n_features)
         Training inputs (dense path; None for "precomputed").
     K_fit_rows_ : ndarray of shape (n_samples,)
@@ -163,7 +168,7 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         "n_components": [Interval(Integral, 1, None), None],
         "kernel": ["kernel"],
         "center_kernel": ["boolean"],
-        "eigen_solver": [Options(str, ("auto", "dense", "nystroem"))],
+        "eigen_solver": [Options(str, ("auto", "dense", "arpack", "nystroem"))],
         "n_centers": [Interval(Integral, 1, None), Options(str, ("auto",))],
         "center_selection": [Options(str, CENTER_METHODS)],
         "fit_inverse_transform": ["boolean"],
@@ -254,8 +259,8 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         for attr in _FITTED_STATE:  # of an earlier fit on the other path
             vars(self).pop(attr, None)
         self.kernel_, self.eigen_solver_, self.n_samples_fit_ = kernel, solver, n
-        if solver == "dense":
-            lam, V = self._fit_dense(kernel, X, n, k)
+        if solver in ("dense", "arpack"):
+            lam, V = self._fit_dense(kernel, X, n, k, solver)
         else:
             lam, V = self._fit_nystroem(kernel, X, n, k, M)
         self.eigenvalues_, self.eigenvectors_ = lam, V
@@ -269,7 +274,7 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         dense_bytes = _DENSE_BYTES_PER_ENTRY * n * n
         budget = memory_budget()
         M = None
-        if kernel == "precomputed":
+        if kernel == "precomputed" and self.eigen_solver == "auto":
             choice = Choice("eigen-solver", "dense", "kernel='precomputed': K is given")
         elif self.eigen_solver != "auto":
             choice = Choice("eigen-solver", self.eigen_solver, "set by the user")
@@ -284,6 +289,9 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
             choice = Choice("eigen-solver", "dense", f"n={n} <= {DENSE_MAX_N} and "
                             f"{format_bytes(dense_bytes)} <= the memory budget "
                             f"{format_bytes(budget)}")
+        if self.eigen_solver == "auto" and choice.value == "dense" and n > 200 and k < 10:
+            choice = Choice("eigen-solver", "arpack", choice.reason + "; n > 200 and "
+                            "n_components < 10: ARPACK's Lanczos iterations (scikit-learn's rule)")
         choices = [choice]
         if choice.value == "nystroem":
             if self.n_centers == "auto":
@@ -305,7 +313,7 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         return choice.value, M
 
     # ---- the two eigen-solvers ---------------------------------------------------------
-    def _fit_dense(self, kernel, X, n, k):
+    def _fit_dense(self, kernel, X, n, k, solver):
         require(_DENSE_BYTES_PER_ENTRY * n * n, f"KernelPCA's dense eigen-solver on n={n} "
                 f"samples (the {n} x {n} kernel matrix and LAPACK's copy)",
                 hint="use eigen_solver='nystroem' (or 'auto')")
@@ -321,6 +329,14 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
             K -= rows[None, :]
             K -= rows[:, None]
             K += self.K_fit_all_
+        if solver == "arpack":
+            if k >= n:
+                raise InvalidParameterError(f"eigen_solver='arpack' needs n_components < "
+                                            f"n_samples ({k} >= {n}); use eigen_solver='dense'")
+            # scikit-learn's start vector: uniform on [-1, 1] from random_state
+            v0 = check_random_state(self.random_state).uniform(-1, 1, n)
+            lam, V = scipy.sparse.linalg.eigsh(K, k, which="LA", v0=v0)
+            return self._finish(lam, V)
         subset = None if k == n else (n - k, n - 1)
         lam, V = scipy.linalg.eigh(K, subset_by_index=subset, overwrite_a=True,
                                    driver="evr" if subset else "evd")
@@ -392,12 +408,12 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         return lam
 
     def _fit_inverse(self, Z, X):
-        if hasattr(X, "tocsr"):
-            raise NotImplementedError("Inverse transform not implemented for sparse matrices: "
-                                      "the pre-image regression needs dense X (X.toarray())")
         n = Z.shape[0]
-        require(8.0 * n * n, f"KernelPCA's pre-image regression on n={n} samples (the {n} x "
-                f"{n} kernel matrix of the projections)", hint="set fit_inverse_transform=False")
+        require(8.0 * n * (n + X.shape[1]), f"KernelPCA's pre-image regression on n={n} "
+                f"samples (the {n} x {n} kernel matrix of the projections and the dense "
+                f"{n} x {X.shape[1]} coefficients)", hint="set fit_inverse_transform=False")
+        if hasattr(X, "toarray"):  # the coefficients are dense (n, n_features) anyway
+            X = X.toarray()
         K = np.asarray(gram(self.kernel_, Z), dtype=np.float64)
         K.flat[:: n + 1] += self.alpha
         try:
@@ -433,7 +449,7 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         check_is_fitted(self, "eigenvalues_")
         X = validate_predict_data(self, self.kernel_, X)
         if self.eigen_solver_ == "nystroem":
-            return self._project_nystroem(X)
+            return self._project_nystroem(X)  # else the exact path (dense or arpack)
         lam, V = self.eigenvalues_, self.eigenvectors_
         A = np.zeros_like(V)
         nz = lam > 0
