@@ -11,7 +11,7 @@ from .config import config_context, get_config, set_config
 from .exceptions import (InvalidParameterError, KernelSpecError, MemoryBudgetError,
                          ModelFormatError, NumericalWarning)
 from .diagnostics import psd_check
-from .features import Nystroem, RandomFourierFeatures, RandomKitchenSinks
+from .features import Nystroem, RandomFourierFeatures, RandomKitchenSinks, TaylorFeatures
 from .gram import GramOperator, gram
 from .kernels import parse_kernel
 from .models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighborsRegressor,
@@ -35,7 +35,7 @@ __all__ = [
     "KernelLogisticRegression", "KernelMachine", "KernelMachineClassifier",
     "KernelKNeighborsClassifier", "KernelKNeighborsRegressor", "KernelKMeans",
     "KernelOutlierDetector", "KernelOneClassSVM", "KitchenSinksRegressor", "KitchenSinksClassifier",
-    "RandomFourierFeatures", "Nystroem", "RandomKitchenSinks",
+    "RandomFourierFeatures", "Nystroem", "RandomKitchenSinks", "TaylorFeatures",
     "KernelSVCCV", "KernelSVRCV", "KernelLogisticRegressionCV", "KernelMachineCV",
     "KernelMachineClassifierCV", "KernelPCA",
     "KernelDBSCAN", "KernelAgglomerativeClustering", "KernelSimilarity",

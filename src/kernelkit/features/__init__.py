@@ -7,6 +7,8 @@ from .explicit import ExplicitFeatures, explicit_feature_dim
 from .kitchen_sinks import RandomKitchenSinks
 from .nystroem import Nystroem
 from .random_fourier import RandomFourierFeatures
+from .taylor import TaylorFeatures, taylor_error_bound, taylor_feature_dim
 
 __all__ = ["ExplicitFeatures", "explicit_feature_dim", "Nystroem", "RandomFourierFeatures",
-           "RandomKitchenSinks", "select_centers"]
+           "RandomKitchenSinks", "select_centers",
+           "TaylorFeatures", "taylor_error_bound", "taylor_feature_dim"]

@@ -19,6 +19,7 @@ from sklearn.preprocessing import MinMaxScaler, RobustScaler, StandardScaler
 from .._validation import validate_params
 from ..features import ExplicitFeatures, Nystroem, RandomFourierFeatures, explicit_feature_dim
 from ..features.random_fourier import restore_scale
+from ..features.taylor import TaylorFeatures, taylor_feature_dim
 from ..kernels import Kernel
 from ..models import KernelOneClassSVM, KernelSVR
 from ._allowlist import registry as _estimator_registry
@@ -153,6 +154,23 @@ def _check_explicit(path, model):
                    f"the explicit feature map of {model.kernel_!r} ({D})")
 
 
+def _check_taylor(path, model):
+    """TaylorFeatures: a finite gamma_ > 0 and C(d + p, p) components."""
+    from .._budget import fits
+
+    g, d = getattr(model, "gamma_", None), getattr(model, "n_features_in_", None)
+    if not isinstance(g, float) or not (np.isfinite(g) and g > 0):
+        fail(path, f"TaylorFeatures.gamma_ must be a finite number > 0, got {g!r}")
+    if not isinstance(d, int) or isinstance(d, bool) or d < 1:
+        fail(path, f"TaylorFeatures.n_features_in_ must be a positive count, got {d!r}")
+    D = taylor_feature_dim(d, model.degree)
+    if getattr(model, "n_components_", None) != D or not fits(8.0 * D * 4):
+        fail(path, f"TaylorFeatures.n_components_={getattr(model, 'n_components_', None)!r} "
+                   f"is not C({d} + {model.degree}, {model.degree}) = {D}, or its tables "
+                   "exceed the memory budget")
+    model._build_tables()
+
+
 def _check_svr(path, model):
     """KernelSVR: one coefficient per support vector, indices within the fit."""
     dual, sup = getattr(model, "dual_coef_", None), getattr(model, "support_", None)
@@ -228,6 +246,8 @@ def step_registry():
                      ("n_components_",) + _NAMES, _check_nystroem),
         "ExplicitFeatures": (ExplicitFeatures, (), ("n_components_",) + _NAMES,
                              _check_explicit),
+        "TaylorFeatures": (TaylorFeatures, (), ("gamma_", "n_components_") + _NAMES,
+                           _check_taylor),
         # an estimator, kept here (not in _allowlist) while that module is being edited
         "KernelSVR": (KernelSVR, ("dual_coef_", "support_vectors_", "intercept_", "support_"),
                       ("n_iter_", "dual_objective_", "duality_gap_") + _NAMES, _check_svr),
