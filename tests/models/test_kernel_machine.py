@@ -145,11 +145,34 @@ def test_parameter_errors(cpu, est, match):
         est.fit(X[:20], y[:20] if isinstance(est, KernelMachine) else y[:20] > 0)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("strategy", ["features_on_the_fly", "features_cached"])
-def test_feature_strategy_without_features_says_what_to_do(cpu, strategy):
+def test_feature_strategy_of_rbf_draws_random_fourier_features(cpu, strategy):
+    """Without features=, a shift-invariant kernel's features strategies learn w on
+    random Fourier features (D recorded in plan_) whose Z Z' approximates K."""
+    from kernelkit.models._random_features import DEFAULT_RANDOM_FEATURES
+
     X, y = cpu
-    with pytest.raises(ValueError, match="random Fourier features come later.*kernel_on_the_fly"):
-        KernelMachine(RBF(), solver="sgd", strategy=strategy).fit(X[:20], y[:20])
+    X, y = X[:30], y[:30]
+    kernel = RBF(gamma=0.05)
+    m = KernelMachine(kernel, solver="sgd", strategy=strategy, random_state=0).fit(X, y)
+    assert m.representation_ == "primal" and m.strategy_ == strategy
+    assert m.feature_map_.n_components_ == DEFAULT_RANDOM_FEATURES
+    choice = [c for c in m.plan_.choices if c.what == "random Fourier features"]
+    assert len(choice) == 1 and choice[0].value == DEFAULT_RANDOM_FEATURES
+    Z = m.feature_map_.transform(X)
+    K = np.exp(-0.05 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))  # closed form
+    # Hoeffding for one pair: |error| < sqrt(8 log(2/delta) / D) = 0.24 at delta = 1e-6
+    assert np.abs(Z @ Z.T - K).max() < 0.24
+    np.testing.assert_allclose(m.predict(X), Z @ m.coef_, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("strategy", ["features_on_the_fly", "features_cached"])
+def test_feature_strategy_without_any_feature_map_says_what_to_do(cpu, strategy):
+    X, y = cpu
+    with pytest.raises(ValueError, match="neither a finite feature map.*nor a spectral "
+                                         "density.*kernel_on_the_fly"):
+        KernelMachine("sigmoid", solver="sgd", strategy=strategy).fit(X[:20], y[:20])
 
 
 def test_one_class_is_refused(cpu):

@@ -35,6 +35,7 @@ from ._base import (as_float64_rows, input_dim, predict_labels, takes_strings,
                     validate_predict_data)
 from ._base import tag_sparse
 from .kernel_ridge import predict_dual
+from ._random_features import random_fourier_map
 
 __all__ = ["ColumnFit", "ColumnFitted", "fit_columns", "gram_or_operator", "decision_columns",
            "warn_not_converged", "SGD_TOL"]
@@ -183,14 +184,11 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
         if strategy == "none":
             raise MemoryBudgetError("no SGD strategy fits the memory budget:\n"
                                     + plan.explain())
-    if strategy.startswith("features") and fmap is None:
-        raise ValueError(
-            f"strategy={strategy!r} learns w on explicit features, but {kernel!r} has no "
-            "finite feature map (random Fourier features come later); pass features=... "
-            "(e.g. kernelkit.features.Nystroem(kernel), "
-            "which also serves string kernels, or any transformer with transform(X)) or use "
-            "strategy='kernel_on_the_fly' or "
-            "'gram_cached'")
+    if strategy.startswith("features") and fmap is None:  # no finite map: random features
+        fmap, rff_choice = random_fourier_map(kernel, strategy, random_state)  # or refuses
+        D = fmap.n_components
+        plan = plan_sgd(n, d, kernel, loss.name, n_features=D, iterations=T,
+                        memory=budget()).with_choices(solver_choice, rff_choice)
     if fmap is not None and features is None:
         fmap = fmap.fit(X)
     # One step size for every strategy (so all four learn the same model).

@@ -23,26 +23,33 @@ from ._format import (ARRAY_DTYPES, FORMAT_NAME, METADATA, atomic_write,
                       param_from_json, param_to_json, read_array, read_metadata_member,
                       scalar_to_json)
 from ._format import SPARSE_PARTS, build_csr, sparse_part_specs, sparse_to_arrays
+from ._feature_machines import (FEATURE_MAP_KEY, FEATURE_MAPS, MACHINES, decode_features_param,
+                                encode_features_param, machine_entries, needs_feature_map_node)
+from ._linear_models import LINEAR_MODELS, linear_model_registry, linear_model_view_check
 
 __all__ = ["save", "load", "read_metadata"]
 
 
-#: Format 1 holds one estimator; format 2 adds pipelines (``"steps"``) and column
-#: transformers (``"transformers"``, each with its ``"columns"``). A single
-#: estimator is still written as format 1, so older kernelkit versions read it.
+#: Format 1 holds one estimator; format 2 adds pipelines (``"steps"``), column
+#: transformers (``"transformers"``, each with its ``"columns"``) and a kernel
+#: machine's own fitted feature map (``"feature_map"``). A single estimator
+#: without one is still written as format 1, so older kernelkit versions read it.
 FORMAT_SINGLE, FORMAT_PIPELINE = 1, 2
 #: Pipelines inside pipelines: deeper nesting is refused (no real model needs it).
 MAX_PIPELINE_DEPTH = 4
 
 
 def _composite(node):
-    return "steps" in node or "transformers" in node
+    return "steps" in node or "transformers" in node or FEATURE_MAP_KEY in node
 
 
 def allow_list():
     """Every class a model file may hold: kernelkit's estimators and transformers and
-    a few scikit-learn preprocessors (name -> (class, arrays, JSON attributes, check))."""
-    return {**estimator_allow_list(), **step_registry()}
+    a few scikit-learn preprocessors and linear models (name -> (class, arrays, JSON
+    attributes, check))."""
+    estimators = estimator_allow_list()
+    return {**estimators, **machine_entries(estimators), **step_registry(),
+            **linear_model_registry()}
 
 
 def _encode(model, registry, prefix, depth):
@@ -71,24 +78,31 @@ def _encode(model, registry, prefix, depth):
     _, array_names, scalar_names, _ = registry[name]
     if not is_fitted(model):
         raise ValueError(f"this {name} is not fitted; call fit before save")
-    if getattr(model, "feature_map_", None) is not None and \
-            type(model.feature_map_).__name__ == "RandomFourierFeatures":
+    if getattr(model, "feature_map_", None) is not None and not needs_feature_map_node(model) \
+            and type(model.feature_map_).__name__ == "RandomFourierFeatures":
         # what save writes, load must read: the random weights are not in the format
         raise ValueError(f"cannot save this {name}: it predicts through random Fourier "
                          "features, which model files do not hold yet; save a model fitted "
                          "with solver='exact' or 'nystroem' (or refit KernelRidge on the "
                          "chosen kernel and alpha: best_params_)")
+    if type(model) in LINEAR_MODELS:
+        linear_model_view_check(model)  # multi-label or sparse coefficients: refused
     model = saved_view(model)  # the file's form of encoders and imputers
     node = {"estimator": name,
-            "params": {k: param_to_json(k, v) for k, v in model.get_params(deep=False).items()},
+            "params": {k: (encode_features_param(k, v) if k == "features" else
+                           param_to_json(k, v))
+                       for k, v in model.get_params(deep=False).items()},
             "attributes": {}, "arrays": {}}
+    arrays = {}
+    if needs_feature_map_node(model):  # w learnt on a feature map: the map goes along
+        node[FEATURE_MAP_KEY], arrays = _encode(model.feature_map_, registry,
+                                                f"{prefix}{FEATURE_MAP_KEY}/", depth + 1)
     kernel_ = getattr(model, "kernel_", None)
     node["attributes"]["kernel_"] = (scalar_to_json(kernel_) if isinstance(kernel_, Kernel)
                                      else {"value": kernel_})
     for attr in scalar_names:
         if hasattr(model, attr):
             node["attributes"][attr] = scalar_to_json(getattr(model, attr))
-    arrays = {}
     for attr in array_names:
         value = getattr(model, attr, None)
         if value is None:
@@ -252,6 +266,13 @@ def _walk(path, node, registry, prefix, depth, out):
     if name not in registry:
         fail(path, f"unknown estimator {name!r}; this kernelkit reads {', '.join(registry)} "
                    "and Pipelines of them")
+    if FEATURE_MAP_KEY in node:
+        child = node[FEATURE_MAP_KEY]
+        if name not in MACHINES or not isinstance(child, dict) or child.get("estimator") not in FEATURE_MAPS or \
+                depth + 1 >= MAX_PIPELINE_DEPTH:
+            fail(path, f"{prefix or 'model'}: only a kernel machine holds a feature_map, and "
+                       f"it is one of {', '.join(FEATURE_MAPS)}")
+        _walk(path, child, registry, f"{prefix}{FEATURE_MAP_KEY}/", depth + 1, out)
     unknown_arrays = set(node["arrays"]) - set(registry[name][1])
     if unknown_arrays:
         fail(path, f"unexpected arrays {sorted(unknown_arrays)} for {name}")
@@ -325,7 +346,8 @@ def _build(path, node, registry, arrays, prefix):
                            "transformer; only the last step may be an estimator")
         return Pipeline(steps, verbose=bool(verbose))
     cls, _, scalar_names, check_state = registry[name]
-    params = {k: param_from_json(path, v) for k, v in node["params"].items()}
+    params = {k: (decode_features_param(path, v) if k == "features" else
+                  param_from_json(path, v)) for k, v in node["params"].items()}
     valid = set(cls().get_params(deep=False))
     if set(params) - valid:
         fail(path, f"unknown parameters {sorted(set(params) - valid)} for {name}")
@@ -351,6 +373,9 @@ def _build(path, node, registry, arrays, prefix):
                            "take sparse input")
         else:
             setattr(model, attr, arrays[prefix + attr])
+    if FEATURE_MAP_KEY in node:  # checked by its own entry, then against the model
+        model.feature_map_ = _build(path, node[FEATURE_MAP_KEY], registry, arrays,
+                                    f"{prefix}{FEATURE_MAP_KEY}/")
     check_common_state(path, model)
     check_state(path, model)
     return model
