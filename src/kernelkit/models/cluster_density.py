@@ -127,6 +127,10 @@ class KernelDBSCAN(KernelParamsMixin, ClusterMixin, BaseEstimator):
         self.n_centers = n_centers
         self.random_state = random_state
 
+    def _check_params(self):
+        validate_params(self, self._param_constraints, type(self).__name__)
+        return reject_precomputed(resolve_estimator_kernel(self.kernel), "KernelDBSCAN")
+
     def fit(self, X, y=None, sample_weight=None):
         """Cluster X.
 
@@ -142,8 +146,7 @@ class KernelDBSCAN(KernelParamsMixin, ClusterMixin, BaseEstimator):
         -------
         self
         """
-        validate_params(self, self._param_constraints, type(self).__name__)
-        kernel = reject_precomputed(resolve_estimator_kernel(self.kernel), "KernelDBSCAN")
+        kernel = self._check_params()
         X = validate_fit_X(self, kernel, X)
         kernel = kernel_for_data(kernel, X, self)  # gamma="scale" fixed from the training X
         n = X.shape[0]

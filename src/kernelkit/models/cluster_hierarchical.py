@@ -144,6 +144,10 @@ class KernelAgglomerativeClustering(KernelParamsMixin, ClusterMixin, BaseEstimat
         self.n_centers = n_centers
         self.random_state = random_state
 
+    def _check_params(self):
+        validate_params(self, self._param_constraints, type(self).__name__)
+        return reject_precomputed(resolve_estimator_kernel(self.kernel), "KernelAgglomerativeClustering")
+
     def fit(self, X, y=None):
         """Build the tree of merges and cut it into clusters.
 
@@ -158,14 +162,12 @@ class KernelAgglomerativeClustering(KernelParamsMixin, ClusterMixin, BaseEstimat
         """
         from scipy.cluster.hierarchy import linkage
 
-        validate_params(self, self._param_constraints, type(self).__name__)
+        kernel = self._check_params()
         if (self.n_clusters is None) == (self.distance_threshold is None):
             raise InvalidParameterError(
                 "Exactly one of n_clusters and distance_threshold has to be set, and the "
                 f"other needs to be None; got n_clusters={self.n_clusters!r}, "
                 f"distance_threshold={self.distance_threshold!r}")
-        kernel = reject_precomputed(resolve_estimator_kernel(self.kernel),
-                                    "KernelAgglomerativeClustering")
         X = validate_fit_X(self, kernel, X)
         n = X.shape[0]
         if n < 2:

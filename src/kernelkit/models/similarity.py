@@ -113,6 +113,10 @@ class KernelSimilarity(KernelParamsMixin, BaseEstimator):
         self.n_neighbors = n_neighbors
         self.kernel = kernel
 
+    def _check_params(self):
+        validate_params(self, self._param_constraints, type(self).__name__)
+        return reject_precomputed(resolve_estimator_kernel(self.kernel), "KernelSimilarity")
+
     def fit(self, X, y=None):
         """Keep the items and their k(y, y).
 
@@ -125,8 +129,7 @@ class KernelSimilarity(KernelParamsMixin, BaseEstimator):
         -------
         self
         """
-        validate_params(self, self._param_constraints, type(self).__name__)
-        kernel = reject_precomputed(resolve_estimator_kernel(self.kernel), "KernelSimilarity")
+        kernel = self._check_params()
         X = validate_fit_X(self, kernel, X)
         kernel = kernel_for_data(kernel, X)  # gamma="scale" fixed from the items
         self.kernel_ = kernel
