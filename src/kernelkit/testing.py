@@ -161,7 +161,8 @@ def check_kernel(kernel, X, Y=None, *, rtol=1e-10):
     # resolved kernel's, the parameters and text forms (5, 6) the kernel's as given.
     given = kernel
     if not kernel.is_resolved:
-        kernel = kernel.resolve(np.asarray(X))
+        kernel = kernel.resolve(X if kernel.input_kind not in ("vector", "any")
+                                else np.asarray(X))
 
     # 1. symmetry
     K = np.asarray(kernel(X))

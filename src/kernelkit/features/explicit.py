@@ -194,9 +194,10 @@ class ExplicitFeatures(KernelParamsMixin, FeatureNamesOutMixin, TransformerMixin
         self._check_params()
         record_feature_names(self, X, reset=True)
         k = resolve_kernel(self.kernel)
-        if k.input_kind == "string":
-            raise ValueError(f"{k!r} is a kernel on strings and has no explicit polynomial "
-                             "feature map; use kernelkit.features.Nystroem for string kernels")
+        if k.input_kind not in ("vector", "any"):
+            raise ValueError(f"{k!r} is a kernel on {k.input_kind}s and has no explicit "
+                             "polynomial feature map; use kernelkit.features.Nystroem for "
+                             f"kernels on {k.input_kind}s")
         X = check_vectors(X, accept_sparse=True)
         k = k.resolve(X)  # gamma="scale" fixed from the training X
         D = explicit_feature_dim(k, X.shape[1])

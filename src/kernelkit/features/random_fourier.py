@@ -189,10 +189,10 @@ class RandomFourierFeatures(KernelParamsMixin, FeatureNamesOutMixin, Transformer
         self._check_params()
         record_feature_names(self, X, reset=True)
         k = resolve_kernel(self.kernel)
-        if k.input_kind == "string":
-            raise ValueError(f"{k!r} is a kernel on strings: random Fourier features exist only "
-                             "for shift-invariant kernels on numeric vectors; use "
-                             "kernelkit.features.Nystroem for string kernels")
+        if k.input_kind not in ("vector", "any"):
+            raise ValueError(f"{k!r} is a kernel on {k.input_kind}s: random Fourier features "
+                             "exist only for shift-invariant kernels on numeric vectors; use "
+                             f"kernelkit.features.Nystroem for kernels on {k.input_kind}s")
         X = check_vectors(X, accept_sparse=True)  # X W of sparse rows: a sparse product
         k = k.resolve(X)  # gamma="scale" fixed from the training X
         density = k.spectral_density()  # ValueError pointing to Nystroem if there is none

@@ -18,6 +18,8 @@ from .chi2 import AdditiveChi2, Chi2
 from .matern import Matern
 from .spline import Spline
 from .rows import KernelRows
+from .objects import ObjectCodec, ObjectKernel, register_object_kind, takes_objects
+from .sets import MeanEmbedding
 from .registry import KERNELS, kernel_from_dict, parse_kernel, register_kernel, resolve_kernel
 from .strings import Spectrum, Subsequence, WeightedDegree
 from .vector import RBF, Cauchy, Constant, KroneckerDelta, Laplacian, Linear, Polynomial, Sigmoid
@@ -29,5 +31,6 @@ __all__ = [
     "Subsequence", "Spectrum", "WeightedDegree", "CallableKernel",
     "KernelParamsMixin", "Matern", "Chi2",
     "AdditiveChi2", "Spline",
+    "ObjectKernel", "ObjectCodec", "register_object_kind", "takes_objects", "MeanEmbedding",
     "KERNELS", "parse_kernel", "resolve_kernel", "kernel_from_dict", "register_kernel",
 ]

@@ -180,8 +180,10 @@ class Kernel:
 
     Attributes
     ----------
-    input_kind : {"vector", "string", "any"}
-        What the kernel's inputs are.
+    input_kind : {"vector", "string", "any"} or a kind of objects
+        What the kernel's inputs are: numeric rows, strings, anything
+        (``Constant``), or a list of objects of a registered kind ("set",
+        "series", "tree", "graph": :mod:`kernelkit.kernels.objects`).
     """
 
     input_kind = "vector"
@@ -314,6 +316,8 @@ class Kernel:
         """
         if self.is_resolved:
             return self
+        if self.input_kind not in ("vector", "any"):  # objects: the kernel reads them itself
+            return self._resolve_with(self.check_input(X, "X"))
         return self._resolve_with(InputScale.of(X))
 
     def _rule_params(self):

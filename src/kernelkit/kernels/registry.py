@@ -33,6 +33,7 @@ from .callable import CallableKernel
 from .chi2 import AdditiveChi2, Chi2
 from .matern import Matern
 from .spline import Spline
+from .sets import MeanEmbedding
 
 __all__ = ["KERNELS", "resolve_kernel", "parse_kernel", "kernel_from_dict", "register_kernel"]
 
@@ -59,6 +60,7 @@ for _cls, _aliases in [
     (algebra.Exp, ()), (algebra.Bilinear, ()),
     (strings.Subsequence, ("ssk",)), (strings.Spectrum, ("kmer",)),
     (strings.WeightedDegree, ("wd",)),
+    (MeanEmbedding, ("mean_embedding", "set_kernel")),
 ]:
     register_kernel(_cls, *_aliases)
 # Warped, Composed and CallableKernel hold Python callables: not in the registry on purpose.

@@ -4,7 +4,8 @@ labels, the machine rates the planner uses, and printing the plan.
 Inputs follow the kernel: numeric 2-D arrays for vector kernels (through
 scikit-learn's ``validate_data``, which sets ``n_features_in_``), a 1-D
 ``"<U"`` array of strings for string kernels (``kernel.input_kind ==
-"string"``). String input is not tabular, so -- as scikit-learn does for
+"string"``), a 1-D object array for kernels on objects (sets, trees, graphs,
+series: :mod:`kernelkit.kernels.objects`). Such input is not tabular, so -- as scikit-learn does for
 text -- ``n_features_in_`` is not set; the strings are validated by
 :func:`kernelkit._validation.check_strings` and y as usual.
 """
@@ -20,10 +21,11 @@ from .._validation import check_sparse_vectors, check_vectors
 from ..exceptions import InvalidParameterError
 from ..kernels import Kernel, KernelParamsMixin, resolve_kernel
 from ..kernels.base import check_sparse_support
+from ..kernels.objects import takes_objects
 from ..kernels.data_dependent import InputScale, feature_scale_spread
 
 __all__ = ["warn_smo_stopped", "kernel_for_data", "feature_scale_choice", "KernelParamsMixin", "sparse_formats", "as_float64_rows", "tag_sparse", "resolve_estimator_kernel", "validate_fit_data", "validate_predict_data",
-           "check_sample_weight", "check_alpha", "takes_strings", "input_dim",
+           "check_sample_weight", "check_alpha", "takes_strings", "takes_objects", "input_dim",
            "validate_fit_X", "validate_classifier_data", "predict_labels",
            "reject_precomputed", "report_plan", "check_class_weights", "check_symmetric_gram", "SYMMETRY_RTOL"]
 
@@ -53,8 +55,10 @@ def kernel_for_data(kernel, X, est=None):
     X as the rules) and keeps the finding for :func:`report_plan`, which puts
     it into ``est.plan_`` and prints it at verbosity >= 1.
     """
-    if not isinstance(kernel, Kernel) or kernel.input_kind == "string":
+    if not isinstance(kernel, Kernel):
         return kernel
+    if takes_objects(kernel):  # strings (always resolved), or objects: resolved on them
+        return kernel.resolve(X)
     check = est is not None and _distance_kernel(kernel) is not None
     if kernel.is_resolved and not check:
         return kernel
@@ -119,8 +123,13 @@ def feature_scale_choice(kernel, X, estimator_name="the estimator"):
 
 
 def takes_strings(kernel):
-    """True when ``kernel`` is a Kernel on strings (not 'precomputed', not vectors)."""
-    return kernel != "precomputed" and kernel.input_kind == "string"
+    """True when ``kernel`` takes a list of non-vector inputs: strings, or objects of
+    any kind (sets, trees, graphs, series; :func:`kernelkit.kernels.objects.takes_objects`).
+
+    Those inputs are validated by ``kernel.check_input`` into a 1-D array (``"<U"``
+    strings or an object array), not by scikit-learn's ``validate_data``.
+    """
+    return takes_objects(kernel)
 
 
 def input_dim(X):

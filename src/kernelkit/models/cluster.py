@@ -417,7 +417,7 @@ class KernelKMeans(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transform
     def _explicit_centers(self):
         kernel, X = self.kernel_, self.X_fit_
         dim = (explicit_feature_dim(kernel, X.shape[1])
-               if kernel.input_kind != "string" else None)
+               if kernel.input_kind in ("vector", "any") else None)
         if dim is None:
             raise AttributeError(
                 f"cluster_centers_ is not available for kernel {kernel!r}: its feature space "

@@ -154,7 +154,7 @@ class KernelLogisticRegression(KernelParamsMixin, _ScoreClassifier):
                              "multi_class='ovr'); the multinomial model with "
                              f"{len(self.classes_)} classes needs solver='lbfgs'")
         self.multi_class_ = "multinomial"
-        if kernel.input_kind != "string":
+        if kernel.input_kind in ("vector", "any"):
             X = as_float64_rows(X)  # sparse rows stay sparse
         K, store = gram_or_operator(kernel, X)
         with progress(self.max_iter, "L-BFGS (multinomial)", self.verbose, unit="steps") as bar:

@@ -10,6 +10,7 @@ import numpy as np
 from ..features import ExplicitFeatures, RandomKitchenSinks
 from ..features.kitchen_sinks import restore_fitted
 from ..kernels import Kernel, parse_kernel
+from ..kernels.objects import takes_objects
 from ..models import (KernelLogisticRegression, KernelMachine, KernelMachineClassifier,
                       KernelRidge, KernelRidgeClassifier, KernelRidgeClassifierCV, KernelRidgeCV,
                       KernelSVC)
@@ -23,8 +24,7 @@ from ._similarity import KERNEL_SIMILARITY_ENTRY
 
 def is_fitted(model):
     kernel = getattr(model, "kernel_", None)
-    return hasattr(model, "n_features_in_") or (
-        isinstance(kernel, Kernel) and kernel.input_kind == "string")
+    return hasattr(model, "n_features_in_") or takes_objects(kernel)
 
 # The allow-list: estimator name -> (class, array attributes, JSON attributes,
 # the check that the restored state is one consistent fitted model).
@@ -197,7 +197,7 @@ def _check_shape(path, model, attr, shape, dtype_kind="f"):
     if arr is None or arr.shape != shape or arr.dtype.kind != dtype_kind:
         _fail(path, f"{attr} has shape {None if arr is None else arr.shape} and dtype "
                     f"{None if arr is None else arr.dtype}; expected {shape} "
-                    f"{ {'i': 'integers', 'U': 'strings'}.get(dtype_kind, 'floats')}")
+                    f"{ {'i': 'integers', 'U': 'strings', 'O': 'objects'}.get(dtype_kind, 'floats')}")
 
 
 def _check_svc_state(path, model):
@@ -219,14 +219,19 @@ def _check_svc_state(path, model):
         _check_shape(path, model, attr, (n_problems,))
     _check_shape(path, model, "n_iter_", (n_problems,), "i")
     if _on_strings(model):
-        _check_shape(path, model, "support_vectors_", (n_sv,), "U")
+        _check_shape(path, model, "support_vectors_", (n_sv,), _rows_kind(model))
     elif model.kernel_ != "precomputed":
         _check_shape(path, model, "support_vectors_", (n_sv, model.n_features_in_))
 
 
 def _on_strings(model):
-    kernel = getattr(model, "kernel_", None)
-    return isinstance(kernel, Kernel) and kernel.input_kind == "string"
+    """Whether the model's kernel takes strings or objects (sets, trees, ...), not rows."""
+    return takes_objects(getattr(model, "kernel_", None))
+
+
+def _rows_kind(model):
+    """dtype kind of the stored inputs of a kernel on strings ("U") or on objects ("O")."""
+    return "U" if model.kernel_.input_kind == "string" else "O"
 
 
 def _check_kernel_machine_state(path, model):
@@ -297,9 +302,11 @@ def _check_ridge_state(path, model):
             _fail(path, f"dual_coef_ has {dual.shape[0]} rows but n_features_in_ is {n_in}")
         return
     if _on_strings(model):
-        if X_fit is None or X_fit.dtype.kind != "U" or X_fit.shape != (dual.shape[0],):
+        if X_fit is None or X_fit.dtype.kind != _rows_kind(model) or \
+                X_fit.shape != (dual.shape[0],):
             _fail(path, f"X_fit_ has shape {None if X_fit is None else X_fit.shape}, expected "
-                        f"({dual.shape[0]},) strings from dual_coef_ and the string kernel")
+                        f"({dual.shape[0]},) {model.kernel_.input_kind}s from dual_coef_ and "
+                        "the kernel")
         return
     if n_in is None:
         _fail(path, "n_features_in_ is missing")
@@ -314,8 +321,9 @@ def _check_inputs(path, model, name, n_rows=None):
     kernel; ``n_rows`` if given. Returns n."""
     A = getattr(model, name, None)
     if _on_strings(model):
-        ok = A is not None and A.ndim == 1 and A.dtype.kind == "U"
-        expected = f"({'n' if n_rows is None else n_rows},) strings for the string kernel"
+        ok = A is not None and A.ndim == 1 and A.dtype.kind == _rows_kind(model)
+        expected = (f"({'n' if n_rows is None else n_rows},) {model.kernel_.input_kind}s for "
+                    "the kernel")
     else:
         n_in = getattr(model, "n_features_in_", None)
         ok = (A is not None and A.ndim == 2 and A.dtype.kind == "f" and n_in is not None

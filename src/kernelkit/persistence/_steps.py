@@ -136,9 +136,11 @@ def _check_nystroem(path, model):
             fail(path, "a precomputed Nystroem needs components_ (M, n_samples_fit) and "
                        "component_indices_ (M,) within the training samples")
         return
-    if model.kernel_.input_kind == "string":
-        if C.ndim != 1 or C.dtype.kind != "U":
-            fail(path, "components_ of a string kernel must be strings")
+    if model.kernel_.input_kind not in ("vector", "any"):
+        kind = "U" if model.kernel_.input_kind == "string" else "O"
+        if C.ndim != 1 or C.dtype.kind != kind:
+            fail(path, f"components_ of a kernel on {model.kernel_.input_kind}s must be "
+                       f"{model.kernel_.input_kind}s")
     elif C.ndim != 2 or C.dtype.kind != "f" or C.shape[1] != getattr(model, "n_features_in_", -1):
         fail(path, f"components_ has shape {C.shape}; expected (M, n_features_in_) floats")
     idx = model.component_indices_ = getattr(model, "component_indices_", None)

@@ -23,6 +23,7 @@ from ._format import (ARRAY_DTYPES, FORMAT_NAME, METADATA, atomic_write,
                       param_from_json, param_to_json, read_array, read_metadata_member,
                       scalar_to_json)
 from ._format import SPARSE_PARTS, build_csr, sparse_part_specs, sparse_to_arrays
+from ._objects import build_objects, is_object_rows, object_part_specs, objects_to_arrays
 from ._feature_machines import (FEATURE_MAP_KEY, FEATURE_MAPS, MACHINES, decode_features_param,
                                 encode_features_param, machine_entries, needs_feature_map_node)
 from ._linear_models import LINEAR_MODELS, linear_model_registry, linear_model_view_check
@@ -109,6 +110,12 @@ def _encode(model, registry, prefix, depth):
             continue
         if hasattr(value, "tocsr") and hasattr(value, "nnz"):  # sparse training rows
             spec, parts = sparse_to_arrays(attr, value)
+            for part, arr in parts.items():
+                arrays[f"{prefix}{attr}.{part}"] = arr
+            node["arrays"][attr] = spec
+            continue
+        if is_object_rows(value):  # training objects (sets, trees, ...): through their codec
+            spec, parts = objects_to_arrays(attr, value, kernel_)
             for part, arr in parts.items():
                 arrays[f"{prefix}{attr}.{part}"] = arr
             node["arrays"][attr] = spec
@@ -280,6 +287,9 @@ def _walk(path, node, registry, prefix, depth, out):
         if isinstance(spec, dict) and "sparse" in spec:
             for part, sub in sparse_part_specs(path, prefix + attr, spec).items():
                 out[f"{prefix}{attr}.{part}"] = sub
+        elif isinstance(spec, dict) and "objects" in spec:
+            for part, sub in object_part_specs(path, prefix + attr, spec).items():
+                out[f"{prefix}{attr}.{part}"] = sub
         else:
             out[prefix + attr] = spec
 
@@ -371,6 +381,10 @@ def _build(path, node, registry, arrays, prefix):
             if not (isinstance(kernel, Kernel) and kernel.accepts_sparse):
                 fail(path, f"{prefix}{attr} is sparse, but the kernel {kernel!r} does not "
                            "take sparse input")
+        elif isinstance(spec, dict) and "objects" in spec:
+            parts = {p: arrays[f"{prefix}{attr}.{p}"] for p in spec["parts"]}
+            setattr(model, attr, build_objects(path, prefix + attr, spec, parts,
+                                               getattr(model, "kernel_", None)))
         else:
             setattr(model, attr, arrays[prefix + attr])
     if FEATURE_MAP_KEY in node:  # checked by its own entry, then against the model
