@@ -55,3 +55,63 @@ def test_worker_killed_mid_fit_gives_the_same_model(client):
     assert killed
     np.testing.assert_allclose(m.dual_coef_, quiet.dual_coef_, rtol=1e-12, atol=1e-14)
     client.wait_for_workers(2, timeout=30)  # the nanny restarts the killed worker
+
+
+def _sleepy(n, d, seconds):
+    time.sleep(seconds)
+    return np.zeros((n, d))
+
+
+@pytest.fixture
+def own_cluster():
+    """A cluster of one worker process that a test may take down."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=1, processes=True, threads_per_worker=1,
+                      dashboard_address=":0", memory_limit="512MiB") as lc:
+        with Client(lc, set_as_default=False) as c:
+            yield lc, c
+
+
+def test_a_cluster_left_without_workers_ends_the_fit_clearly(own_cluster, monkeypatch):
+    """Every worker retires mid-fit: a DaskFitError within WORKER_WAIT, not the timeout."""
+    from dask import delayed
+
+    from kernelkit.dask import _runtime
+
+    monkeypatch.setattr(_runtime, "WORKER_WAIT", 2.0)
+    monkeypatch.setattr(_runtime, "POLL", 0.25)
+    lc, c = own_cluster
+    X = da.from_delayed(delayed(_sleepy)(50, 2, 60.0), (50, 2), dtype=float)
+    m = DaskKernelRidge("rbf(gamma=1.0)", solver="features", n_components=5, timeout=300,
+                        random_state=0)
+    m.client = c
+    threading.Timer(1.0, lambda: lc.scale(0)).start()
+    t0 = time.monotonic()
+    with pytest.raises(DaskFitError, match="no worker"):
+        m.fit(X, np.zeros(50))
+    assert time.monotonic() - t0 < 30
+
+
+def test_a_client_closed_mid_fit_is_a_dask_fit_error(own_cluster):
+    from dask import delayed
+
+    _, c = own_cluster
+    X = da.from_delayed(delayed(_sleepy)(50, 2, 30.0), (50, 2), dtype=float)
+    m = DaskKernelRidge("rbf(gamma=1.0)", solver="features", n_components=5, timeout=300,
+                        random_state=0)
+    m.client = c
+    threading.Timer(1.0, c.close).start()
+    t0 = time.monotonic()
+    with pytest.raises(DaskFitError, match="client"):
+        m.fit(X, np.zeros(50))
+    assert time.monotonic() - t0 < 30
+
+
+def test_a_closed_client_refuses_before_work(own_cluster):
+    _, c = own_cluster
+    c.close()
+    m = DaskKernelRidge("rbf(gamma=1.0)", solver="features", n_components=5, random_state=0)
+    m.client = c
+    with pytest.raises(DaskFitError, match="client"):
+        m.fit(da.from_array(np.zeros((50, 2)), chunks=25), np.zeros(50))

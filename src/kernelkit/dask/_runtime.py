@@ -16,15 +16,21 @@ Rules the tasks follow (docs/cluster.md):
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 __all__ = ["DaskFitError", "resolve_client", "as_rows", "align_rows", "in_task", "tree_sum",
-           "compute", "is_dask"]
+           "compute", "is_dask", "fit_rows", "checked_rows", "column_names", "check_columns",
+           "set_column_names"]
 
 #: Seconds one distributed pass may take before the fit gives up (per pass).
 DEFAULT_TIMEOUT = 3600.0
-#: Seconds to wait for a worker when the cluster has none.
+#: Seconds to wait for a worker when the cluster has none (before a fit, or
+#: during one: a cluster left without workers this long ends the fit).
 WORKER_WAIT = 30.0
+#: Seconds between checks of a running computation.
+POLL = 1.0
 
 
 class DaskFitError(RuntimeError):
@@ -84,6 +90,104 @@ def as_rows(X, name="X", chunk_rows=None):
     if any(np.isnan(c) for c in X.chunks[0]):
         X = X.compute_chunk_sizes()
     return X
+
+
+def column_names(X):
+    """The column names of a (dask or pandas) DataFrame, as a list of str; else None."""
+    cols = getattr(X, "columns", None)
+    if cols is None or getattr(X, "ndim", 2) != 2:
+        return None
+    names = [str(c) for c in cols]
+    return names if all(isinstance(c, str) for c in cols) else None
+
+
+def _check_block(block, name, rule, block_info=None):
+    """``block`` unchanged, or a ValueError naming the first bad row by its row in the
+    whole array (not in its chunk)."""
+    a = np.asarray(block)
+    if a.dtype.kind not in "fc":
+        if rule == "weights" and a.dtype.kind in "iu" and (a < 0).any():
+            bad = np.flatnonzero(a < 0)
+        else:
+            return block
+    else:
+        good = np.isfinite(a) if rule == "finite" else np.isfinite(a) & (a >= 0)
+        if good.all():
+            return block
+        bad = np.flatnonzero(~good.reshape(len(a), -1).all(axis=1))
+    start = block_info[0]["array-location"][0][0] if block_info else 0
+    row = int(start + bad[0])
+    value = a[bad[0]].tolist()
+    where = (f"({len(bad)} such row{'s' if len(bad) > 1 else ''} among rows "
+             f"{start}..{start + len(a) - 1})")
+    if rule == "weights":
+        raise ValueError(f"{name} must be finite and >= 0, but {name}[{row}] = {value!r} "
+                         f"{where}; drop or fix those rows")
+    keep = (f"keep = da.isfinite({name}).all(axis=1)" if a.ndim == 2
+            else f"keep = da.isfinite({name})")
+    raise ValueError(f"{name} contains NaN or infinity in row {row} {where}; drop or impute "
+                     f"those rows first (e.g. {keep}, then X[keep] and y[keep])")
+
+
+def checked_rows(A, name, rule="finite"):
+    """``A`` (a dask array chunked by rows) whose chunks are checked when computed:
+    ``rule="finite"`` (no NaN or infinity) or ``"weights"`` (finite and >= 0). An
+    error names the row in the whole array. Costs one ``isfinite`` per chunk."""
+    return A.map_blocks(_check_block, name, rule, dtype=A.dtype, meta=A._meta)
+
+
+def fit_rows(X, name="X", chunk_rows=None):
+    """Training X: ``(rows, column names)``, rows a 2-D dask array chunked by rows
+    with at least one row and one column, its chunks checked finite when computed."""
+    names = column_names(X)
+    X = as_rows(X, name, chunk_rows)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got a 1-D array of "
+                         f"shape {X.shape}: for a single feature use X.reshape(-1, 1)")
+    if X.shape[0] == 0:
+        raise ValueError(f"{name} has 0 rows (shape {X.shape}): a fit needs at least one sample")
+    if X.shape[1] == 0:
+        raise ValueError(f"{name} has 0 columns (shape {X.shape}): a fit needs at least one "
+                         "feature")
+    return checked_rows(X, name), names
+
+
+def set_column_names(est, names):
+    """``feature_names_in_`` from a DataFrame's column names (removed when there are none)."""
+    if names is not None:
+        est.feature_names_in_ = np.asarray(names, dtype=object)
+    elif "feature_names_in_" in vars(est):
+        del est.feature_names_in_
+
+
+def check_columns(est, X):
+    """Refuse query data whose columns differ from the fit's: the count, or for a
+    DataFrame the names and their order (as scikit-learn does in memory)."""
+    fitted = getattr(est, "feature_names_in_", None)
+    names = column_names(X)
+    if fitted is not None and names is not None and list(fitted) != names:
+        fitted = [str(c) for c in fitted]
+        missing = [c for c in fitted if c not in names]
+        extra = [c for c in names if c not in fitted]
+        if not missing and not extra:
+            raise ValueError(
+                f"X has the fit's columns in another order ({', '.join(names[:6])}"
+                f"{', ...' if len(names) > 6 else ''} instead of {', '.join(fitted[:6])}"
+                f"{', ...' if len(fitted) > 6 else ''}); select them in the fit's order: "
+                "X[list(model.feature_names_in_)]")
+        raise ValueError(f"X's columns differ from the fit's: missing {missing[:6]}, "
+                         f"unexpected {extra[:6]}; select X[list(model.feature_names_in_)]")
+    d = getattr(est, "n_features_in_", None)
+    shape = getattr(X, "shape", None)
+    if d is None or shape is None or len(shape) != 2:
+        return
+    try:
+        cols = int(shape[1])
+    except (TypeError, ValueError):  # unknown
+        return
+    if cols != d:
+        raise ValueError(f"X has {cols} features, but {type(est).__name__} was fitted with "
+                         f"{d} features")
 
 
 def align_rows(v, X, name):
@@ -151,14 +255,45 @@ def tree_sum(parts, name="sum"):
 
 
 def _live_workers(client):
-    return len(client.scheduler_info(n_workers=-1).get("workers", {})) if hasattr(
-        client, "scheduler_info") else 1
+    """Workers the scheduler knows now (0 when the client cannot tell: closed)."""
+    if not hasattr(client, "scheduler_info"):
+        return 1
+    try:
+        return len(client.scheduler_info(n_workers=-1).get("workers", {}))
+    except Exception:  # noqa: BLE001 - a closed client or a lost scheduler
+        return 0
+
+
+def _distributed_errors():
+    """(KilledWorker, errors meaning the client or its futures are gone)."""
+    from concurrent.futures import CancelledError
+
+    from distributed import KilledWorker
+
+    gone = [CancelledError]  # FutureCancelledError and FuturesCancelledError derive from it
+    try:
+        from distributed.client import ClosedClientError
+        gone.append(ClosedClientError)
+    except ImportError:  # pragma: no cover - older distributed
+        pass
+    try:
+        from distributed.comm.core import CommClosedError
+        gone.append(CommClosedError)
+    except ImportError:  # pragma: no cover
+        pass
+    return KilledWorker, tuple(gone)
 
 
 def compute(obj, client, timeout=None, what="the distributed pass"):
     """Compute a dask collection or delayed object: on ``client`` (with a
     timeout, and clear errors when workers are lost), else on the local
-    threaded scheduler."""
+    threaded scheduler.
+
+    On a cluster the result is awaited in steps of ``POLL`` seconds; a cluster
+    left without any worker for ``WORKER_WAIT`` seconds (all retired or dead
+    and not restarted), a closed client or cancelled futures end in a
+    :class:`DaskFitError` within that time, never a wait for ``timeout``.
+    """
     import dask
 
     if client is None:
@@ -167,8 +302,7 @@ def compute(obj, client, timeout=None, what="the distributed pass"):
         except MemoryError as exc:
             raise DaskFitError(f"{what} ran out of memory on the local scheduler: "
                                "use smaller chunks") from exc
-    from distributed import KilledWorker
-
+    KilledWorker, gone = _distributed_errors()
     timeout = DEFAULT_TIMEOUT if timeout is None else float(timeout)
     if _live_workers(client) == 0:
         try:
@@ -176,16 +310,42 @@ def compute(obj, client, timeout=None, what="the distributed pass"):
         except Exception as exc:  # noqa: BLE001 - distributed raises TimeoutError variants
             raise DaskFitError(f"{what}: the cluster has no workers (waited "
                                f"{min(WORKER_WAIT, timeout):g} s)") from exc
-    future = client.compute(obj)
+    start = time.monotonic()
     try:
-        return future.result(timeout=timeout)
+        future = client.compute(obj)
+    except gone as exc:
+        raise DaskFitError(f"{what} could not start: the Dask client is closed "
+                           f"({type(exc).__name__}); connect a new Client and fit again") from exc
+    no_worker_since = None
+    try:
+        while True:
+            left = timeout - (time.monotonic() - start)
+            if left <= 0:
+                future.cancel()
+                raise DaskFitError(f"{what} did not finish within {timeout:g} s (workers lost "
+                                   f"or too slow; live workers: {_live_workers(client)})")
+            try:
+                return future.result(timeout=min(POLL, left))
+            except TimeoutError:
+                pass
+            now = time.monotonic()
+            if _live_workers(client):
+                no_worker_since = None
+            elif no_worker_since is None:
+                no_worker_since = now
+            elif now - no_worker_since >= WORKER_WAIT:
+                future.cancel()
+                raise DaskFitError(
+                    f"{what} stopped: the cluster has had no worker for {WORKER_WAIT:g} s "
+                    "(workers retired, killed or lost); start workers (or a new cluster) "
+                    "and fit again")
     except KilledWorker as exc:
         raise DaskFitError(f"{what} failed: a task killed the workers that ran it "
                            f"({exc}); the data or memory limit may be too large for a "
                            "worker: use smaller chunks") from exc
-    except TimeoutError as exc:
-        future.cancel()
-        raise DaskFitError(f"{what} did not finish within {timeout:g} s (workers lost or "
-                           f"too slow; live workers: {_live_workers(client)})") from exc
+    except gone as exc:
+        raise DaskFitError(f"{what} stopped: the Dask client was closed or its work cancelled "
+                           f"({type(exc).__name__}: {exc}); connect a new Client and fit "
+                           "again") from exc
     finally:
         del future

@@ -21,7 +21,8 @@ from ..features.centers import uniform_centers
 from ..kernels import resolve_kernel
 from ..models import KernelKMeans
 from ._base import SUB_BLOCK_ROWS, ClientMixin, fit_feature_map, kernel_for_rows
-from ._runtime import align_rows, as_rows, compute, in_task, is_dask, tree_sum
+from ._runtime import (align_rows, as_rows, check_columns, checked_rows, compute, fit_rows,
+                       in_task, is_dask, set_column_names, tree_sum)
 from .predict import map_rows
 
 __all__ = ["DaskKernelKMeans"]
@@ -129,8 +130,10 @@ class DaskKernelKMeans(ClientMixin, ClusterMixin, BaseEstimator):
 
         validate_params(self, self._param_constraints, type(self).__name__)
         kernel = resolve_kernel(self.kernel)
-        X = as_rows(X, "X", self.chunk_rows)
+        X, names = fit_rows(X, "X", self.chunk_rows)
         sw = align_rows(sample_weight, X, "sample_weight")
+        if sw is not None:
+            sw = checked_rows(sw.astype(np.float64), "sample_weight", "weights")
         client = self._get_client()
         kernel = kernel_for_rows(kernel, X, client, self.timeout)  # gamma="scale": one pass
         n, k = int(X.shape[0]), int(self.n_clusters)
@@ -173,15 +176,17 @@ class DaskKernelKMeans(ClientMixin, ClusterMixin, BaseEstimator):
         self.inertia_ = float(inertia)
         self.n_iter_ = it
         self.n_features_in_ = int(X.shape[1])
+        set_column_names(self, names)
         return self
 
     def predict(self, X):
         """Nearest mean of each row: lazy for dask input, numpy for numpy input."""
         check_is_fitted(self, "cluster_centers_")
+        check_columns(self, X)
         fn = _Labels(self.feature_map_, self.cluster_centers_)
         if not is_dask(X):
             return fn(X)
-        return map_rows(fn, as_rows(X, "X"))
+        return map_rows(fn, checked_rows(as_rows(X, "X"), "X"))
 
     def transform(self, X):
         """Nystroem features of X (lazy for dask input)."""

@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from ._runtime import as_rows, in_task, is_dask
+from ._runtime import as_rows, check_columns, column_names, in_task, is_dask
 
 __all__ = ["predict", "decision_function", "transform", "predict_proba", "ParallelPostFit",
            "map_rows"]
@@ -24,11 +24,18 @@ __all__ = ["predict", "decision_function", "transform", "predict_proba", "Parall
 class _Method:
     """Picklable ``X_block -> model.<method>(X_block)`` (one task's work)."""
 
-    def __init__(self, model, method):
+    def __init__(self, model, method, names_checked=False):
         self.model, self.method = model, method
+        self.names_checked = names_checked
 
     def __call__(self, Xb):
-        return getattr(self.model, self.method)(Xb)
+        if not self.names_checked:
+            return getattr(self.model, self.method)(Xb)
+        import warnings
+
+        with warnings.catch_warnings():  # the columns were matched by name on the client
+            warnings.filterwarnings("ignore", message="X does not have valid feature names")
+            return getattr(self.model, self.method)(Xb)
 
 
 def _apply_block(fn, Xb):
@@ -69,7 +76,9 @@ def _run(model, X, method):
         raise AttributeError(f"{type(model).__name__} has no method {method!r}")
     if not is_dask(X):
         return getattr(model, method)(X)
-    return map_rows(_Method(model, method), as_rows(X, "X"))
+    check_columns(model, X)
+    named = column_names(X) is not None and getattr(model, "feature_names_in_", None) is not None
+    return map_rows(_Method(model, method, named), as_rows(X, "X"))
 
 
 def predict(model, X):

@@ -37,7 +37,8 @@ from ..solvers.normal_equations import solve_normal_equations
 from ..tuning.grid import warn_if_on_edge
 from ..tuning.nystroem_path import Moments, NystroemPath
 from ._base import ClientMixin, fit_feature_map, kernel_for_rows, normal_equations_pass
-from ._runtime import align_rows, as_rows, compute, is_dask
+from ._runtime import (align_rows, as_rows, check_columns, checked_rows, compute, fit_rows,
+                       is_dask, set_column_names)
 from .operators import DaskGramOperator, persist_choice
 from .predict import map_rows
 
@@ -88,6 +89,8 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         client = self._get_client()
         n, d = int(X.shape[0]), int(X.shape[1])
         sw = align_rows(sample_weight, X, "sample_weight")
+        if sw is not None:
+            sw = checked_rows(sw.astype(np.float64), "sample_weight", "weights")
         M = (falkon_centers(n) if self.n_components == "auto"
              else min(int(self.n_components), n))
         dtype = (np.float32 if X.dtype == np.float32 and config.get_config()["dtype"] ==
@@ -253,9 +256,10 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
 
     def _decision(self, X):
         check_is_fitted(self, "solver_")
+        check_columns(self, X)
         if not is_dask(X):
             return self._decision_numpy(X)
-        X = as_rows(X, "X")
+        X = checked_rows(as_rows(X, "X"), "X")
         return map_rows(_DecisionOf(self._frozen()), X)
 
     def _frozen(self):
@@ -370,8 +374,13 @@ class DaskKernelRidge(RegressorMixin, _DaskRidgeBase):
         -------
         self
         """
-        X = as_rows(X, "X", self.chunk_rows)
-        Y = align_rows(y, X, "y").astype(np.float64)
+        X, names = fit_rows(X, "X", self.chunk_rows)
+        Y = align_rows(y, X, "y")
+        if Y.dtype.kind not in "biuf":
+            raise ValueError(f"{type(self).__name__} is a regressor: y must be numbers, got "
+                             f"dtype {Y.dtype}; for class labels use DaskKernelRidgeClassifier")
+        Y = checked_rows(Y.astype(np.float64), "y")
+        set_column_names(self, names)
         self._one_target = Y.ndim == 1
         return self._fit_targets(X, Y, sample_weight)
 
@@ -424,13 +433,15 @@ class DaskKernelRidgeClassifier(ClassifierMixin, _DaskRidgeBase):
         """
         import dask.array as da
 
-        X = as_rows(X, "X", self.chunk_rows)
+        X, names = fit_rows(X, "X", self.chunk_rows)
         y = align_rows(y, X, "y")
         if y.ndim != 1:
             raise ValueError(f"y must be one label per sample (1-D), got shape {y.shape}")
         client = self._get_client()
         uniq = da.unique(y)
-        classes = np.asarray(compute(uniq, client, self.timeout, what="the classes"))
+        classes = check_class_labels(
+            np.asarray(compute(uniq, client, self.timeout, what="the classes")))
+        set_column_names(self, names)
         if len(classes) < 2:
             raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs "
                              "samples of at least two classes")
@@ -480,6 +491,26 @@ def _alpha_grid(alpha, name):
         raise InvalidParameterError(f"{name}: alpha must be a positive number or a non-empty "
                                     f"list of positive numbers, got {alpha!r}")
     return alphas
+
+
+def check_class_labels(classes):
+    """The sorted distinct labels, refused when they cannot be classes: NaN among them,
+    or float values that are not whole numbers (a regression target)."""
+    if classes.dtype.kind == "f":
+        if np.isnan(classes).any():
+            raise ValueError("y contains NaN: a missing label is not a class; drop those rows "
+                             "(e.g. keep = ~da.isnan(y); X, y = X[keep], y[keep])")
+        if not np.isfinite(classes).all():
+            raise ValueError("y contains infinity: labels must be finite")
+        if (classes != np.round(classes)).any():
+            raise ValueError(
+                f"y has {len(classes)} distinct float values, not all whole numbers: it looks "
+                "like a regression target, not class labels; use DaskKernelRidge, or cast "
+                "the labels to int or str if they are classes")
+    elif classes.dtype.kind == "O" and any(c is None or (isinstance(c, float) and c != c)
+                                           for c in classes):
+        raise ValueError("y contains a missing label (None or NaN); drop those rows first")
+    return classes
 
 
 def _indicator(yb, classes):
