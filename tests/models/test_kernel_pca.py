@@ -199,10 +199,10 @@ def test_bad_input():
 
 
 @pytest.mark.parametrize("params", [
-    dict(n_components=4, fit_inverse_transform=True, alpha=0.1),
-    dict(n_components=4, eigen_solver="nystroem", n_centers=30, random_state=0),
-    dict(center_kernel=False),
-    dict(n_components=3, kernel="precomputed"),
+    {"n_components": 4, "fit_inverse_transform": True, "alpha": 0.1},
+    {"n_components": 4, "eigen_solver": "nystroem", "n_centers": 30, "random_state": 0},
+    {"center_kernel": False},
+    {"n_components": 3, "kernel": "precomputed"},
 ])
 def test_save_load_identical_transforms(tmp_path, params):
     X, Xt = _data()

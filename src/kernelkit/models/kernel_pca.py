@@ -26,19 +26,20 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
-import scipy.sparse.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._budget import budget as memory_budget, format_bytes, require, row_blocks, rows_per_block
+from .._budget import budget as memory_budget, format_bytes, require
 from .._validation import Interval, Options, validate_params
 from ..exceptions import InvalidParameterError
 from ..features.centers import CENTER_METHODS, select_centers, take_rows
-from ..features.nystroem import EIGH_BYTES_PER_ENTRY, nystroem_normalization, nystroem_transform
+from ..features.nystroem import EIGH_BYTES_PER_ENTRY
 from ..gram import GramOperator, gram
 from ..planning import Choice, Plan, falkon_centers
+from ..solvers.kernel_eigen import (center_gram, gram_eigenpairs, nystroem_eigenpairs,
+                                    nystroem_project, sign_rule)
 from ._base import (KernelParamsMixin, kernel_for_data, report_plan, resolve_estimator_kernel,
                     tag_precomputed, takes_strings, validate_fit_X, validate_predict_data)
 
@@ -50,9 +51,6 @@ __all__ = ["KernelPCA", "DENSE_MAX_N"]
 DENSE_MAX_N = 5000
 #: Peak bytes per entry of the dense path: K and LAPACK's copy of it (float64).
 _DENSE_BYTES_PER_ENTRY = 16.0
-# scikit-learn's rules for the computed eigenvalues (``_check_psd_eigenvalues``):
-# negative ones beyond round-off mean the matrix is not PSD; tiny ones are 0.
-_NEGATIVE_RTOL, _NEGATIVE_ATOL, _ZERO_RTOL = 1e-5, 1e-10, 1e-12
 
 
 class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
@@ -312,35 +310,26 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                           choices=tuple(choices))
         return choice.value, M
 
-    # ---- the two eigen-solvers ---------------------------------------------------------
+    # ---- the eigen-solvers (numerics in kernelkit.solvers.kernel_eigen) ----------------
     def _fit_dense(self, kernel, X, n, k, solver):
         require(_DENSE_BYTES_PER_ENTRY * n * n, f"KernelPCA's dense eigen-solver on n={n} "
                 f"samples (the {n} x {n} kernel matrix and LAPACK's copy)",
                 hint="use eigen_solver='nystroem' (or 'auto')")
+        if solver == "arpack" and k >= n:
+            raise InvalidParameterError(f"eigen_solver='arpack' needs n_components < "
+                                        f"n_samples ({k} >= {n}); use eigen_solver='dense'")
         if kernel == "precomputed":
             K = np.array(X, dtype=np.float64, order="C")
             self.X_fit_ = None
         else:
             K = np.asarray(gram(kernel, X), dtype=np.float64)
             self.X_fit_ = X
-        if self.center_kernel:  # K_c = (I - 11'/n) K (I - 11'/n), in place
-            rows = K.mean(axis=0)
-            self.K_fit_rows_, self.K_fit_all_ = rows, float(rows.mean())
-            K -= rows[None, :]
-            K -= rows[:, None]
-            K += self.K_fit_all_
-        if solver == "arpack":
-            if k >= n:
-                raise InvalidParameterError(f"eigen_solver='arpack' needs n_components < "
-                                            f"n_samples ({k} >= {n}); use eigen_solver='dense'")
-            # scikit-learn's start vector: uniform on [-1, 1] from random_state
-            v0 = check_random_state(self.random_state).uniform(-1, 1, n)
-            lam, V = scipy.sparse.linalg.eigsh(K, k, which="LA", v0=v0)
-            return self._finish(lam, V)
-        subset = None if k == n else (n - k, n - 1)
-        lam, V = scipy.linalg.eigh(K, subset_by_index=subset, overwrite_a=True,
-                                   driver="evr" if subset else "evd")
-        return self._finish(lam, V)
+        if self.center_kernel:
+            self.K_fit_rows_, self.K_fit_all_ = center_gram(K)
+        lam, V = gram_eigenpairs(K, k, solver=solver,
+                                 rng=check_random_state(self.random_state))
+        keep = self._kept(lam)
+        return lam[keep], np.ascontiguousarray(V[:, keep])
 
     def _fit_nystroem(self, kernel, X, n, k, M):
         require(EIGH_BYTES_PER_ENTRY * M * M, f"KernelPCA's Nystroem eigen-solver with {M} "
@@ -348,64 +337,21 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                 hint="use fewer centers (n_centers)")
         rng = check_random_state(self.random_state)
         C = take_rows(X, select_centers(kernel, X, M, self.center_selection, rng))
-        N = nystroem_normalization(gram(kernel, C))  # psi(x) = K(x, C) N
-        m = N.shape[1]
-        S, s = np.zeros((m, m)), np.zeros(m)
-        for r0, r1 in row_blocks(n, rows_per_block(M + m)):  # moments of psi, K never formed
-            Zb = nystroem_transform(kernel, X[r0:r1], C, N)
-            S += Zb.T @ Zb
-            s += Zb.sum(axis=0)
-        mean = s / n if self.center_kernel else np.zeros(m)
-        G = S - n * np.outer(mean, mean)  # Psi_c' Psi_c: same non-zero spectrum as K~_c
-        kk = min(k, m)
-        lam, W = scipy.linalg.eigh(G, subset_by_index=(m - kk, m - 1))
-        lam, W = lam[::-1], W[:, ::-1]
-        lam = self._fix_eigenvalues(lam)
+        lam, P, offset = nystroem_eigenpairs(kernel, X, C, k, center=self.center_kernel)
         keep = self._kept(lam)
-        lam, W = lam[keep], W[:, keep]
-        self.centers_ = C
-        self.projection_ = N @ W
-        self.projection_offset_ = mean @ W
-        proj = self._project_nystroem(X)  # = Psi_c W = V sqrt(lam)
+        lam, P, offset = lam[keep], P[:, keep], offset[keep]
+        proj = nystroem_project(kernel, X, C, P, offset)  # = V sqrt(lam), a second pass
         V = np.zeros_like(proj)
         nz = lam > 0
         V[:, nz] = proj[:, nz] / np.sqrt(lam[nz])
-        signs = _sign_rule(V)
-        self.projection_ *= signs
-        self.projection_offset_ *= signs
+        signs = sign_rule(V)
+        self.centers_, self.projection_, self.projection_offset_ = C, P * signs, offset * signs
         return lam, V * signs
-
-    def _finish(self, lam, V):
-        """Eigenpairs (ascending from LAPACK) checked, signed, sorted, trimmed."""
-        lam = self._fix_eigenvalues(lam)
-        V = V * _sign_rule(V)
-        order = np.argsort(lam, kind="stable")[::-1]
-        lam, V = lam[order], V[:, order]
-        keep = self._kept(lam)
-        return lam[keep], np.ascontiguousarray(V[:, keep])
 
     def _kept(self, lam):
         if self.remove_zero_eig or self.n_components is None:
             return lam > 0
         return np.ones(lam.shape, dtype=bool)
-
-    @staticmethod
-    def _fix_eigenvalues(lam):
-        """scikit-learn's rule: refuse a clearly indefinite matrix, zero the round-off."""
-        lam = np.array(lam, dtype=np.float64)
-        top = float(lam.max()) if lam.size else 0.0
-        if top < 0:
-            raise ValueError(f"all computed eigenvalues of the kernel matrix are negative "
-                             f"(largest {top:.3g}): it is not positive semi-definite. Check "
-                             "the kernel (or the precomputed matrix)")
-        low = float(lam.min()) if lam.size else 0.0
-        if low < -_NEGATIVE_ATOL and low < -_NEGATIVE_RTOL * top:
-            raise ValueError(f"the kernel matrix has an eigenvalue {low:.3g} (largest "
-                             f"{top:.3g}): significantly negative, so it is not positive "
-                             "semi-definite. Use a PSD kernel (kernelkit.testing.check_kernel "
-                             "tests one), or (K + K.T) / 2 plus a small multiple of I")
-        lam[lam < _ZERO_RTOL * top] = 0.0
-        return lam
 
     def _fit_inverse(self, Z, X):
         n = Z.shape[0]
@@ -469,8 +415,8 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         return KA - r[:, None] * ones_A - (self.K_fit_rows_ @ A - self.K_fit_all_ * ones_A)
 
     def _project_nystroem(self, X):
-        proj = nystroem_transform(self.kernel_, X, self.centers_, self.projection_)
-        return proj - self.projection_offset_
+        return nystroem_project(self.kernel_, X, self.centers_, self.projection_,
+                                self.projection_offset_)
 
     def eigenfunctions(self, X):
         """The eigenfunctions phi_i of the kernel on the training sample, at X.
@@ -535,14 +481,6 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         if "eigenvalues_" not in vars(self):
             raise AttributeError("_n_features_out")
         return self.eigenvalues_.shape[0]
-
-
-def _sign_rule(V):
-    """+1/-1 per column making its entry of largest magnitude positive (svd_flip's rule)."""
-    if V.size == 0:
-        return np.ones(V.shape[1])
-    big = V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])]
-    return np.where(big < 0, -1.0, 1.0)
 
 
 # Attributes one path sets and the other does not: cleared at each fit.
