@@ -183,6 +183,8 @@ def _examples():
         "Spectrum": [Spectrum(), Spectrum(k=2, normalize=False)],
         "WeightedDegree": [WeightedDegree(degree=2)],
         "Spline": [kernelkit.kernels.Spline(), kernelkit.kernels.Spline(order=3)],
+        "WeisfeilerLehman": [kernelkit.kernels.WeisfeilerLehman(),
+                             kernelkit.kernels.WeisfeilerLehman(n_iter=1, normalize=True)],
     }
 
 

@@ -17,6 +17,7 @@ from .estimator_params import KernelParamsMixin
 from .chi2 import AdditiveChi2, Chi2
 from .matern import Matern
 from .spline import Spline
+from .graphs import LabelledGraph, WeisfeilerLehman
 from .rows import KernelRows
 from .objects import ObjectCodec, ObjectKernel, register_object_kind, takes_objects
 from .sets import MeanEmbedding
@@ -30,7 +31,7 @@ __all__ = [
     "Constant", "Sum", "Product", "Scaled", "Power", "Exp", "Warped", "Composed", "Bilinear",
     "Subsequence", "Spectrum", "WeightedDegree", "CallableKernel",
     "KernelParamsMixin", "Matern", "Chi2",
-    "AdditiveChi2", "Spline",
+    "AdditiveChi2", "Spline", "WeisfeilerLehman", "LabelledGraph",
     "ObjectKernel", "ObjectCodec", "register_object_kind", "takes_objects", "MeanEmbedding",
     "KERNELS", "parse_kernel", "resolve_kernel", "kernel_from_dict", "register_kernel",
 ]

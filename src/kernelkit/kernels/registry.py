@@ -33,6 +33,7 @@ from .callable import CallableKernel
 from .chi2 import AdditiveChi2, Chi2
 from .matern import Matern
 from .spline import Spline
+from .graphs import WeisfeilerLehman
 from .sets import MeanEmbedding
 
 __all__ = ["KERNELS", "resolve_kernel", "parse_kernel", "kernel_from_dict", "register_kernel"]
@@ -55,7 +56,7 @@ for _cls, _aliases in [
     (vector.Laplacian, ()), (vector.Cauchy, ()), (vector.Sigmoid, ("tanh",)),
     (vector.KroneckerDelta, ("delta", "kronecker")), (vector.Constant, ()),
     (Matern, ()), (Chi2, ()), (AdditiveChi2, ("additive_chi2",)),
-    (Spline, ("linear_spline",)),
+    (Spline, ("linear_spline",)), (WeisfeilerLehman, ("wl", "weisfeiler_lehman")),
     (algebra.Sum, ()), (algebra.Product, ()), (algebra.Scaled, ()), (algebra.Power, ()),
     (algebra.Exp, ()), (algebra.Bilinear, ()),
     (strings.Subsequence, ("ssk",)), (strings.Spectrum, ("kmer",)),
