@@ -170,6 +170,20 @@ def test_sparse_input_and_remove_zero_eig():
     assert KernelPCA(3, kernel=Linear()).fit(Z).eigenvalues_.tolist()[1:] == [0.0, 0.0]
 
 
+def test_string_kernel_both_paths():
+    from kernelkit.kernels import Spectrum
+
+    X = np.array(["abcab", "bcabc", "aaaaa", "ccccc", "abcabc", "cabca", "bbbba", "acacac"])
+    K = Spectrum(2)(X, X)
+    dense = KernelPCA(3, kernel=Spectrum(2)).fit(X)
+    ref = SkKernelPCA(3, kernel="precomputed", eigen_solver="dense").fit(K)
+    np.testing.assert_allclose(dense.eigenvalues_, ref.eigenvalues_, rtol=1e-10)
+    with warnings.catch_warnings():  # "aaaaa" and "ccccc" have dependent features
+        warnings.simplefilter("ignore")
+        nys = KernelPCA(3, kernel=Spectrum(2), eigen_solver="nystroem", n_centers=8).fit(X)
+    np.testing.assert_allclose(nys.eigenvalues_, dense.eigenvalues_, rtol=1e-10)
+
+
 def test_bad_input():
     X, _ = _data()
     with pytest.raises(InvalidParameterError, match="n_components"):
