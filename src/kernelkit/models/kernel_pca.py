@@ -45,9 +45,10 @@ from ._base import (KernelParamsMixin, kernel_for_data, report_plan, resolve_est
 
 __all__ = ["KernelPCA", "DENSE_MAX_N"]
 
-#: Above this many samples ``eigen_solver="auto"`` takes the Nystroem path: the dense
-#: eigendecomposition costs O(n^3) (about 10 s at n = 5000 on the reference machine),
-#: the Nystroem one O(n M d + M^3) with M ~ sqrt(n) log n centers.
+#: Above this many samples ``eigen_solver="auto"`` takes the Nystroem path (a size
+#: threshold, not a timed cost model): the dense eigendecomposition costs O(n^3) flops
+#: in a tridiagonal reduction that runs at memory speed, the Nystroem one
+#: O(n M d + M^3) with M ~ sqrt(n) log n centers.
 DENSE_MAX_N = 5000
 #: Peak bytes per entry of the dense path: K and LAPACK's copy of it (float64).
 _DENSE_BYTES_PER_ENTRY = 16.0
@@ -109,10 +110,12 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
     Attributes
     ----------
-    eigenvalues_ : ndarray of shape (n_components_,)
-        Eigenvalues lambda_i of the (centred) kernel matrix, decreasing; the
-        operator eigenvalues of Mercer's theorem are ``eigenvalues_ / n``.
-    eigenvectors_ : ndarray of shape (n_samples, n_components_)
+    eigenvalues_ : ndarray of shape (n_components,)
+        Eigenvalues lambda_i of the (centred) kernel matrix, decreasing (of its
+        Nystroem approximation on the Nystroem path); the operator eigenvalues
+        of Mercer's theorem are ``eigenvalues_ / n``. Fewer than
+        ``n_components`` when zero eigenvalues are dropped.
+    eigenvectors_ : ndarray of shape (n_samples, n_components)
         Its unit eigenvectors v_i; each column's entry of largest magnitude is
         positive (scikit-learn's sign rule).
     kernel_ : Kernel or "precomputed"
@@ -126,13 +129,13 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         Mean of the training K (dense path with centring).
     centers_ : ndarray of shape (M, n_features)
         Nystroem centers (Nystroem path).
-    projection_ : ndarray of shape (M, n_components_)
+    projection_ : ndarray of shape (M, n_components)
         ``transform(x) = K(x, centers_) @ projection_ - projection_offset_``
         (Nystroem path).
-    projection_offset_ : ndarray of shape (n_components_,)
+    projection_offset_ : ndarray of shape (n_components,)
     dual_coef_ : ndarray of shape (n_samples, n_features)
         Pre-image coefficients (``fit_inverse_transform=True``).
-    X_transformed_fit_ : ndarray of shape (n_samples, n_components_)
+    X_transformed_fit_ : ndarray of shape (n_samples, n_components)
         Projections of the training data (``fit_inverse_transform=True``).
     n_samples_fit_ : int
     n_features_in_ : int
@@ -239,7 +242,7 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, n_components)
         """
         return self._fit(X)
 
@@ -390,7 +393,7 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
         Returns
         -------
-        ndarray of shape (n_queries, n_components_)
+        ndarray of shape (n_queries, n_components)
         """
         check_is_fitted(self, "eigenvalues_")
         X = validate_predict_data(self, self.kernel_, X)
@@ -440,7 +443,7 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
         Returns
         -------
-        ndarray of shape (n_queries, n_components_)
+        ndarray of shape (n_queries, n_components)
         """
         Z = self.transform(X)
         mu = self.eigenvalues_ / self.n_samples_fit_
@@ -458,7 +461,7 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
         Parameters
         ----------
-        X : array-like of shape (n_queries, n_components_)
+        X : array-like of shape (n_queries, n_components)
 
         Returns
         -------
