@@ -162,7 +162,12 @@ def test_auto_solver_picks_falkon_with_fewer_centers_under_a_small_budget():
 
 def test_infinite_penalty_message_says_finite():
     X, y = np.array([[0.0], [1.0]]), np.array([0, 1])
+    # (KernelSVC takes C=inf since issue 21, item 9: the hard margin; logistic
+    # regression's C has no infinite meaning and keeps the finite wording)
     with pytest.raises(InvalidParameterError, match="C must be a finite number > 0, got inf"):
-        KernelSVC(C=float("inf")).fit(X, y)
-    with pytest.raises(InvalidParameterError, match="C must be a number > 0, got -1"):
+        KernelLogisticRegression(C=float("inf")).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="C must be a finite number > 0 or inf, "
+                                                    "got -inf"):
+        KernelSVC(C=-float("inf")).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="C must be a number > 0 or inf, got -1"):
         KernelSVC(C=-1).fit(X, y)  # finite values keep the plain wording

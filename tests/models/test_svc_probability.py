@@ -185,14 +185,17 @@ def test_break_ties_like_scikit_learn():
         X, y == 0).predict(grid))
 
 
-def test_infinite_C_says_finite_and_what_to_do(cancer):
+def test_infinite_C_is_the_hard_margin_of_a_large_finite_C(cancer):
+    # (issue 21, item 9: C=inf was refused; it is now the hard margin, tests/models/
+    # test_hard_margin.py checks it against a brute-force QP)
     X, y, _, _ = cancer
-    with pytest.raises(ValueError, match="finite.*large finite C"):
-        KernelSVC(C=np.inf).fit(X, y)
     # on separable data a large finite C is the hard margin: every margin >= 1
-    hard = KernelSVC(Linear(), C=1e6, tol=1e-6).fit(X[:100], y[:100])
+    soft = KernelSVC(Linear(), C=1e6, tol=1e-6).fit(X[:100], y[:100])
+    hard = KernelSVC(Linear(), C=np.inf, tol=1e-6).fit(X[:100], y[:100])
     margins = (2 * y[:100] - 1) * hard.decision_function(X[:100])
     assert margins.min() > 1 - 1e-3
+    np.testing.assert_allclose(hard.decision_function(X[:100]),
+                               soft.decision_function(X[:100]), atol=1e-3)
 
 
 def test_progress_and_convergence_warnings(cancer, capsys):

@@ -25,11 +25,13 @@ from .._progress import progress
 from ..exceptions import DivergenceError, MemoryBudgetError
 from ..features import ExplicitFeatures, explicit_feature_dim
 from ..gram import GramOperator, gram
-from ..planning import (Choice, Plan, choose_machine_solver, choose_newton_inner, decide_store,
-                        plan_sgd)
+from ..planning import (NEWTON_MAX_N, Choice, Plan, choose_machine_solver, choose_newton_inner,
+                        decide_store, plan_sgd)
 from ..solvers.losses import get_loss
 from ..solvers.newton import lbfgs_dual, newton_dual
 from ..solvers.newton_cg import newton_cg_dual
+from ..solvers.newton_intercept import newton_intercept_dual
+from ..solvers.user_loss import is_user_loss
 from ..solvers.sgd import default_eta0, sgd
 from ._base import (as_float64_rows, input_dim, predict_labels, takes_strings,
                     validate_predict_data)
@@ -63,6 +65,8 @@ class ColumnFit:
         space; see :class:`~kernelkit.solvers.newton.NewtonResult`).
     last_epoch_change : ndarray of shape (k,) or None
         SGD: the objective's relative change over the last epoch per column.
+    intercept : ndarray of shape (k,) or None
+        The unpenalised intercept per column (``fit_intercept=True`` only).
     """
 
     solver: str
@@ -76,6 +80,7 @@ class ColumnFit:
     strategy: Any = None
     gradient_norm: Any = None
     last_epoch_change: Any = None
+    intercept: Any = None
 
 
 #: SGD has no stopping test; it warns (ConvergenceWarning) when the objective still
@@ -104,7 +109,7 @@ def _stack(coefs):
 
 def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, features,
                 n_epochs, eta0, average, max_iter, tol, random_state, sample_weight=None,
-                verbose=0, solver_choice=None):
+                verbose=0, solver_choice=None, fit_intercept=False):
     """Fit one binary/real problem per column of Y (n, k) with the shared solvers.
 
     Parameters are those of :class:`~kernelkit.models.KernelMachine`; ``X`` is
@@ -115,7 +120,11 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
     :func:`~kernelkit.planning.choose_machine_solver` decides). Newton and L-BFGS
     stopping at ``max_iter`` short of ``tol``, and SGD whose objective still
     moved by more than :data:`SGD_TOL` over its last epoch, warn with a
-    :class:`~sklearn.exceptions.ConvergenceWarning`.
+    :class:`~sklearn.exceptions.ConvergenceWarning`. ``fit_intercept`` adds an
+    unpenalised intercept per column (Newton with direct steps, or L-BFGS; SGD
+    has none, see :func:`machine_solver_choice`). ``loss`` may be a
+    :class:`~kernelkit.solvers.user_loss.UserLoss` (Newton with its curvature,
+    else L-BFGS).
 
     Returns
     -------
@@ -126,14 +135,31 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
     n, d = X.shape[0], input_dim(X)
     lam = alpha / n
     if solver_choice is None:
-        solver_choice = choose_machine_solver(n, loss.name, solver)
+        solver_choice = machine_solver_choice(n, loss, solver, fit_intercept)
     solver = solver_choice.value
     k = Y.shape[1]
     if not takes_strings(kernel):
         X = as_float64_rows(X)  # sparse rows stay sparse
     if solver in ("newton", "lbfgs"):
         problem = {"n": n, "d": d, "loss": loss.name}
-        if solver == "newton":
+        if is_user_loss(loss):
+            problem["loss"] = (f"{loss.name} (user-defined, "
+                               f"{'with' if loss.smooth else 'without'} curvature)")
+        if fit_intercept:
+            problem["intercept"] = "fitted, unpenalised"
+        if solver == "newton" and fit_intercept:
+            require(8.0 * n * n, f"solver='newton' on n={n} samples (the {n} x {n} Gram matrix)",
+                    hint="use solver='lbfgs' (products with K, never stored)")
+            K = gram(kernel, X)
+            results = [_with_progress(newton_intercept_dual, K, Y[:, j], loss, lam, tol,
+                                      max_iter, sample_weight, verbose, _desc("Newton", j, k))
+                       for j in range(k)]
+            choices = (solver_choice,
+                       Choice(f"store the {n} x {n} Gram matrix", True,
+                              f"Newton's steps need it ({format_bytes(8.0 * n * n)})"),
+                       Choice("Newton's step", "direct",
+                              "with the intercept, one Cholesky factorisation per step"))
+        elif solver == "newton":
             require(8.0 * n * n, f"solver='newton' on n={n} samples (the {n} x {n} Gram matrix)",
                     hint="use solver='lbfgs' (products with K, never stored) or solver='sgd'")
             store = Choice(f"store the {n} x {n} Gram matrix", True,
@@ -154,7 +180,9 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
                                    "factored instead"),)
         else:
             K, store = gram_or_operator(kernel, X)
-            results = [_with_progress(lbfgs_dual, K, Y[:, j], loss, lam, tol, max_iter,
+            solve = lbfgs_dual if not fit_intercept else \
+                (lambda *a, **kw: lbfgs_dual(*a, fit_intercept=True, **kw))
+            results = [_with_progress(solve, K, Y[:, j], loss, lam, tol, max_iter,
                                       sample_weight, verbose, _desc("L-BFGS", j, k))
                        for j in range(k)]
             choices = (solver_choice, store)
@@ -164,7 +192,9 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
         return ColumnFit(solver, "dual", _stack([r.coef for r in results]),
                          max(r.n_iter for r in results),
                          np.array([r.objective for r in results]), plan, X_fit=X,
-                         gradient_norm=gradient_norm)
+                         gradient_norm=gradient_norm,
+                         intercept=np.array([r.intercept for r in results]) if fit_intercept
+                         else None)
 
     fmap = None
     if features is not None:
@@ -226,6 +256,33 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
                      strategy=strategy, last_epoch_change=change)
 
 
+def machine_solver_choice(n, loss, solver="auto", fit_intercept=False):
+    """The kernel machine's solver as a :class:`~kernelkit.planning.Choice`.
+
+    Built-in losses without an intercept: :func:`~kernelkit.planning.choose_machine_solver`.
+    A user loss: Newton when it has a curvature (and n <= ``NEWTON_MAX_N`` with
+    the Gram matrix fitting), else L-BFGS (SGD's steps are compiled for the
+    built-in losses). With ``fit_intercept``: Newton or L-BFGS (SGD has no
+    intercept); the losses without curvature (hinge, epsilon-insensitive) are
+    refused by the estimators' parameter checks before this.
+    """
+    if solver != "auto":
+        return Choice("solver", solver, "set by the user")
+    if not is_user_loss(loss) and not fit_intercept:
+        return choose_machine_solver(n, loss.name, solver)
+    why = (f"the user loss {loss.name!r}" if is_user_loss(loss)
+           else "fit_intercept=True (SGD has no intercept)")
+    if not loss.smooth and is_user_loss(loss):
+        return Choice("solver", "lbfgs", f"{why} has no curvature for Newton: L-BFGS on its "
+                      "value and gradient")
+    store = decide_store(f"the {n} x {n} Gram matrix", 8.0 * n * n)
+    if n <= NEWTON_MAX_N and store.value:
+        return Choice("solver", "newton", f"{why}: Newton, n={n} <= {NEWTON_MAX_N} and the "
+                      "Gram matrix fits")
+    return Choice("solver", "lbfgs", f"{why}: L-BFGS (n={n} > {NEWTON_MAX_N} or the Gram "
+                  "matrix does not fit: products with K)")
+
+
 def _desc(what, j, k):
     return what if k == 1 else f"{what}, column {j + 1}/{k}"
 
@@ -262,10 +319,14 @@ def _raise_if_diverged(results, loss, lam, eta0, kernel, X):
 
 
 def decision_columns(est, X):
-    """Scores (n_queries,) or (n_queries, k) of a model fitted by :func:`fit_columns`."""
+    """Scores (n_queries,) or (n_queries, k) of a model fitted by :func:`fit_columns`
+    (plus ``intercept_`` where the model has one)."""
     if est.representation_ == "primal":
-        return est.feature_map_.transform(X) @ est.coef_
-    return predict_dual(est.kernel_, X, est.X_fit_, est.dual_coef_)
+        scores = est.feature_map_.transform(X) @ est.coef_
+    else:
+        scores = predict_dual(est.kernel_, X, est.X_fit_, est.dual_coef_)
+    intercept = getattr(est, "intercept_", None)
+    return scores if intercept is None else scores + intercept
 
 
 class ColumnFitted:
@@ -289,6 +350,13 @@ class ColumnFitted:
             self.strategy_ = fit.strategy
         self.n_iter_ = fit.n_iter
         self.objective_ = fit.objective
+        one = np.ndim(fit.coef) == 1
+        if fit.intercept is not None:  # a float for one column, as scikit-learn's
+            self.intercept_ = float(fit.intercept[0]) if one else np.asarray(fit.intercept)
+        elif getattr(self, "fit_intercept", None) is False:
+            self.intercept_ = 0.0 if one else np.zeros(np.shape(fit.coef)[1])
+        else:
+            self.__dict__.pop("intercept_", None)
         for name in ("gradient_norm", "last_epoch_change"):  # the solver's own measure
             if getattr(fit, name) is not None:
                 setattr(self, name + "_", getattr(fit, name))

@@ -9,8 +9,13 @@ labels of any type, one-vs-rest beyond two classes) minimise
 i.e. (lam/2)||w||^2 + (1/n) sum_i l(w'psi(x_i); y_i) with lam = alpha / n.
 This scaling makes ``KernelMachine(loss="squared", alpha=a)`` the same model
 as ``KernelRidge(alpha=a)`` (both solve (K + a I) u = y), and ``alpha = 1/C``
-for scikit-learn's ``C`` convention. There is no separate intercept: add a
-constant to the kernel (``"rbf + 1"``) for one (it is then penalised). With
+for scikit-learn's ``C`` convention. ``fit_intercept=True`` adds an
+unpenalised intercept b, f(x) + b (Newton or L-BFGS; the default, False, keeps
+the KernelRidge equality, whose scikit-learn model has no intercept either);
+a constant in the kernel (``"rbf + 1"``) gives a penalised one. Any other loss
+can be passed as an object with its value, gradient and curvature
+(:func:`kernelkit.solvers.make_loss`): the representer theorem holds for every
+loss. ``fit(X, y, sample_weight)`` multiplies each sample's loss. With
 ``loss="epsilon_insensitive"`` and ``alpha = 1/C`` the objective is
 ``C`` times that of :class:`~kernelkit.models.KernelSVR` (scikit-learn's
 ``SVR``) without its intercept: the same minimiser.
@@ -38,6 +43,7 @@ from ._base import KernelParamsMixin, kernel_for_data
 from ._base import report_plan, resolve_estimator_kernel, validate_fit_data, validate_predict_data
 from ._base import check_class_weights, check_sample_weight, validate_classifier_data
 from ._columns import ColumnFitted, _ScoreClassifier, decision_columns, fit_columns
+from ..solvers.user_loss import UserLoss, check_user_loss, is_user_loss
 
 __all__ = ["KernelMachine", "KernelMachineClassifier"]
 
@@ -65,6 +71,7 @@ _MACHINE_CONSTRAINTS = {
     "eta0": [Interval(Real, 0, None, closed="neither"), Options(str, ("auto",))],
     "average": ["boolean", Interval(Integral, 0, None)],
     "verbose": [Interval(Real, 0, None)],
+    "fit_intercept": ["boolean"],
     **ITERATION_CONSTRAINTS,
 }
 
@@ -97,12 +104,23 @@ def check_kernel_machine_params(est):
     """Data-independent checks shared by the kernel machines; returns the kernel."""
     owner = type(est).__name__
     validate_params(est, est._param_constraints, owner)
+    if is_user_loss(est.loss):
+        _check_user_loss_params(est, owner)
+    elif est.fit_intercept and (est.solver == "sgd" or est.loss in _NO_CURVATURE):
+        why = (f"the {est.loss} loss has no curvature for them"
+               if est.loss in _NO_CURVATURE else "SGD has none")
+        raise InvalidParameterError(
+            f"{owner}: fit_intercept=True is fitted by solver='newton' or 'lbfgs' ({why}); "
+            "use fit_intercept=False with solver='sgd' (a constant in the kernel, e.g. "
+            "'rbf + 1', is a penalised intercept)"
+            + ("" if est.loss not in _NO_CURVATURE else
+               f", or loss={'squared_hinge' if est.loss == 'hinge' else 'huber'!r}"))
     if est.solver in ("newton", "lbfgs") and est.loss in _NO_CURVATURE:
         other = "squared_hinge" if est.loss == "hinge" else "huber"
         raise InvalidParameterError(
             f"{owner}: solver={est.solver!r} needs a loss with curvature; the {est.loss} loss "
             f"has none: use solver='sgd' (or loss={other!r})")
-    if est.loss == "huber" and not est.epsilon > 0:
+    if isinstance(est.loss, str) and est.loss == "huber" and not est.epsilon > 0:
         raise InvalidParameterError(f"{owner}: the huber loss needs epsilon > 0, got "
                                     f"{est.epsilon!r}")
     kernel = resolve_estimator_kernel(est.kernel)
@@ -112,12 +130,32 @@ def check_kernel_machine_params(est):
     return kernel
 
 
+def _check_user_loss_params(est, owner):
+    """A user loss: of the estimator's kind, and a solver that can use it."""
+    loss = est.loss
+    want = "margin" if isinstance(est, _ScoreClassifier) else "regression"
+    if loss.kind != want:
+        other = "KernelMachineClassifier" if want == "regression" else "KernelMachine"
+        raise InvalidParameterError(
+            f"{owner}: the loss {loss.name!r} is a {loss.kind} loss; {owner} takes "
+            f"make_loss(..., kind={want!r}) (a {loss.kind} loss is {other}'s)")
+    if est.solver == "sgd":
+        raise InvalidParameterError(
+            f"{owner}: solver='sgd' runs compiled steps of the built-in losses; the user loss "
+            f"{loss.name!r} is fitted by solver='newton' (with a curvature) or 'lbfgs'")
+    if est.solver == "newton" and not loss.smooth:
+        raise InvalidParameterError(
+            f"{owner}: solver='newton' needs the loss's curvature; {loss.name!r} has none: "
+            "pass make_loss(..., curvature=...) or use solver='lbfgs'")
+
+
 class _KernelMachineMixin(ColumnFitted):
     """Parameters shared by the two kernel machines (documented on each class)."""
 
     def __init__(self, kernel="rbf", loss="squared", alpha=1.0, *, epsilon=1.35,
                  solver="auto", strategy="auto", features=None, n_epochs=5, eta0="auto",
-                 average=False, max_iter=100, tol=1e-8, random_state=None, verbose=0):
+                 average=False, max_iter=100, tol=1e-8, random_state=None, verbose=0,
+                 fit_intercept=False):
         self.kernel = kernel
         self.loss = loss
         self.alpha = alpha
@@ -132,21 +170,29 @@ class _KernelMachineMixin(ColumnFitted):
         self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
+        self.fit_intercept = fit_intercept
 
     def _fit_columns(self, kernel, X, Y, sample_weight=None):
+        if is_user_loss(self.loss):
+            check_user_loss(self.loss, Y, type(self).__name__)
         return fit_columns(kernel, X, Y, self.loss, float(self.alpha), epsilon=self.epsilon,
                            solver=self.solver, strategy=self.strategy, features=self.features,
                            n_epochs=self.n_epochs, eta0=self.eta0, average=self.average,
                            max_iter=self.max_iter, tol=self.tol,
                            random_state=self.random_state, sample_weight=sample_weight,
-                           verbose=self.verbose)
+                           verbose=self.verbose, fit_intercept=bool(self.fit_intercept))
 
 
 _PARAMS_DOC = """
     kernel : Kernel or str, default="rbf"
         A kernel object or expression such as ``"poly(degree=2) + 1"``.
-    loss : str
-        See the class summary.
+    loss : str or UserLoss
+        See the class summary; or any loss from
+        :func:`kernelkit.solvers.make_loss` (its value, gradient and, for Newton,
+        curvature in the score; probed at fit: vectorised, finite, gradient
+        matching the value, curvature >= 0). Fitted by Newton when it has a
+        curvature, else L-BFGS (``plan_`` says which); a model with a user loss
+        cannot be saved to a model file (the loss is code).
     alpha : float, default=1.0
         Penalty (alpha/2)||f||^2 against the *sum* of the losses; lam = alpha / n.
     epsilon : float, default=1.35
@@ -182,6 +228,13 @@ _PARAMS_DOC = """
     verbose : int, default=0
         Progress of the Newton / L-BFGS steps (with the gradient norm) or of
         the SGD steps, and the plan; ``config_context(verbosity=1)`` does the same.
+    fit_intercept : bool, default=False
+        Fit an unpenalised intercept b: minimise (alpha/2)||f||_H^2 + sum_i s_i
+        l(f(x_i) + b; y_i). Newton (direct steps, one Cholesky factorisation
+        each) or L-BFGS; not SGD, nor the hinge and epsilon-insensitive losses.
+        False (the default) keeps ``KernelMachine(loss="squared")`` equal to
+        :class:`KernelRidge` (and scikit-learn's ``KernelRidge``), which have no
+        intercept.
 """
 
 
@@ -209,8 +262,10 @@ class KernelMachine(KernelParamsMixin, _KernelMachineMixin, RegressorMixin, Base
         The automatic choices of the fit (solver, storing K) and, for SGD, the
         planner's table of strategies; printed by ``fit`` at verbosity >= 1.
     n_iter_ : int
+    intercept_ : float or ndarray of shape (n_targets,)
+        b (0.0 when ``fit_intercept=False``).
     objective_ : ndarray of shape (n_targets,)
-        Final (lam/2)||w||^2 + mean loss per target.
+        Final (lam/2)||w||^2 + mean (weighted) loss per target.
     gradient_norm_ : ndarray of shape (n_targets,)
         Newton / L-BFGS: the final gradient norm in the feature space (as
         Falkon's ``residual_norm_``: what ``tol`` is judged against).
@@ -231,20 +286,35 @@ class KernelMachine(KernelParamsMixin, _KernelMachineMixin, RegressorMixin, Base
     _param_constraints = {
         **_MACHINE_CONSTRAINTS,
         "loss": [Options(str, _REGRESSION, note="the margin losses 'logistic', 'hinge' and "
-                                                "'squared_hinge' are KernelMachineClassifier's")],
+                                                "'squared_hinge' are KernelMachineClassifier's; "
+                                                "other losses: kernelkit.solvers.make_loss"),
+                 UserLoss],
     }
 
     def _check_params(self):
         return check_kernel_machine_params(self)
 
-    def fit(self, X, y):
-        """Fit on X of shape (n_samples, n_features), y of shape (n_samples,) or
-        (n_samples, n_targets); returns self."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+        sample_weight : array-like of shape (n_samples,), optional
+            s_i >= 0 multiplying sample i's loss (integer weights fit as
+            repeated rows).
+
+        Returns
+        -------
+        self
+        """
         kernel = self._check_params()
         X, y = validate_fit_data(self, kernel, X, y)
         kernel = kernel_for_data(kernel, X, self)  # gamma="scale" fixed from the training X
         y = np.asarray(y, dtype=np.float64)
-        fit = self._fit_columns(kernel, X, y[:, None] if y.ndim == 1 else y)
+        sw = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
+        fit = self._fit_columns(kernel, X, y[:, None] if y.ndim == 1 else y, sw)
         if y.ndim == 2 and y.shape[1] == 1:  # keep the (n, 1) shape of y
             fit.coef = fit.coef[:, None]
         self._store_fit(kernel, fit)
@@ -286,6 +356,8 @@ class KernelMachineClassifier(KernelParamsMixin, _KernelMachineMixin, _ScoreClas
         As in :class:`KernelMachine`.
     gradient_norm_, last_epoch_change_
         As in :class:`KernelMachine`, per binary problem.
+    intercept_ : float for two classes, else ndarray of shape (n_classes,)
+        b per binary problem (0.0 when ``fit_intercept=False``).
 
     Examples
     --------
@@ -301,29 +373,34 @@ class KernelMachineClassifier(KernelParamsMixin, _KernelMachineMixin, _ScoreClas
     def __init__(self, kernel="rbf", loss="hinge", alpha=1.0, *, epsilon=1.35,
                  solver="auto", strategy="auto", features=None, n_epochs=5, eta0="auto",
                  average=False, max_iter=100, tol=1e-8, random_state=None, verbose=0,
-                 class_weight=None):
+                 class_weight=None, fit_intercept=False):
         super().__init__(kernel, loss, alpha, epsilon=epsilon, solver=solver,
                          strategy=strategy, features=features, n_epochs=n_epochs, eta0=eta0,
                          average=average, max_iter=max_iter, tol=tol,
-                         random_state=random_state, verbose=verbose)
+                         random_state=random_state, verbose=verbose,
+                         fit_intercept=fit_intercept)
         self.class_weight = class_weight
 
     _param_constraints = {
         **_MACHINE_CONSTRAINTS,
         "loss": [Options(str, _CLASSIFICATION, note="'squared' and 'huber' are losses of "
-                                                    "KernelMachine")],
+                                                    "KernelMachine; other losses: "
+                                                    "kernelkit.solvers.make_loss"),
+                 UserLoss],
         "class_weight": [Options(str, ("balanced",)), dict, None],
     }
 
     def _check_params(self):
         return check_kernel_machine_params(self)
 
-    def fit(self, X, y):
-        """Fit on X of shape (n_samples, n_features), labels y of shape (n_samples,)."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X of shape (n_samples, n_features), labels y of shape (n_samples,);
+        ``sample_weight`` (shape (n_samples,), optional) multiplies each sample's
+        loss, with ``class_weight``. Returns self."""
         kernel = self._check_params()
         X, Y = validate_classifier_data(self, X, y, kernel)
         kernel = kernel_for_data(kernel, X, self)  # gamma="scale" fixed from the training X
-        sw = class_sample_weight(self.class_weight, self.classes_, Y)
+        sw = class_sample_weight(self.class_weight, self.classes_, Y, sample_weight)
         self._store_fit(kernel, self._fit_columns(kernel, X, Y, sw))
         report_plan(self, self.verbose)
         return self

@@ -27,6 +27,7 @@ from ._base import report_plan, tag_precomputed, takes_strings
 from ._base import as_float64_rows  # sparse support vectors stay sparse
 from ._base import check_class_weights
 from ._svm_probability import ProbabilitiesAndWeightsMixin, cross_validated_sigmoid
+from ._hard_margin import hard_margin_choice, is_hard, refuse_hard_pegasos, solve_hard_margin
 
 __all__ = ["KernelSVC"]
 
@@ -68,11 +69,14 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
         fit the same kernel. ``"precomputed"``: X is K(X_train, X_train) in ``fit``
         and K(X_test, X_train) in ``predict``.
     C : float, default=1.0
-        Penalty of margin violations, > 0 and finite. There is no ``C=inf``: on
-        data that are not separable the hard-margin dual is unbounded and SMO
-        would run to ``max_iter``. For a hard margin on separable data pass a
-        large finite C (e.g. 1e6): once C exceeds the largest hard-margin
-        alpha_i, the soft-margin solution is the hard-margin one.
+        Penalty of margin violations, > 0. ``C=np.inf`` is the hard-margin SVM
+        of the notes' normalised form, min 1/2 ||w||^2 s.t. y_i f(x_i) >= 1
+        (margin 1/||w||, ||w||^2 = sum_i alpha_i): SMO with an unbounded box
+        (:mod:`kernelkit.solvers.hard_margin`). On classes that are not
+        separable in the kernel's feature space no hard margin exists and
+        ``fit`` raises a ValueError saying so (checked every 20,000 SMO steps
+        from the distance between the classes' convex hulls), never running
+        on. Class and sample weights then only drop samples of weight 0.
     solver : {"smo", "pegasos"}, default="smo"
     tol : float, default=1e-3
         SMO stops when the maximal KKT violation m(a) - M(a) < tol (libsvm's eps).
@@ -172,8 +176,8 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
 
     _param_constraints = {
         "kernel": ["kernel"],
-        "C": [Interval(Real, 0, None, closed="neither",
-                       note="for a hard margin use a large finite C such as 1e6")],
+        "C": [Interval(Real, 0, None, closed="neither", note="C=inf is the hard margin"),
+              Options(float, (np.inf,))],
         "solver": [Options(str, _SOLVERS)],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None), None],
@@ -210,6 +214,7 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
     def _check_params(self):
         """Check the hyperparameters that do not depend on data; return the kernel."""
         validate_params(self, self._param_constraints, type(self).__name__)
+        refuse_hard_pegasos(self)
         return resolve_estimator_kernel(self.kernel)
 
     # ---- fit ------------------------------------------------------------------------
@@ -249,7 +254,8 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
         sw = check_sample_weight(sample_weight, n)
         cw = check_class_weights(compute_class_weight(self.class_weight, classes=classes, y=y),
                                  classes)
-        Cs = float(self.C) * cw[y_idx] * (1.0 if sw is None else sw)
+        weight = cw[y_idx] * (1.0 if sw is None else sw)
+        Cs = np.where(weight > 0, float(self.C) * weight, 0.0)  # C = inf: inf or 0
         # libsvm (as patched by scikit-learn) drops samples of weight 0; the
         # training set is sorted by class so each class is a contiguous block.
         keep = np.flatnonzero(Cs > 0)
@@ -330,6 +336,8 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
                    "kernel rows computed on demand with an LRU cache" if kept == 0 else
                    "Gram matrices stored where they fit, else rows on demand")
         problem = {"n": n, "classes": n_classes, "problems": n_problems}
+        if is_hard(self.C):
+            unique += (hard_margin_choice(),)
         return Plan(self.solver, reason=why, problem=problem, choices=unique)
 
     def _problems(self, X, order, yk, starts, kernel, n_classes, choices):
@@ -391,7 +399,12 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
                                    random_state=self.random_state, callback=steps)
             return {"alpha": r.alpha, "bias": 0.0, "n_iter": r.n_iter,
                     **pegasos_objectives(Ksub, kernel, Xsub, r.alpha, ysub, Csub)}
-        if Ksub is not None:
+        if is_hard(self.C):
+            if Ksub is None:
+                choices.append(row_cache_choice(m))
+            r = solve_hard_margin(type(self).__name__, Ksub, kernel, Xsub, ysub,
+                                  tol=self.tol, max_iter=self.max_iter, callback=callback)
+        elif Ksub is not None:
             r = smo_gram(Ksub, ysub, Csub, tol=self.tol, max_iter=self.max_iter,
                          callback=callback)
         else:

@@ -13,6 +13,7 @@ from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
 from ..planning import Plan, decide_store, row_cache_choice
 from ..solvers.svr import svr_gram, svr_kernel
+from ._hard_margin import hard_tube_choice, is_hard, solve_hard_tube
 from ._base import KernelParamsMixin, kernel_for_data, warn_smo_stopped
 from ._base import (check_sample_weight, report_plan, tag_precomputed, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
@@ -33,7 +34,15 @@ class KernelSVR(KernelParamsMixin, RegressorMixin, BaseEstimator):
     ----------
     kernel : Kernel, str or "precomputed", default="rbf"
     C : float, default=1.0
-        Penalty of the deviations outside the tube, > 0.
+        Penalty of the deviations outside the tube, > 0. ``C=np.inf`` is the
+        hard epsilon-tube: min 1/2 ||w||^2 s.t. |f(x_i) - y_i| <= epsilon for
+        every i, the kernel form of the minimax (L-infinity, Chebyshev) fit --
+        the "brittle" regression of the notes, whose largest residual is
+        bounded, so a single outlier moves the whole fit (or, further than
+        2 epsilon from what the kernel can reach, leaves no feasible f).
+        Solved by SMO with an unbounded box; when no function of the kernel's
+        space fits the tube, ``fit`` raises a ValueError saying so
+        (:mod:`kernelkit.solvers.hard_margin`).
     epsilon : float, default=0.1
         Half width of the tube inside which errors cost nothing, >= 0.
     tol : float, default=1e-3
@@ -83,7 +92,8 @@ class KernelSVR(KernelParamsMixin, RegressorMixin, BaseEstimator):
 
     _param_constraints = {
         "kernel": ["kernel"],
-        "C": [Interval(Real, 0, None, closed="neither", note="the penalty")],
+        "C": [Interval(Real, 0, None, closed="neither", note="the penalty; C=inf is the hard epsilon-tube"),
+              Options(float, (np.inf,))],
         "epsilon": [Interval(Real, 0, None, closed="left", note="the tube's half width")],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None), None],
@@ -116,7 +126,8 @@ class KernelSVR(KernelParamsMixin, RegressorMixin, BaseEstimator):
         y = column_or_1d(y, warn=True).astype(np.float64)
         n = len(y)
         sw = check_sample_weight(sample_weight, n)
-        Cs = float(self.C) * (np.ones(n) if sw is None else sw)
+        weight = np.ones(n) if sw is None else sw
+        Cs = np.where(weight > 0, float(self.C) * weight, 0.0)  # C = inf: inf or 0
         keep = np.flatnonzero(Cs > 0)  # as libsvm: samples of weight 0 take no part
         bar = progress(None, "SMO (epsilon-SVR)", self.verbose)
         opts = dict(tol=float(self.tol), max_iter=self.max_iter, shrinking=self.shrinking,
@@ -125,7 +136,9 @@ class KernelSVR(KernelParamsMixin, RegressorMixin, BaseEstimator):
         eps = float(self.epsilon)
         m = len(keep)
         with bar:
-            if kernel == "precomputed":
+            if is_hard(self.C):
+                res, choices = self._fit_hard(kernel, X, y, keep, eps, opts)
+            elif kernel == "precomputed":
                 K = np.asarray(X, dtype=np.float64)[np.ix_(keep, keep)]
                 choices = ()
                 res = svr_gram(K, y[keep], Cs[keep], eps, **opts)
@@ -155,6 +168,22 @@ class KernelSVR(KernelParamsMixin, RegressorMixin, BaseEstimator):
         if not res.converged:
             warn_smo_stopped(self, res.max_violation)
         return self
+
+    def _fit_hard(self, kernel, X, y, keep, eps, opts):
+        """C = inf: the hard tube (stored K when it fits, else kernel rows on demand)."""
+        m = len(keep)
+        Xk = None if kernel == "precomputed" else X[keep]
+        if kernel == "precomputed":
+            K, choices = np.asarray(X, dtype=np.float64)[np.ix_(keep, keep)], ()
+        else:
+            store = decide_store(f"the {2 * m} x {2 * m} Gram matrix of the 2n variables",
+                                 32.0 * m * m, self.cache)
+            K = gram(kernel, Xk) if store.value else None
+            choices = (store,) if store.value else (store, row_cache_choice(2 * m))
+        res = solve_hard_tube(type(self).__name__, K, kernel, Xk, y[keep], eps,
+                              tol=opts["tol"], max_iter=opts["max_iter"],
+                              callback=opts["callback"])
+        return res, choices + (hard_tube_choice(),)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -28,7 +28,7 @@ def is_fitted(model):
 
 # The allow-list: estimator name -> (class, array attributes, JSON attributes,
 # the check that the restored state is one consistent fitted model).
-_KM_ARRAYS = ("dual_coef_", "X_fit_", "coef_", "objective_")
+_KM_ARRAYS = ("dual_coef_", "X_fit_", "coef_", "objective_", "intercept_")
 # Kernel ridge's intercept and Falkon's final residual: absent from files written
 # before they existed (a missing intercept_ is 0, see _check_ridge_intercept).
 _RIDGE_ARRAYS = ("intercept_", "residual_norm_")
@@ -242,14 +242,16 @@ def _check_kernel_machine_state(path, model):
             _fail(path, f"classes_ has {len(model.classes_)} entries, expected at least 2")
     if getattr(model, "representation_", None) not in ("dual", "primal"):
         _fail(path, f"invalid representation_ {getattr(model, 'representation_', None)!r}")
+    if "fit_intercept" in model.get_params(deep=False):  # KernelMachine(Classifier)
+        _check_ridge_intercept(path, model)
     _check_ridge_state(path, model)
 
 
 def _check_ridge_intercept(path, model):
     """``intercept_``: one number per target column, or absent (an older file: 0,
     and the model is marked as fitted without one)."""
-    coef = getattr(model, "coef_", None) if getattr(model, "solver_", None) == "primal" \
-        else getattr(model, "dual_coef_", None)
+    primal = getattr(model, "representation_", getattr(model, "solver_", None)) == "primal"
+    coef = getattr(model, "coef_", None) if primal else getattr(model, "dual_coef_", None)
     cols = () if coef is None or coef.ndim == 1 else (coef.shape[1],)
     for attr in ("intercept_", "residual_norm_"):
         value = getattr(model, attr, None)

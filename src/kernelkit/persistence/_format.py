@@ -82,7 +82,15 @@ def param_to_json(name, value):
     if isinstance(value, (int, np.integer)):
         return {"value": int(value)}
     if isinstance(value, (float, np.floating)):
+        if math.isinf(value):  # strict JSON has no Infinity: C=inf (the hard margin)
+            return {"float": "inf" if value > 0 else "-inf"}
+        if math.isnan(value):
+            raise ValueError(f"cannot save parameter {name}=nan: model files hold no NaN")
         return {"value": float(value)}
+    if getattr(value, "value_fn", None) is not None and name.split("__")[-1] == "loss":
+        raise ValueError(f"cannot save this model: its loss {value!r} is user-defined (Python "
+                         "callables); model files hold data, never code. Keep the model in "
+                         "the running process, or refit it where the loss is defined")
     raise ValueError(f"cannot save parameter {name}={value!r} of type {type(value).__name__}")
 
 
@@ -256,6 +264,10 @@ def param_from_json(path, obj):
             if not np.isfinite(arr).all():
                 raise ValueError("array holds non-finite numbers")
             return arr
+        if tag == "float":
+            if value not in ("inf", "-inf"):
+                raise ValueError('a "float" parameter is "inf" or "-inf"')
+            return float(value)
         if tag == "list" and isinstance(value, list):
             return [param_from_json(path, v) for v in value]
         if tag == "dict" and isinstance(value, dict):

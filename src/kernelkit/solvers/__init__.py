@@ -11,6 +11,7 @@ from .pegasos import PegasosResult, pegasos_gram, pegasos_kernel
 from .ridge import dual_ridge, dual_ridge_eigen, primal_ridge
 from .sgd import SGDResult, sgd
 from .smo import SMOResult, smo_gram, smo_kernel
+from .user_loss import UserLoss, make_loss
 
 __all__ = ["dual_ridge", "dual_ridge_eigen", "primal_ridge", "SMOResult", "smo_gram",
            "smo_kernel", "PegasosResult", "pegasos_gram", "pegasos_kernel", "NewtonResult",
@@ -18,4 +19,5 @@ __all__ = ["dual_ridge", "dual_ridge_eigen", "primal_ridge", "SMOResult", "smo_g
            "FalkonResult", "falkon",
            "BoxERMResult", "box_erm",
            "kneighbors_blocked", "sq_distances", "KernelKMeansResult", "kernel_kmeans",
-           "NormalEquations", "feature_normal_equations", "solve_normal_equations"]
+           "NormalEquations", "feature_normal_equations", "solve_normal_equations",
+           "UserLoss", "make_loss"]

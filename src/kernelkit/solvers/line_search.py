@@ -76,7 +76,7 @@ def pieces(loss, f, y):
     return np.where(loss.second_derivative(f, y) > 0.0, np.int8(0), side)
 
 
-def exact_step_length(loss, lam, u, f, y, sample_weight, step, Kstep):
+def exact_step_length(loss, lam, u, f, y, sample_weight, step, Kstep, *, penalty=None):
     """The t >= 0 minimising J(u + t step) for a piecewise-quadratic loss.
 
     Parameters
@@ -91,6 +91,11 @@ def exact_step_length(loss, lam, u, f, y, sample_weight, step, Kstep):
     sample_weight : ndarray of shape (n,) or None
     step, Kstep : ndarray of shape (n,)
         A descent direction p and K p.
+    penalty : tuple of float, optional
+        (lam u'Kp, lam p'Kp), the penalty's slope and curvature along p, when
+        the scores ``f`` and their change ``Kstep`` are not K u and K p (a model
+        with an unpenalised intercept b: f = K u + b, Kstep = K p + db).
+        Default: computed from ``u``, ``step`` and ``Kstep``.
 
     Returns
     -------
@@ -102,8 +107,11 @@ def exact_step_length(loss, lam, u, f, y, sample_weight, step, Kstep):
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, np.float64)
     r, e, lo, hi = _pieces(loss, f, Kstep, y)
     # phi'(t) = a + b t on each interval between kinks; start with the penalty's part.
-    a = lam * float(u @ Kstep)
-    b = lam * float(step @ Kstep)
+    if penalty is None:
+        a = lam * float(u @ Kstep)
+        b = lam * float(step @ Kstep)
+    else:
+        a, b = (float(v) for v in penalty)
     moving = (e != 0.0) & (w != 0.0)
     r, e, w = r[moving], e[moving], w[moving]
     # The piece each sample is on just after t = 0 (ties resolved by the direction).

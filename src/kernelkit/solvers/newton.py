@@ -83,6 +83,10 @@ class NewtonResult:
     direct_steps : int
         :func:`~kernelkit.solvers.newton_cg.newton_cg_dual`: how many Newton steps
         were solved by a factorisation because CG would have cost more.
+    intercept : float
+        The unpenalised intercept b of f = Ku + b (0 unless fitted:
+        :func:`~kernelkit.solvers.newton_intercept.newton_intercept_dual`,
+        ``lbfgs_dual(fit_intercept=True)``).
     """
 
     coef: np.ndarray
@@ -91,6 +95,7 @@ class NewtonResult:
     converged: bool
     grad_norm: float | None = None
     direct_steps: int = 0
+    intercept: float = 0.0
 
 
 def _matvec(K, v):
@@ -272,7 +277,7 @@ def _minimize(fun, x0, tol, max_iter, callback=None):
 
 
 def lbfgs_dual(K, y, loss, lam, *, tol=1e-8, max_iter=1000, u0=None, sample_weight=None,
-               callback=None):
+               callback=None, fit_intercept=False):
     """L-BFGS (scipy) on J for a smooth loss.
 
     Parameters
@@ -295,6 +300,9 @@ def lbfgs_dual(K, y, loss, lam, *, tol=1e-8, max_iter=1000, u0=None, sample_weig
     callback : callable, optional
         ``callback(it, grad_norm)`` per iteration (the norm of the gradient in
         the variables L-BFGS works in).
+    fit_intercept : bool, default=False
+        Also fit an unpenalised intercept b, f = Ku + b (one more variable,
+        whose gradient is (1/n) sum_i s_i l'_i; it starts at 0).
 
     Returns
     -------
@@ -304,6 +312,8 @@ def lbfgs_dual(K, y, loss, lam, *, tol=1e-8, max_iter=1000, u0=None, sample_weig
     y = np.asarray(y, dtype=np.float64)
     n = len(y)
     sw = sample_weight
+    if fit_intercept:
+        return _lbfgs_intercept(K, y, loss, lam, tol, max_iter, u0, sw, callback)
     if isinstance(K, np.ndarray):
         B, P = _spectral_basis(K)
 
@@ -331,6 +341,39 @@ def lbfgs_dual(K, y, loss, lam, *, tol=1e-8, max_iter=1000, u0=None, sample_weig
     g = lam * res.x + _weighted(loss.derivative(f, y), sw) / n
     return NewtonResult(res.x, int(res.nit), float(res.fun), bool(res.success),
                         _rkhs_norm(g, _matvec(K, g)))
+
+
+def _lbfgs_intercept(K, y, loss, lam, tol, max_iter, u0, sw, callback):
+    """:func:`lbfgs_dual` with an unpenalised intercept: variables (v, b) on a stored K
+    (f = Bv + b, u = P v), else (u, b) with products with K."""
+    n = len(y)
+    stored = isinstance(K, np.ndarray)
+    if stored:
+        B, P = _spectral_basis(K)
+    r = B.shape[1] if stored else n
+
+    def fun(x):
+        c, b = x[:r], x[r]
+        Kc = B @ c if stored else _matvec(K, c)
+        values = _weighted(loss.value(Kc + b, y), sw)
+        lp = _weighted(loss.derivative(Kc + b, y), sw) / n
+        if stored:  # in v the penalty is (lam/2)||v||^2
+            return (0.5 * lam * float(c @ c) + float(np.mean(values)),
+                    np.append(lam * c + B.T @ lp, lp.sum()))
+        return (0.5 * lam * float(c @ Kc) + float(np.mean(values)),
+                np.append(_matvec(K, lam * c + lp), lp.sum()))
+
+    x0 = np.zeros(r + 1)
+    if u0 is not None and not stored:
+        x0[:n] = u0
+    res = _minimize(fun, x0, tol, max_iter, callback)
+    c, b = res.x[:r], float(res.x[r])
+    u = P @ c if stored else c
+    f = _matvec(K, u) + b
+    lp = _weighted(loss.derivative(f, y), sw) / n
+    g = lam * u + lp
+    grad = float(np.hypot(_rkhs_norm(g, _matvec(K, g)), lp.sum()))
+    return NewtonResult(u, int(res.nit), float(res.fun), bool(res.success), grad, intercept=b)
 
 
 def multinomial_objective(F, Y, U, lam):

@@ -360,7 +360,10 @@ def _finish(alpha, G, y, Cb, n_iter, converged, violation, p=None):
     aQa = float(alpha @ (G + 1.0))
     dual = float(alpha.sum() - 0.5 * aQa)
     slack = np.maximum(0.0, -G + y * rho)
-    primal = 0.5 * aQa + float(Cb @ slack)
+    # C_i = inf (the hard margin): the constraint is hard, its slack within SMO's
+    # tolerance is not a term of the objective (inf * 0 would be NaN)
+    soft = np.isfinite(Cb)
+    primal = 0.5 * aQa + float(Cb[soft] @ slack[soft])
     return SMOResult(alpha=alpha, bias=-rho, n_iter=int(n_iter), dual_objective=dual,
                      primal_objective=primal, duality_gap=primal - dual,
                      max_violation=float(violation), converged=bool(converged))

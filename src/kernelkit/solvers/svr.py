@@ -68,7 +68,8 @@ def _svr_result(res, G, y, Cb2, p, epsilon):
     # (K beta)_i = G_i - p_i for i < n (y_i = +1 there), so f_i = G_i - p_i + bias
     f = G[:n] - p[:n] + res.bias
     aQa = float(res.alpha @ (G - p))
-    primal = 0.5 * aQa + float(Cb2[:n] @ np.maximum(0.0, np.abs(y - f) - epsilon))
+    soft = np.isfinite(Cb2[:n])  # C_i = inf: the hard tube, no slack term
+    primal = 0.5 * aQa + float(Cb2[:n][soft] @ np.maximum(0.0, np.abs(y - f) - epsilon)[soft])
     return SVRResult(coef=beta, bias=res.bias, n_iter=res.n_iter,
                      dual_objective=res.dual_objective, primal_objective=primal,
                      duality_gap=primal - res.dual_objective,
