@@ -125,8 +125,9 @@ def kitchen_sinks_bound(n, q, C, lipschitz, delta, *, terms=False):
     """Rahimi & Recht's (2008) oracle inequality with explicit constants.
 
     With probability at least 1 - 2 delta over the n samples and the q random
-    parameters, the constrained ERM f_hat over {sum_k alpha_k phi(x; w_k) :
-    |alpha_k| <= C / q} (basis |phi| <= 1, loss L-Lipschitz in f) satisfies::
+    parameters, the constrained ERM f_hat over
+    ``{sum_k alpha_k phi(x; w_k) : |alpha_k| <= C / q}`` (basis ``|phi| <= 1``,
+    loss L-Lipschitz in f) satisfies::
 
         R(f_hat) - min_{F_p} R <= (4 L C / sqrt(n)) (1 + sqrt(log(2/delta) / 2))
                                   + (L C / sqrt(q)) (1 + sqrt(2 log(1/delta)))
@@ -144,7 +145,7 @@ def kitchen_sinks_bound(n, q, C, lipschitz, delta, *, terms=False):
     q : int or array-like
         Random basis functions (kitchen sinks), > 0.
     C : float
-        The bound of the weights: |alpha_k| <= C / q (``KitchenSinksClassifier(C=...)``).
+        The bound of the weights: ``|alpha_k| <= C / q`` (``KitchenSinksClassifier(C=...)``).
     lipschitz : float
         L, the loss's Lipschitz constant in f (1 for the hinge and logistic losses).
     delta : float in (0, 1)

@@ -44,7 +44,7 @@ __all__ = ["TaylorFeatures", "taylor_error_bound", "taylor_feature_dim"]
 
 
 def taylor_feature_dim(n_features, degree):
-    """Number of Taylor features: the multi-indices a in N^d with |a| <= p, C(d + p, p).
+    """Number of Taylor features: the multi-indices a in N^d with ``|a| <= p``, C(d + p, p).
 
     Parameters
     ----------
@@ -64,7 +64,7 @@ def taylor_error_bound(gamma, degree, radius):
     """Largest error of the degree-p Taylor features on the ball ||x||, ||y|| <= radius.
 
     The Lagrange remainder of exp at z = 2 gamma x'y, times the Gaussian
-    factors, bounded by its value at |z| = 2 gamma radius^2::
+    factors, bounded by its value at ``|z| = 2 gamma radius^2``::
 
         |k(x, y) - phi(x)'phi(y)| <= (2 gamma radius^2)^(p + 1) / (p + 1)!
 
@@ -162,9 +162,9 @@ class TaylorFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
     n_features_in_ : int
     n_components_ : int
         Feature dimension C(d + p, p).
-    powers_ : ndarray of shape (n_components_, n_features_in_)
+    powers_ : ndarray of shape (``n_components_``, ``n_features_in_``)
         The multi-index a of each output column (computed when read).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names of a DataFrame X given to ``fit`` (only then).
 
     Raises
@@ -253,11 +253,11 @@ class TaylorFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : array-like of shape (n_samples, ``n_features_in_``)
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, ``n_components_``)
 
         Raises
         ------
@@ -310,8 +310,8 @@ class TaylorFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples_X, n_features_in_)
-        Y : array-like of shape (n_samples_Y, n_features_in_), optional
+        X : array-like of shape (n_samples_X, ``n_features_in_``)
+        Y : array-like of shape (n_samples_Y, ``n_features_in_``), optional
             Defaults to X.
 
         Returns

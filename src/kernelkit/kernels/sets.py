@@ -46,7 +46,7 @@ def _groups(sizes, limit):
 class MeanEmbedding(ObjectKernel):
     """The mean-embedding kernel of sets (distributions): the set kernel.
 
-    k(A, B) = <mu_A, mu_B> = 1 / (|A| |B|) sum_{a in A} sum_{b in B} k0(a, b),
+    ``k(A, B) = <mu_A, mu_B> = 1 / (|A| |B|) sum_{a in A} sum_{b in B} k0(a, b)``,
     the inner product of the kernel mean embeddings mu_A = mean_a phi0(a) of
     the empirical distributions of A and B in the feature space of the base
     kernel k0 (Muandet et al. 2017, section 3.1; the set kernel of Gaertner et
@@ -57,7 +57,7 @@ class MeanEmbedding(ObjectKernel):
 
     Each block is one base-kernel block between all points of its sets,
     summed within sets (cut into pieces of at most the block budget); the
-    cost is O(sum_i |A_i| sum_j |B_j| d).
+    cost is ``O(sum_i |A_i| sum_j |B_j| d)``.
 
     Parameters
     ----------

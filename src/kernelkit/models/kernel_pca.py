@@ -139,7 +139,7 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         Projections of the training data (``fit_inverse_transform=True``).
     n_samples_fit_ : int
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
     plan_ : Plan
         The eigen-solver chosen and why (and the centers' count).
 
