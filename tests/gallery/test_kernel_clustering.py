@@ -32,7 +32,7 @@ def test_dbscan_on_rays_needs_the_normalised_kernel(res):
     X, y = res["rays_X"], res["rays_y"]
     # Euclidean DBSCAN (scikit-learn) at every radius and min_samples of a wide grid
     best = max(adjusted_rand_score(y, DBSCAN(eps=e, min_samples=m).fit_predict(X))
-               for e in np.geomspace(0.005, 3.0, 25) for m in (2, 3, 5, 8, 12, 20))
+               for e in np.geomspace(0.005, 3.0, 20) for m in (2, 4, 8, 16))
     assert best < 0.5
     labels = res["labels"]["rays dbscan kernel"]
     assert adjusted_rand_score(y, labels) == 1.0
