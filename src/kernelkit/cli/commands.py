@@ -283,7 +283,7 @@ def cmd_predict(args, out, err):
     if names is None:  # a string-kernel model: the text column is X
         y = y_col
     else:
-        X, y, target = select_columns(model, X, names, target, args.data, y_col)
+        X, y, target = select_columns(model, X, names, target, args.data, y_col, notes)
     pred = np.asarray(_predict_quietly(model, X))
     classify = hasattr(final, "classes_")
     if not classify:

@@ -83,9 +83,10 @@ def predict_inputs(model, meta, args, header, notes):
     return X, table.y, names, target, id_name, table.ids
 
 
-def select_columns(model, X, names, target, path, y_col=None):
+def select_columns(model, X, names, target, path, y_col=None, notes=None):
     """Features in the model's order, and the target column or None. ``y_col``: the
-    target read apart from X (its name is the last of ``names``)."""
+    target read apart from X (its name is the last of ``names``); ``notes``: a list
+    that gets the note when a model without column names takes them by position."""
     if y_col is not None:
         X = np.column_stack([X, np.zeros(len(X))])  # a placeholder column for the target
     fitted = getattr(model, "feature_names_in_", None)
@@ -99,6 +100,11 @@ def select_columns(model, X, names, target, path, y_col=None):
                     if target is None and len(keep) == n_in + 1 else "")
             raise ValueError(f"{path}: the model expects {n_in} feature columns but the file "
                              f"has {len(keep)}{hint}")
+        if notes is not None:
+            notes.append("the model was fitted without column names (on an array in Python): "
+                         "the file's columns are taken by position, in the file's order "
+                         f"({_names([names[j] for j in keep])}); check that it is the fit's "
+                         "order")
         y = None if target is None else (y_col if y_col is not None
                                           else X[:, names.index(target)])
         return X[:, keep], y, target
@@ -111,6 +117,9 @@ def select_columns(model, X, names, target, path, y_col=None):
     extra = [n for n in names if n not in fitted]
     if target is None and len(extra) == 1:
         target = extra[0]  # the fit's target column, or at least the one non-feature column
+        col = (y_col if y_col is not None and target == names[-1]
+               else X[:, names.index(target)])
+        _check_guessed_target(model, col, target, path)
     elif target is not None and target in fitted:
         raise ValueError(f"--target {target!r} is one of the model's feature columns")
     elif [n for n in extra if n != target]:
@@ -122,6 +131,39 @@ def select_columns(model, X, names, target, path, y_col=None):
     y = None if target is None else (y_col if y_col is not None and target == names[-1]
                                      else X[:, names.index(target)])
     return X_sel, y, target
+
+
+def _check_guessed_target(model, col, name, path):
+    """Refuse to score against a column nobody named as the target when its values
+    cannot be the model's targets: text for a regressor, unknown labels for a classifier."""
+    final = model.steps[-1][1] if hasattr(model, "steps") else model
+    classes = getattr(final, "classes_", None)
+    values = list(col[:1000])
+    if classes is None:
+        try:
+            np.asarray(values, dtype=np.float64)
+            return
+        except (TypeError, ValueError):
+            bad = next(v for v in values if not _is_number(v))
+    else:
+        known = {label_text(c) for c in classes}
+        bad = next((v for v in values if label_text(v) not in known), None)
+        if bad is None:
+            return
+    shown = str(bad) if len(str(bad)) <= 40 else str(bad)[:37] + "..."
+    raise ValueError(
+        f"{path}: column {name!r} is not a feature of the model, and it is not its target "
+        f"(it holds {shown!r}, which is not {'a number' if classes is None else 'one of the '}"
+        f"{'' if classes is None else 'classes'}); pass it through to the output with "
+        f"--id {name}, remove it, or name the target with --target")
+
+
+def _is_number(v):
+    try:
+        float(v)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def header(path):

@@ -8,7 +8,6 @@ feature cells is read here, by column, with errors naming the line and column.
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,7 +88,7 @@ def read_columns(path, target=None, id_column=None):
         Unknown target or ID column, ragged rows, empty cells, an empty table.
     """
     from ..datasets import read_table
-    from ..datasets.readers import read_bytes
+    from ..datasets.readers import csv_records, read_bytes
 
     if id_column is not None and id_column == target:
         raise ValueError(f"--id {id_column!r} names the --target column; the identifier must "
@@ -112,11 +111,16 @@ def read_columns(path, target=None, id_column=None):
             raise ValueError(f"{path}: no feature columns left besides the target and --id")
         return Table(names, cols, y, ids)
     text = read_bytes(path).decode("utf-8-sig")
-    lines = [ln.rstrip("\r") for ln in text.split("\n")]
-    header_idx = next(i for i, ln in enumerate(lines) if ln.strip())
-    delim = _delimiter(path, lines[header_idx])
-    linenos = [i + 1 for i in range(header_idx, len(lines)) if lines[i].strip()]
-    rows = list(csv.reader([lines[i - 1] for i in linenos], delimiter=delim))
+    if "\r" in text:  # Windows (CRLF) and old-Mac (CR-only) line endings alike
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    first = next(ln for ln in text.split("\n") if ln.strip())
+    delim = _delimiter(path, first)
+    try:
+        records = csv_records(text, delim)  # quoted fields may span lines
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    linenos = [ln for ln, _ in records]
+    rows = [r for _, r in records]
     header = [c.strip() for c in rows[0]]
     for name in (target, id_column):
         if name is not None and name not in header:
@@ -165,10 +169,9 @@ def _no_column(path, name, names):
 
 
 def _target(cells, path, linenos, name):
-    empty = next((k for k, c in enumerate(cells) if not c), None)
-    if empty is not None:
-        raise ValueError(f"{path}: line {linenos[empty]}, column {name!r} (the target) is "
-                         "empty; missing values are not supported, drop those rows first")
+    from ..datasets.readers import check_target_cells
+
+    check_target_cells(cells, linenos, name, path)
     try:
         y = np.array(cells, dtype=np.float64)
     except ValueError:

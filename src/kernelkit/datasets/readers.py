@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import io
 import zlib
 from pathlib import Path
 
@@ -89,6 +90,34 @@ def read_table(path, *, target="target", delimiter=None):
     return parse_table(text, str(path), target, delimiter)
 
 
+def csv_records(text, delimiter, first_line=1):
+    """``[(line, fields)]``: every record of ``text`` that is not blank, with the line
+    (counted from ``first_line``) where it starts. Records are split by the csv module
+    over the whole text, so a quoted field may hold line breaks (kept in its value);
+    the text is never cut into lines first.
+
+    Raises
+    ------
+    ValueError
+        A quote opened and never closed (naming the line where its record starts).
+    """
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
+                        skipinitialspace=True, strict=False)
+    out, start = [], first_line
+    try:
+        for row in reader:
+            if any(c.strip() for c in row):
+                out.append((start, row))
+            start = first_line + reader.line_num
+    except csv.Error as exc:
+        raise ValueError(f"line {start}: {exc}; a cell this long is not a table value: check "
+                         "the delimiter and that every quote is closed") from None
+    if out and text.count('"') % 2:
+        raise ValueError(f"line {out[-1][0]}: a quoted field is opened and never closed; "
+                         "every opening quote needs its closing quote")
+    return out
+
+
 def parse_table(text, source, target, delimiter):
     if "\r" in text:  # Windows (CRLF) and old-Mac (CR-only) line endings alike
         text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -122,8 +151,20 @@ def parse_table(text, source, target, delimiter):
         raise ValueError(f"{source}: the header (line {header_idx + 1}) is followed by no data rows")
 
     sep = delimiter if delimiter != " " else None
-    if '"' in text or sep is None:
-        # Quoted fields (or whitespace separation): let the csv module split rows.
+    if '"' in text and sep is not None:
+        # Quoted fields, which may hold the delimiter or line breaks: the csv module
+        # splits the records from the whole text (a record may span lines).
+        try:
+            records = csv_records("\n".join(lines[header_idx + 1:]), delimiter, header_idx + 2)
+        except ValueError as exc:
+            raise ValueError(f"{source}: {exc}") from None
+        if not records:
+            raise ValueError(f"{source}: the header (line {header_idx + 1}) is followed by no "
+                             "data rows")
+        linenos = [ln for ln, _ in records]
+        return _parse_rows_slowly([r for _, r in records], linenos, names, t, feat, source,
+                                  delimiter, split=True)
+    if sep is None:  # whitespace separation
         return _parse_rows_slowly(body, linenos, names, t, feat, source, delimiter)
     for lineno, ln in zip(linenos, body):  # str.count is C-fast; catches ragged rows loadtxt would accept
         if ln.count(delimiter) != n_cols - 1:
@@ -180,9 +221,12 @@ def _raise_ragged(source, lineno, got, expected, delimiter):
     )
 
 
-def _parse_rows_slowly(body, linenos, names, t, feat, source, delimiter):
-    """Pure-Python parse that reports the first bad cell by line and column name."""
-    reader = csv.reader(body, delimiter=delimiter, skipinitialspace=True) if delimiter != " " else (ln.split() for ln in body)
+def _parse_rows_slowly(body, linenos, names, t, feat, source, delimiter, split=False):
+    """Pure-Python parse that reports the first bad cell by line and column name.
+    ``split``: ``body`` holds records already split into fields."""
+    reader = (body if split else _field_limited(
+        csv.reader(body, delimiter=delimiter, skipinitialspace=True), source, linenos)
+              if delimiter != " " else (ln.split() for ln in body))
     X = np.empty((len(body), len(feat)), dtype=np.float64)
     y = []
     for r, (lineno, row) in enumerate(zip(linenos, reader)):
@@ -206,6 +250,18 @@ def _parse_rows_slowly(body, linenos, names, t, feat, source, delimiter):
     return X, _finish_target(y, linenos, names[t] if t is not None else None, source), [names[j] for j in feat]
 
 
+def _field_limited(reader, source, linenos):
+    """The rows of a csv reader, its field-size error as a ValueError naming the line."""
+    k = 0
+    try:
+        for k, row in enumerate(reader):
+            yield row
+    except csv.Error as exc:
+        line = linenos[min(k + 1, len(linenos) - 1)] if linenos else "?"
+        raise ValueError(f"{source}: line {line}: {exc}; a cell this long is not a table "
+                         "value: check the delimiter and the quotes") from None
+
+
 def _raise_missing(source, lineno, column, what):
     raise ValueError(
         f"{source}: line {lineno}, column {column!r} {what}; missing values are not supported, "
@@ -220,15 +276,30 @@ def _check_finite(X, linenos, feat_names, source):
         _raise_missing(source, linenos[r], feat_names[k], f"is {X[r, k]!r} (not finite)")
 
 
+#: Texts that mean "no value" in a table: never a class label or a number.
+MISSING_TOKENS = frozenset({"nan", "na", "n/a", "null", "none", "?", "inf", "-inf", "+inf",
+                            "infinity", "-infinity"})
+
+
+def check_target_cells(cells, linenos, name, source):
+    """Refuse a target cell that is empty or says "no value" (NaN, NA, null, ?, inf):
+    a missing target is neither a class nor a number."""
+    for k, c in enumerate(cells):
+        c = str(c).strip()
+        if not c:
+            _raise_missing(source, linenos[k], name, "(the target) is empty")
+        if c.lower() in MISSING_TOKENS:
+            _raise_missing(source, linenos[k], name, f"(the target) is {c!r}, a missing value "
+                           "(not a class label or a number)")
+
+
 def _finish_target(y, linenos, name, source):
     """Numeric targets become float64; otherwise they stay as string labels."""
     if y is None:
         return None
     if y.dtype.kind != "f":
         y = np.char.strip(y)
-        empty = np.flatnonzero(y == "")
-        if empty.size:
-            _raise_missing(source, linenos[empty[0]], name, "(the target) is empty")
+        check_target_cells(y.tolist(), linenos, name, source)
         try:
             y = y.astype(np.float64)
         except ValueError:
