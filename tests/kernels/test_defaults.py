@@ -185,6 +185,8 @@ def _examples():
         "Spline": [kernelkit.kernels.Spline(), kernelkit.kernels.Spline(order=3)],
         "WeisfeilerLehman": [kernelkit.kernels.WeisfeilerLehman(),
                              kernelkit.kernels.WeisfeilerLehman(n_iter=1, normalize=True)],
+        "GlobalAlignment": [kernelkit.kernels.GlobalAlignment(),
+                            kernelkit.kernels.GlobalAlignment(sigma=0.5, triangular=4)],
     }
 
 

@@ -18,6 +18,7 @@ from .chi2 import AdditiveChi2, Chi2
 from .matern import Matern
 from .spline import Spline
 from .graphs import LabelledGraph, WeisfeilerLehman
+from .alignment import GlobalAlignment
 from .rows import KernelRows
 from .objects import ObjectCodec, ObjectKernel, register_object_kind, takes_objects
 from .sets import MeanEmbedding
@@ -32,6 +33,7 @@ __all__ = [
     "Subsequence", "Spectrum", "WeightedDegree", "CallableKernel",
     "KernelParamsMixin", "Matern", "Chi2",
     "AdditiveChi2", "Spline", "WeisfeilerLehman", "LabelledGraph",
+    "GlobalAlignment",
     "ObjectKernel", "ObjectCodec", "register_object_kind", "takes_objects", "MeanEmbedding",
     "KERNELS", "parse_kernel", "resolve_kernel", "kernel_from_dict", "register_kernel",
 ]

@@ -34,6 +34,7 @@ from .chi2 import AdditiveChi2, Chi2
 from .matern import Matern
 from .spline import Spline
 from .graphs import WeisfeilerLehman
+from .alignment import GlobalAlignment
 from .sets import MeanEmbedding
 
 __all__ = ["KERNELS", "resolve_kernel", "parse_kernel", "kernel_from_dict", "register_kernel"]
@@ -57,6 +58,7 @@ for _cls, _aliases in [
     (vector.KroneckerDelta, ("delta", "kronecker")), (vector.Constant, ()),
     (Matern, ()), (Chi2, ()), (AdditiveChi2, ("additive_chi2",)),
     (Spline, ("linear_spline",)), (WeisfeilerLehman, ("wl", "weisfeiler_lehman")),
+    (GlobalAlignment, ("gak", "global_alignment")),
     (algebra.Sum, ()), (algebra.Product, ()), (algebra.Scaled, ()), (algebra.Power, ()),
     (algebra.Exp, ()), (algebra.Bilinear, ()),
     (strings.Subsequence, ("ssk",)), (strings.Spectrum, ("kmer",)),
