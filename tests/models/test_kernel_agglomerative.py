@@ -96,14 +96,52 @@ def test_nystroem_with_every_point_a_center(moons):
     assert est.plan_.choice == "nystroem" and est.plan_.choices[0].value == "nystroem"
 
 
-def test_budget_refusal_before_any_work():
+@pytest.mark.parametrize("linkage", ["ward", "average", "complete"])
+def test_budget_refusal_before_any_work(linkage):
     X = np.random.default_rng(0).normal(size=(1500, 2))  # 1.1M pairs, 17 MB > 16 MB
     with config_context(memory="16MB"):
-        with pytest.raises(MemoryBudgetError, match=r"n\(n-1\)/2 = 1124250"):
-            KernelAgglomerativeClustering(2, kernel="rbf").fit(X)
-        est = KernelAgglomerativeClustering(2, kernel="rbf").fit(X[:1000])  # 8 MB: fits
-    assert est.plan_.choices[1].what == "distance memory"
+        with pytest.raises(MemoryBudgetError, match=r"n\(n-1\)/2 = 1124250") as info:
+            KernelAgglomerativeClustering(2, kernel="rbf", linkage=linkage).fit(X)
+        est = KernelAgglomerativeClustering(2, kernel="rbf", linkage=linkage).fit(X[:1000])
+    assert "linkage='single'" in str(info.value)  # the message names the ways out
+    assert est.plan_.choices[1].value == "condensed distances"  # 8 MB: fits
     assert est.plan_.choices[0].value == "exact"
+
+
+@pytest.fixture(scope="module")
+def large():
+    """1500 points: their 1.1M distances (17 MB) do not fit a 16 MB budget."""
+    X, _ = make_moons(1500, noise=0.05, random_state=1)
+    return X
+
+
+def test_single_linkage_by_spanning_tree_when_distances_do_not_fit(large):
+    D = _distances(rbf_kernel(large, gamma=2.0))
+    ref = AgglomerativeClustering(4, metric="precomputed", linkage="single",
+                                  compute_distances=True).fit(D)
+    with config_context(memory="16MB"):
+        est = KernelAgglomerativeClustering(4, kernel=RBF(gamma=2.0), linkage="single",
+                                            compute_distances=True).fit(large)
+    assert est.plan_.choices[1].value == "minimum spanning tree"
+    np.testing.assert_array_equal(est.children_, ref.children_)
+    np.testing.assert_allclose(est.distances_, ref.distances_, rtol=1e-9, atol=1e-12)
+    assert adjusted_rand_score(ref.labels_, est.labels_) == 1.0
+
+
+def test_nystroem_ward_by_chain_when_distances_do_not_fit(large):
+    from kernelkit.features import Nystroem
+
+    with config_context(memory="16MB"):
+        est = KernelAgglomerativeClustering(3, kernel=RBF(gamma=2.0), linkage="ward",
+                                            approximation="nystroem", n_centers=30,
+                                            random_state=0, compute_distances=True).fit(large)
+    assert est.plan_.choices[1].value == "nearest-neighbour chain"
+    # scikit-learn's Ward on the same Nystroem features
+    Z = Nystroem(RBF(gamma=2.0), n_components=30, random_state=0).fit_transform(large)
+    ref = AgglomerativeClustering(3, linkage="ward", compute_distances=True).fit(Z)
+    np.testing.assert_array_equal(est.children_, ref.children_)
+    np.testing.assert_allclose(est.distances_, ref.distances_, rtol=1e-9, atol=1e-12)
+    assert adjusted_rand_score(ref.labels_, est.labels_) == 1.0
 
 
 @pytest.mark.parametrize("params", [{"n_clusters": None}, {"distance_threshold": 1.0},

@@ -21,7 +21,8 @@ from .._budget import row_blocks
 from ..features.nystroem import Nystroem, nystroem_transform
 from ..kernels import Linear
 from ..planning import Choice
-from ..solvers.distances import query_blocks, sq_distances
+from ..gram import pairwise_blocked
+from ..solvers.distances import _ROUNDOFF, query_blocks, sq_distances
 
 __all__ = ["DistanceSpace", "distance_space", "condensed_sq_distances"]
 
@@ -66,6 +67,21 @@ class DistanceSpace:
             idx = rows[r0:r1]
             Xq = self.X[r0:r1] if contiguous else _take(self.X, idx)
             yield idx, sq_distances(self.kernel, Xq, self.diag[idx], self.X, self.diag)
+
+
+    def sq_distance_row(self, i):
+        """Squared distances of point i to every point, shape (n,), with the clamp and
+        round-off rule of :func:`~kernelkit.solvers.distances.sq_distances`.
+
+        One row in plain numpy: the compiled pass of a block is built for many
+        rows, and one row at a time (a spanning tree) would pay its start-up n times.
+        """
+        K = np.asarray(pairwise_blocked(self.kernel, self.X[i:i + 1], self.X)[0],
+                       dtype=np.float64)
+        d = self.diag[i] + self.diag - 2.0 * K
+        np.maximum(d, 0.0, out=d)
+        d[d <= _ROUNDOFF * (abs(self.diag[i]) + np.abs(self.diag))] = 0.0
+        return d
 
 
 def _take(X, idx):

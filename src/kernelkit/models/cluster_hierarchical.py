@@ -1,10 +1,13 @@
 """Agglomerative (hierarchical) clustering with distances in the feature space of a kernel.
 
 The condensed vector of the n(n-1)/2 feature-space distances is computed by
-row blocks and handed to :func:`scipy.cluster.hierarchy.linkage`. Ward's
-linkage is exact there: the feature space (RKHS) is Euclidean, so the
-Lance-Williams update of Ward's criterion on its distances is Ward's method on
-phi(x) itself, the means of the clusters never formed.
+row blocks and handed to :func:`scipy.cluster.hierarchy.linkage` when it fits
+the memory budget. Ward's linkage is exact there: the feature space (RKHS) is
+Euclidean, so the Lance-Williams update of Ward's criterion on its distances is
+Ward's method on phi(x) itself, the means of the clusters never formed. When
+the distances do not fit, single linkage runs as Prim's minimum spanning tree
+on rows of distances, and Ward's linkage on Nystroem features as the
+nearest-neighbour chain on their centroids (:mod:`kernelkit.solvers.linkage`).
 """
 
 from __future__ import annotations
@@ -14,15 +17,17 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from .._budget import format_bytes, require
+from .._budget import fits, format_bytes, require
 from .._validation import Interval, Options, validate_params
 from ..exceptions import InvalidParameterError
 from ..planning import Choice, Plan
 from ._base import (KernelParamsMixin, kernel_for_data, reject_precomputed, report_plan,
                     resolve_estimator_kernel, tag_sparse, validate_fit_X)
+from ..solvers.linkage import single_linkage_by_rows, ward_chain_linkage
 from ._distance_space import condensed_sq_distances, distance_space
 
-__all__ = ["KernelAgglomerativeClustering", "cut_tree_labels", "LINKAGE_BYTES_PER_PAIR"]
+__all__ = ["KernelAgglomerativeClustering", "cut_tree_labels", "tree_algorithm_choice",
+           "LINKAGE_BYTES_PER_PAIR"]
 
 _LINKAGES = ("ward", "complete", "average", "single")
 #: Peak bytes per pair i < j: the condensed float64 distances and scipy's working
@@ -46,9 +51,14 @@ class KernelAgglomerativeClustering(KernelParamsMixin, ClusterMixin, BaseEstimat
     explicit feature map, such as a polynomial kernel's, it equals
     scikit-learn's Ward on those features).
 
-    Memory: the n(n-1)/2 distances and scipy's working copy, 16 bytes per
-    pair, must fit the memory budget (a ``MemoryBudgetError`` says so before
-    any work: 20,000 points need 3 GB). There is no ``predict`` (as in
+    Memory: the n(n-1)/2 distances and scipy's working copy take 16 bytes
+    per pair (20,000 points: 3 GB). When they do not fit the memory budget,
+    single linkage is computed as a minimum spanning tree from one row of
+    distances at a time (O(n) memory, the same tree), and Ward's linkage with
+    ``approximation="nystroem"`` by the nearest-neighbour chain on the
+    Nystroem features (O(n M) memory); complete and average linkage, and exact
+    Ward, then stop with a ``MemoryBudgetError`` before any work. ``plan_``
+    says which algorithm ran. There is no ``predict`` (as in
     scikit-learn), so ``kernelkit.save`` refuses the model: it has nothing to
     apply to new points.
 
@@ -72,7 +82,7 @@ class KernelAgglomerativeClustering(KernelParamsMixin, ClusterMixin, BaseEstimat
         None: distances from the kernel (n(n-1)/2 kernel values).
         "nystroem": Euclidean distances of ``n_centers`` Nystroem features
         (n M kernel values, the distances of the Nystroem approximation of the
-        kernel); the memory of the distances is the same.
+        kernel); with Ward's linkage, large n runs in O(n M) memory.
     n_centers : int, default=100
         Nystroem centers M (``approximation="nystroem"`` only; at most n).
     random_state : int, RandomState instance or None, default=None
@@ -94,8 +104,8 @@ class KernelAgglomerativeClustering(KernelParamsMixin, ClusterMixin, BaseEstimat
         ``compute_distances``).
     kernel_ : Kernel
     plan_ : kernelkit.planning.Plan
-        Exact or Nystroem distances, and the memory of the distances against
-        the budget.
+        Exact or Nystroem distances, and the tree's algorithm with its memory
+        against the budget.
     n_features_in_ : int
         Vector inputs only.
 
@@ -177,22 +187,23 @@ class KernelAgglomerativeClustering(KernelParamsMixin, ClusterMixin, BaseEstimat
         if self.n_clusters is not None and self.n_clusters > n:
             raise ValueError(f"Cannot extract more clusters than samples: {self.n_clusters} "
                              f"clusters were given for a tree with {n} leaves.")
-        n_pairs = n * (n - 1) // 2
-        memory = Choice("distance memory", format_bytes(LINKAGE_BYTES_PER_PAIR * n_pairs),
-                        f"the {n_pairs} pairwise distances and scipy's working copy "
-                        "(O(n^2) memory), within the budget")
-        require(LINKAGE_BYTES_PER_PAIR * n_pairs,
-                f"agglomerative clustering of {n} points: the n(n-1)/2 = {n_pairs} pairwise "
-                "feature-space distances and scipy's working copy (16 bytes per pair)",
-                hint="cluster a subsample, or use KernelDBSCAN or KernelKMeans "
-                     "(approximation='nystroem'), whose memory grows with n")
+        algorithm = tree_algorithm_choice(n, self.linkage, self.approximation)
         kernel = kernel_for_data(kernel, X, self)  # gamma="scale" fixed from the training X
         space = distance_space(kernel, X, self.approximation, self.n_centers,
                                self.random_state)
-        dist = condensed_sq_distances(space)
-        np.sqrt(dist, out=dist)
-        Z = linkage(dist, method=self.linkage)
-        del dist
+        if algorithm.value == "condensed distances":
+            dist = condensed_sq_distances(space)
+            np.sqrt(dist, out=dist)
+            Z = linkage(dist, method=self.linkage)
+            del dist
+        elif algorithm.value == "minimum spanning tree":
+            Z = single_linkage_by_rows(n, space.sq_distance_row)
+        else:
+            require(3 * 8.0 * space.X.shape[0] * space.X.shape[1],
+                    f"Ward's nearest-neighbour chain on {space.X.shape[1]} Nystroem features "
+                    f"of {n} points (the features, the centroids and one difference)",
+                    hint="use fewer n_centers")
+            Z = ward_chain_linkage(space.X)
         self.kernel_ = kernel
         self.children_ = Z[:, :2].astype(np.intp)
         distances = np.ascontiguousarray(Z[:, 2])
@@ -207,9 +218,9 @@ class KernelAgglomerativeClustering(KernelParamsMixin, ClusterMixin, BaseEstimat
         self.labels_ = cut_tree_labels(self.children_, self.n_clusters_)
         self.n_leaves_ = n
         self.n_connected_components_ = 1
-        self.plan_ = Plan(space.choice.value, reason=f"{self.linkage} linkage on the "
-                          "condensed feature-space distances (scipy.cluster.hierarchy)",
-                          problem={"n": n}, choices=(space.choice, memory))
+        self.plan_ = Plan(space.choice.value, reason=f"{self.linkage} linkage on "
+                          "feature-space distances",
+                          problem={"n": n}, choices=(space.choice, algorithm))
         report_plan(self)
         return self
 
@@ -226,6 +237,45 @@ class KernelAgglomerativeClustering(KernelParamsMixin, ClusterMixin, BaseEstimat
         ndarray of shape (n_samples,)
         """
         return self.fit(X).labels_
+
+
+def tree_algorithm_choice(n, linkage, approximation=None, memory=None):
+    """How the tree is built, as a :class:`~kernelkit.planning.Choice`.
+
+    ``"condensed distances"`` (scipy.cluster.hierarchy on the n(n-1)/2
+    distances) when they and scipy's copy fit the budget; else
+    ``"minimum spanning tree"`` for single linkage and ``"nearest-neighbour
+    chain"`` for Ward's linkage on Nystroem features.
+
+    Raises
+    ------
+    MemoryBudgetError
+        For complete or average linkage, or exact Ward, when the distances do
+        not fit; before any work.
+    """
+    n_pairs = n * (n - 1) // 2
+    need = LINKAGE_BYTES_PER_PAIR * n_pairs
+    if fits(need, memory=memory):
+        return Choice("tree", "condensed distances",
+                      f"the {n_pairs} pairwise distances and scipy's working copy take "
+                      f"{format_bytes(need)}, within the memory budget: "
+                      "scipy.cluster.hierarchy.linkage")
+    if linkage == "single":
+        return Choice("tree", "minimum spanning tree",
+                      f"the {n_pairs} pairwise distances ({format_bytes(need)}) do not fit the "
+                      "memory budget: Prim's minimum spanning tree, one row of distances at a "
+                      "time (O(n) memory, n rows of kernel values)")
+    if linkage == "ward" and approximation == "nystroem":
+        return Choice("tree", "nearest-neighbour chain",
+                      f"the {n_pairs} pairwise distances ({format_bytes(need)}) do not fit the "
+                      "memory budget: Ward's nearest-neighbour chain on the centroids of the "
+                      "Nystroem features (O(n M) memory)")
+    require(need, f"{linkage} linkage of {n} points: the n(n-1)/2 = {n_pairs} pairwise "
+                  "feature-space distances and scipy's working copy (16 bytes per pair)",
+            hint="use linkage='single' (a minimum spanning tree in O(n) memory), "
+                 "linkage='ward' with approximation='nystroem' (O(n M) memory), a subsample, "
+                 "or KernelDBSCAN, whose memory grows with n", memory=memory)
+    raise AssertionError("require raises")  # pragma: no cover
 
 
 def cut_tree_labels(children, n_clusters):
