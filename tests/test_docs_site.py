@@ -170,6 +170,24 @@ def test_example_follows_the_gallery_convention(path):
         f"{path.name} must end with: if __name__ == '__main__': main()"
 
 
+@pytest.mark.parametrize("path", GALLERY, ids=lambda p: p.name)
+def test_example_runs_the_way_sphinx_gallery_runs_it(path, capsys):
+    """sphinx-gallery runs an example's code without its docstring (``__doc__`` is
+    "") and without ``__file__``: main must build its parser all the same (checked
+    with ``--help``, which stops before any computation)."""
+    tree = ast.parse(path.read_text())
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    assert "__file__" not in names, f"{path.name} uses __file__ (undefined in the gallery)"
+    body = tree.body[1:] if ast.get_docstring(tree) else tree.body
+    code = compile(ast.Module(body=body, type_ignores=[]), str(path), "exec")
+    namespace = {"__name__": f"gallery_check_{path.stem}", "__doc__": ""}
+    exec(code, namespace)
+    with pytest.raises(SystemExit) as stop:
+        namespace["main"](["--help"])
+    assert stop.value.code in (0, None), f"{path.name}: main(['--help']) failed"
+    assert "--quick" in capsys.readouterr().out
+
+
 # --- the real build ------------------------------------------------------------------
 
 def test_the_site_builds_without_warnings(tmp_path):
