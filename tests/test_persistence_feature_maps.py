@@ -82,6 +82,18 @@ def test_random_features_drawn_by_the_strategy_round_trip(data, tmp_path):
     np.testing.assert_array_equal(again.predict(X), model.predict(X))
 
 
+def test_kernel_logistic_regression_on_random_features_round_trips(data, tmp_path):
+    from kernelkit.models import KernelLogisticRegression
+
+    X, _, labels = data
+    model = KernelLogisticRegression("rbf(gamma=0.5)", solver="sgd", strategy="features_cached",
+                                     random_state=0).fit(X, labels == "a")
+    assert model.representation_ == "primal"
+    assert isinstance(model.feature_map_, RandomFourierFeatures)
+    again, _ = _round_trip(model, tmp_path)
+    np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
+
+
 LINEAR = [(Ridge(alpha=0.1), "y"), (LinearRegression(), "y"), (SGDRegressor(random_state=0), "y"),
           (LinearSVR(random_state=0), "y"), (Ridge(fit_intercept=False), "y"),
           (RidgeClassifier(), "labels"), (RidgeClassifier(), "binary"),

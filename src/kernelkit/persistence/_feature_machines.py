@@ -96,19 +96,20 @@ def _same_params(a, b):
 def _check_primal_with_map(path, model):
     """A machine's primal state on its restored feature map: classes, coef_ rows = D."""
     fmap = model.feature_map_
+    features = getattr(model, "features", None)  # KernelLogisticRegression has none
     if not isinstance(fmap, tuple(FEATURE_MAPS.values())):
         fail(path, f"{FEATURE_MAP_KEY}: {type(fmap).__name__} is not a feature map")
-    if model.features is not None and not _same_params(fmap, model.features):
+    if features is not None and not _same_params(fmap, features):
         fail(path, f"the stored feature map {fmap!r} is not the features parameter "
-                   f"{model.features!r}")
-    if model.features is None and not isinstance(fmap, RandomFourierFeatures):
+                   f"{features!r}")
+    if features is None and not isinstance(fmap, RandomFourierFeatures):
         fail(path, "without features=, a stored feature map can only be the random Fourier "
                    f"features of the features strategies, got {type(fmap).__name__}")
     n_in = getattr(model, "n_features_in_", None)
     if getattr(fmap, "n_features_in_", None) != n_in:
         fail(path, f"the feature map was fitted on {getattr(fmap, 'n_features_in_', None)!r} "
                    f"input features, the model on {n_in!r}")
-    if model.features is None and fmap.kernel != model.kernel_:
+    if features is None and fmap.kernel != model.kernel_:
         fail(path, f"the random features' kernel {fmap.kernel!r} is not the model's "
                    f"{model.kernel_!r}")
     if getattr(model, "representation_", None) != "primal":
@@ -123,6 +124,12 @@ def _check_primal_with_map(path, model):
         k = len(model.classes_)
         if k < 2 or coef.shape[1:] != (() if k == 2 else (k,)):
             fail(path, f"coef_ has shape {coef.shape} for {k} classes")
+    icpt = getattr(model, "intercept_", None)
+    if icpt is not None:  # a number for one column, else one per column (like coef_'s)
+        icpt = np.asarray(icpt, dtype=np.float64)
+        if icpt.shape not in ((coef.shape[1:],) if coef.ndim == 2 else ((), (1,))):
+            fail(path, f"intercept_ has shape {icpt.shape}; it does not fit coef_ {coef.shape}")
+        model.intercept_ = float(icpt.reshape(-1)[0]) if coef.ndim == 1 else icpt
     for attr in ("dual_coef_", "X_fit_"):
         if getattr(model, attr, None) is not None:
             fail(path, f"a primal model on a feature map holds no {attr}")
