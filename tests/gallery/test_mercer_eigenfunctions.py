@@ -58,6 +58,17 @@ def test_eigenvalues_against_the_closed_form(example, results):
         np.testing.assert_allclose(results[key][:k], lam[:k], rtol=4 / np.sqrt(n))
 
 
+def test_gram_spectrum_and_eigen_features(example, results):
+    k = example.N_EIGEN
+    np.testing.assert_allclose(results["random_eigenvalues"], results["gram_spectrum"][:k],
+                               rtol=1e-10)
+    assert results["mercer_error_all"] < 1e-10
+    # truncated after k terms: ||K - Z Z'||_F^2 is the sum of the dropped lambda_i(K)^2
+    lam = results["gram_spectrum"]
+    assert results["mercer_error_truncated"] == pytest.approx(
+        np.sqrt((lam[k:] ** 2).sum() / (lam ** 2).sum()), rel=1e-6)
+
+
 def test_nystroem_extension_is_the_hermite_function(results):
     error = np.abs(results["estimated_functions"] - results["closed_functions"]).max(axis=0)
     assert (error[:4] < 0.02).all(), error
