@@ -19,6 +19,7 @@ from ..models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighbors
                       KernelOutlierDetector, KitchenSinksClassifier,
                       KitchenSinksRegressor)
 from ._format import fail as _fail
+from ._decomposition import KERNEL_PCA_ENTRY
 from ._similarity import KERNEL_SIMILARITY_ENTRY
 
 
@@ -100,6 +101,7 @@ def registry():
                                   _check_kitchen_sinks_state),
         "KitchenSinksClassifier": (KitchenSinksClassifier, _KS_ARRAYS, ("classes_",) + _KS_JSON,
                                    _check_kitchen_sinks_state),
+        "KernelPCA": KERNEL_PCA_ENTRY,
         "KernelSimilarity": KERNEL_SIMILARITY_ENTRY,
     }
     # every estimator's state check ends with the range checks of its numbers
