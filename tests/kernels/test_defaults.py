@@ -185,6 +185,11 @@ def _examples():
         "Spline": [kernelkit.kernels.Spline(), kernelkit.kernels.Spline(order=3)],
         "WeisfeilerLehman": [kernelkit.kernels.WeisfeilerLehman(),
                              kernelkit.kernels.WeisfeilerLehman(n_iter=1, normalize=True)],
+        "MeanEmbedding": [kernelkit.kernels.MeanEmbedding(),
+                          kernelkit.kernels.MeanEmbedding(RBF(gamma=0.5), normalize=True),
+                          kernelkit.kernels.MeanEmbedding(Linear() + 0.5 * RBF())],
+        "SubsetTree": [kernelkit.kernels.SubsetTree(),
+                       kernelkit.kernels.SubsetTree(decay=0.25, normalize=False)],
         "GlobalAlignment": [kernelkit.kernels.GlobalAlignment(),
                             kernelkit.kernels.GlobalAlignment(sigma=0.5, triangular=4)],
     }

@@ -10,6 +10,7 @@
   of each row and the candidates for them from bounded approximate distances
   (nearest neighbours);
 - :mod:`.strings`: the subsequence kernel's dynamic program;
+- :mod:`.trees`: the subset-tree kernel's recursion over pairs of nodes;
 - :mod:`.rows`: hashing whole rows and comparing rows (merging repeated rows).
 
 Every compiled function ``f`` has a plain-numpy twin ``f_ref`` with the same
@@ -50,6 +51,7 @@ from .selection import bounded_candidates, member_sums, smallest_k, smallest_k_s
 from .tiles import mirror_tile, rbf_tile
 from .strings import (encode, subsequence_block, subsequence_pair, subsequence_scratch_bytes,
                       subsequence_self)
+from .trees import subset_tree_block, subset_tree_self
 
 #: Former name of :func:`smallest_k_stable` (kept for existing imports).
 
@@ -60,6 +62,7 @@ __all__ = [
     "bounded_candidates", "rbf_tile", "mirror_tile",
     "encode", "subsequence_block", "subsequence_self", "subsequence_pair",
     "subsequence_scratch_bytes", "interruptible", "row_hashes", "rows_equal",
+    "subset_tree_block", "subset_tree_self",
 ]
 
 # One place for every entry point (see interruptible); the others are plain Python.

@@ -23,7 +23,7 @@ __all__ = [
     "scale_add_rows_cols_ref", "mirror_lower_ref", "mirror_band_upper_ref", "member_sums_ref", "smallest_k_ref",
     "subsequence_pair_ref", "subsequence_block_ref", "subsequence_brute",
     "subsequence_polynomial", "row_hashes_ref", "rows_equal_ref", "bounded_candidates_ref",
-    "rbf_tile_ref", "mirror_tile_ref",
+    "rbf_tile_ref", "mirror_tile_ref", "subset_tree_pair_ref",
 ]
 
 #: Twin of :func:`~kernelkit._compiled.selection.smallest_k`: a stable sort of each row.
@@ -252,3 +252,25 @@ def mirror_tile_ref(K, r0, r1, c0, c1):
     below = j < i
     K[j[below], i[below]] = K[i[below], j[below]]
     return K
+
+
+def subset_tree_pair_ref(t1, t2, decay):
+    """Pure-Python twin of :mod:`~kernelkit._compiled.trees` on two ``Tree`` objects:
+    Collins and Duffy's recursion, memoised, compared label by label."""
+    memo = {}
+
+    def production(t, g):
+        return (t.labels[g], tuple(t.labels[c] for c in t.children[g]))
+
+    def C(a, b):
+        if (a, b) not in memo:
+            if not t1.children[a] or production(t1, a) != production(t2, b):
+                memo[a, b] = 0.0
+            else:
+                value = decay
+                for ca, cb in zip(t1.children[a], t2.children[b]):
+                    value *= 1.0 + C(ca, cb)
+                memo[a, b] = value
+        return memo[a, b]
+
+    return sum(C(a, b) for a in range(len(t1.labels)) for b in range(len(t2.labels)))

@@ -231,7 +231,8 @@ def distinct_centers(X, indices):
 
     Parameters
     ----------
-    X : validated input, an array or a list (strings)
+    X : validated input, an array or a list (strings), or an object array
+        (sets, trees, ...: hashable objects, or arrays compared by their bytes)
     indices : ndarray of shape (m,), int
         Row indices of the drawn centers.
 
@@ -245,7 +246,7 @@ def distinct_centers(X, indices):
     indices = np.asarray(indices, dtype=np.intp)
     if len(indices) == 0:
         return indices, np.zeros(0, dtype=np.intp)
-    if isinstance(X, np.ndarray):
+    if isinstance(X, np.ndarray) and X.dtype != object:
         rows = np.ascontiguousarray(X[indices]).reshape(len(indices), -1)
         # Equal rows have equal bytes (-0.0 and 0.0 aside, which only split a pair).
         keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1])))[:, 0] \
@@ -256,6 +257,10 @@ def distinct_centers(X, indices):
             R = X[indices]
             X = [R.indices[R.indptr[i]:R.indptr[i + 1]].tobytes() + b"|"
                  + R.data[R.indptr[i]:R.indptr[i + 1]].tobytes() for i in range(len(indices))]
+            indices_in_x = np.arange(len(indices))
+        elif isinstance(X, np.ndarray):  # objects: arrays (sets, series) by shape and bytes
+            X = [(x.shape, x.tobytes()) if isinstance(x, np.ndarray) else x
+                 for x in X[indices]]
             indices_in_x = np.arange(len(indices))
         else:
             indices_in_x = indices

@@ -22,6 +22,7 @@ from .alignment import GlobalAlignment
 from .rows import KernelRows
 from .objects import ObjectCodec, ObjectKernel, register_object_kind, takes_objects
 from .sets import MeanEmbedding
+from .trees import SubsetTree, Tree, parse_tree
 from .registry import KERNELS, kernel_from_dict, parse_kernel, register_kernel, resolve_kernel
 from .strings import Spectrum, Subsequence, WeightedDegree
 from .vector import RBF, Cauchy, Constant, KroneckerDelta, Laplacian, Linear, Polynomial, Sigmoid
@@ -35,5 +36,6 @@ __all__ = [
     "AdditiveChi2", "Spline", "WeisfeilerLehman", "LabelledGraph",
     "GlobalAlignment",
     "ObjectKernel", "ObjectCodec", "register_object_kind", "takes_objects", "MeanEmbedding",
+    "SubsetTree", "Tree", "parse_tree",
     "KERNELS", "parse_kernel", "resolve_kernel", "kernel_from_dict", "register_kernel",
 ]

@@ -36,6 +36,7 @@ from .spline import Spline
 from .graphs import WeisfeilerLehman
 from .alignment import GlobalAlignment
 from .sets import MeanEmbedding
+from .trees import SubsetTree
 
 __all__ = ["KERNELS", "resolve_kernel", "parse_kernel", "kernel_from_dict", "register_kernel"]
 
@@ -64,6 +65,7 @@ for _cls, _aliases in [
     (strings.Subsequence, ("ssk",)), (strings.Spectrum, ("kmer",)),
     (strings.WeightedDegree, ("wd",)),
     (MeanEmbedding, ("mean_embedding", "set_kernel")),
+    (SubsetTree, ("sst", "subset_tree", "collins_duffy")),
 ]:
     register_kernel(_cls, *_aliases)
 # Warped, Composed and CallableKernel hold Python callables: not in the registry on purpose.

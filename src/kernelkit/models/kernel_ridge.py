@@ -504,9 +504,11 @@ def merge_rows_choice(X, y, sample_weight):
     choice : Choice
     """
     n = len(y)
-    if not isinstance(X, np.ndarray):
+    if not isinstance(X, np.ndarray) or X.dtype == object:  # sparse rows, objects (trees...)
+        what = ("objects (sets, trees, ...)" if isinstance(X, np.ndarray)
+                else f"{type(X).__name__} input")
         return None, Choice("repeated rows", "not checked",
-                            f"{type(X).__name__} input: rows are compared as arrays only")
+                            f"{what}: rows are compared as arrays only")
     merged = merge_duplicate_rows(X, y, sample_weight)
     if merged is None:
         return None, Choice("repeated rows", "none", f"all {n} rows distinct")
