@@ -24,7 +24,7 @@ the pipeline saved with :func:`kernelkit.save` and read back with
 :func:`kernelkit.load` predicts exactly as before. The figure shows the test
 error against D, with the exact model as a line.
 
-Run: ``python examples/random_feature_recipe.py`` (about 20 seconds)
+Run: ``python examples/random_feature_recipe.py`` (about 15 seconds)
 """
 
 import argparse
