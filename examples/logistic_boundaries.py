@@ -2,8 +2,8 @@
 Logistic regression's decision boundaries with linear, polynomial and RBF kernels
 =================================================================================
 
-Lecture: Kernelising linear models -- logistic regression with kernels (its
-decision boundaries with the linear, polynomial and Gaussian kernels).
+Lecture: Learning with kernels -- logistic regression's decision boundaries
+with kernels (linear, polynomial and Gaussian).
 
 L2-penalised logistic regression, (1/2)||f||^2 + C sum_i log(1 + exp(-y_i f(x_i))),
 is a linear model; by the representer theorem its minimiser in the feature space

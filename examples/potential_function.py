@@ -1,10 +1,10 @@
 """
 The potential-function method: the kernel perceptron as charges placed at mistakes
-=================================================================================
+==================================================================================
 
-Lecture: Kernels, history -- the potential-function view (Aizerman, Braverman
-& Rozonoer 1964): the kernel perceptron, f(x) = sum of charges k(x, x_i)
-placed at the mistakes, and Novikoff's mistake bound.
+Lecture: Learning with kernels -- the potential-function (Aizerman) view of
+kernel classifiers (Aizerman, Braverman & Rozonoer 1964): the kernel perceptron,
+f(x) = sum of charges k(x, x_i) placed at the mistakes, and Novikoff's bound.
 
 Aizerman and colleagues pictured a classifier as an electric potential: every
 training point that is misclassified when it is presented drops a charge

@@ -1,6 +1,6 @@
 """
 Random cosines: what a random Fourier feature looks like, and how their average is the kernel
-============================================================================================
+=============================================================================================
 
 Lecture: Random features -- the random-cosine picture (a few features
 z_w(x) = sqrt(2) cos(w'x + b) drawn as curves and surfaces; their average

@@ -2,7 +2,7 @@
 Kernel ridge regression is a sum of Gaussians
 =============================================
 
-Lecture: Kernel ridge regression -- "kernel ridge is a sum of Gaussians": the
+Lecture: Learning with kernels -- "kernel ridge is a sum of Gaussians": the
 representer theorem's f(x) = sum_i u_i k(x, x_i) drawn as the sum of its bumps.
 
 With the RBF kernel k(x, x') = exp(-gamma (x - x')^2), the kernel ridge
