@@ -32,7 +32,8 @@ _SMALL = {"n_components": 8, "n_neighbors": 3, "n_clusters": 2, "max_iter": 20,
           "n_epochs": 2, "n_centers": 6, "alphas": (0.1, 1.0), "Cs": (0.1, 1.0),
           "random_state": 0}
 # Functions and helpers exported next to the classes: not estimators.
-_NOT_ESTIMATORS = {"select_centers", "explicit_feature_dim", "most_similar"}
+_NOT_ESTIMATORS = {"select_centers", "explicit_feature_dim", "most_similar",
+                   "taylor_error_bound", "taylor_feature_dim"}
 
 
 def _public_classes():
