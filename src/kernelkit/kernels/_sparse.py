@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from .._validation import n_rows  # noqa: F401  (re-exported for the kernels)
 
 __all__ = ["is_sparse", "n_rows", "as_float64_csr", "sparse_sq_norms", "inner_into",
-           "sparse_max_abs", "as_csr_rows"]
+           "sparse_max_abs", "as_csr_rows", "compact_columns"]
 
 
 def is_sparse(X):
@@ -67,6 +67,24 @@ def sparse_max_abs(X):
     return float(np.abs(X.data).max())
 
 
+def compact_columns(A, B):
+    """CSR ``A`` and ``B`` with their columns renumbered to the sorted union of the
+    columns either one stores: every inner product ``a'b`` is unchanged, and nothing
+    is sized by the number of columns (a product with ``B.T`` converts it to rows,
+    which costs an index array per column: 8 TiB at 2**40 columns otherwise)."""
+    used = np.union1d(A.indices, B.indices)
+    out = []
+    for M in (A, B):
+        idx = np.searchsorted(used, M.indices).astype(M.indices.dtype, copy=False)
+        out.append(sp.csr_matrix((M.data, idx, M.indptr), shape=(M.shape[0], len(used))))
+    return out
+
+
+def _wide(A, B):
+    """Whether A and B have many more columns than stored values (compact them first)."""
+    return A.shape[1] > 4 * (A.nnz + B.nnz) + 4096
+
+
 def inner_into(X, Y, out):
     """``X @ Y.T`` into a dense float64 block (``out`` itself when it is float64).
 
@@ -77,7 +95,10 @@ def inner_into(X, Y, out):
     """
     G = out if out.dtype == np.float64 else np.empty(out.shape)
     if sp.issparse(X) and sp.issparse(Y):
-        P = as_float64_csr(X) @ as_float64_csr(Y).T
+        A, B = as_float64_csr(X), as_float64_csr(Y)
+        if _wide(A, B):
+            A, B = compact_columns(A, B)
+        P = A @ B.T
         if G.flags.c_contiguous:  # scipy adds into a zeroed contiguous buffer
             G[...] = 0.0
             P.toarray(out=G)

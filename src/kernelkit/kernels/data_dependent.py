@@ -104,6 +104,7 @@ class InputScale:
         self._column_mean = column_mean
         self._column_var = column_var
         self._X = X
+        self._used = self._stored_mean = self._stored_var = None
 
     @classmethod
     def of(cls, X):
@@ -148,29 +149,57 @@ class InputScale:
         return self._variance
 
     def _moments(self):
+        """Each column's mean and variance; for scipy.sparse only over the columns that
+        store a value (``self._used``; the others are 0 with variance 0), so that
+        nothing is sized by the number of columns (2**40 columns of a hashed text)."""
         X = self._X
         if _is_sparse(X):
-            mean = np.asarray(X.mean(axis=0), dtype=np.float64).ravel()
-            sq = np.asarray(X.multiply(X).mean(axis=0), dtype=np.float64).ravel()
+            C = X.tocsr()
+            used, inverse = np.unique(C.indices, return_inverse=True)
+            data = np.asarray(C.data, dtype=np.float64)
+            n = max(C.shape[0], 1)
+            mean = np.bincount(inverse, weights=data, minlength=len(used)) / n
+            sq = np.bincount(inverse, weights=data * data, minlength=len(used)) / n
             var = np.maximum(sq - mean * mean, 0.0)
+            self._used = used
         else:
             A = np.asarray(X)
             mean = A.mean(axis=0, dtype=np.float64)
             var = A.var(axis=0, dtype=np.float64)
-        self._column_mean, self._column_var = mean, var
+            self._used = None
+        self._stored_mean, self._stored_var = mean, var
+
+    def stored_moments(self):
+        """``(columns, mean, var)``: the columns that hold a value (None: all) and their
+        means and variances; every other column is 0 with variance 0."""
+        if self._stored_mean is None:
+            if self._column_mean is not None:
+                return None, self._column_mean, self._column_var
+            self._moments()
+        return self._used, self._stored_mean, self._stored_var
+
+    def _expand(self, values):
+        if self._used is None:
+            return values
+        full = np.zeros(self.n_features)
+        full[self._used] = values
+        return full
 
     @property
     def column_mean(self):
-        """Mean of each column, shape (n_features,)."""
+        """Mean of each column, shape (n_features,) (see :meth:`stored_moments` for
+        sparse inputs with very many columns)."""
         if self._column_mean is None:
-            self._moments()
+            _, mean, _ = self.stored_moments()
+            self._column_mean = self._expand(mean)
         return self._column_mean
 
     @property
     def column_var(self):
         """Population variance of each column, shape (n_features,)."""
         if self._column_var is None:
-            self._moments()
+            _, _, var = self.stored_moments()
+            self._column_var = self._expand(var)
         return self._column_var
 
 
@@ -227,7 +256,7 @@ def _rule_value(kind, rule, scale):
     if kind == "l1_gamma":
         var = scale.variance
         return 1.0 / (d * math.sqrt(var)) if var > 0 else 1.0
-    mean, var = scale.column_mean, scale.column_var  # chi2_gamma
+    _, mean, var = scale.stored_moments()  # chi2_gamma (columns without values add 0)
     spread = float(np.sum(np.divide(var, mean, out=np.zeros_like(var), where=mean > 0)))
     return 1.0 / spread if spread > 0 else 1.0
 
@@ -263,14 +292,18 @@ def feature_scale_spread(scale, *, rtol=1e-12):
     ignored: they add nothing to any distance. ``(1.0, None, None)`` when fewer
     than two columns vary.
     """
-    std = np.sqrt(InputScale.of(scale).column_var)
+    columns, _, var = InputScale.of(scale).stored_moments()
+    std = np.sqrt(var)
     top = float(std.max(initial=0.0))
     varying = np.flatnonzero(std > rtol * top) if top > 0 else np.array([], dtype=int)
     if varying.size < 2:
         return 1.0, None, None
     wide = int(varying[np.argmax(std[varying])])
     narrow = int(varying[np.argmin(std[varying])])
-    return float(std[wide] / std[narrow]), wide, narrow
+    ratio = float(std[wide] / std[narrow])
+    if columns is not None:  # positions among the stored columns -> column numbers
+        wide, narrow = int(columns[wide]), int(columns[narrow])
+    return ratio, wide, narrow
 
 
 def unresolved_params(kernel):
