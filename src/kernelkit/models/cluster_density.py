@@ -220,7 +220,7 @@ class _RadiusPairs:
                 kept.append((i, j.astype(dtype)))
             else:
                 kept = None
-        need = format_bytes(n_pairs * np.dtype(dtype).itemsize)
+        need = format_bytes(n_pairs * (np.dtype(dtype).itemsize + 8))  # row and column
         if kept is None:
             self.choice = Choice("neighbourhoods", "recomputed",
                                  f"the {n_pairs} pairs within eps need {need}, more than "
