@@ -75,6 +75,17 @@ def test_blocks_within_a_small_budget():
     np.testing.assert_allclose(sim, np.take_along_axis(C, ref, axis=1), atol=1e-14)
 
 
+def test_whole_matrix_refused_beyond_the_budget():
+    from kernelkit.exceptions import MemoryBudgetError
+
+    items = np.ones((1500, 2))  # 1500 x 1500 similarities: 17 MB > 16 MB
+    est = KernelSimilarity(kernel="linear").fit(items)
+    with config_context(memory="16MB"):
+        with pytest.raises(MemoryBudgetError, match="kneighbors"):
+            est.similarities()
+        assert est.kneighbors(n_neighbors=2)[0].shape == (1500, 2)  # blocks: fine
+
+
 def test_strings_against_brute_force():
     words = np.array(["kernel", "kernels", "colonel", "carnal", "channel", "funnel", "tunnel",
                       "panel", "kennel", "camel"])

@@ -16,6 +16,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from .._budget import require
 from .._validation import Interval, validate_params
 from ..gram import pairwise_blocked
 from ..solvers.distances import query_blocks, smallest_k_indices
@@ -157,8 +158,14 @@ class KernelSimilarity(KernelParamsMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_queries, n_items)
+            The whole matrix: it must fit the memory budget (a
+            ``MemoryBudgetError`` says so); :meth:`kneighbors` needs only
+            blocks of it.
         """
         Xq, diag_q = self._queries(X)
+        require(8.0 * Xq.shape[0] * self.n_samples_fit_,
+                f"the {Xq.shape[0]} x {self.n_samples_fit_} matrix of similarities",
+                hint="ask kneighbors for the nearest items, which works in blocks of queries")
         K = np.asarray(pairwise_blocked(self.kernel_, Xq, self.X_fit_), dtype=np.float64)
         return normalized_similarities(K, _inverse_norms(diag_q),
                                        _inverse_norms(self.diag_fit_))
