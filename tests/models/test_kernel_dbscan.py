@@ -71,6 +71,25 @@ def test_neighbourhoods_recomputed_when_they_do_not_fit():
     assert "memory budget" in est.plan_.choices[1].reason
 
 
+def test_no_block_beyond_the_block_share_of_the_budget(monkeypatch):
+    import kernelkit.models._distance_space as space_module
+
+    seen = []
+    real = space_module.sq_distances
+
+    def recording(kernel, Xq, diag_q, X_fit, diag_fit):
+        D = real(kernel, Xq, diag_q, X_fit, diag_fit)
+        seen.append(D.nbytes)
+        return D
+
+    monkeypatch.setattr(space_module, "sq_distances", recording)
+    X = np.random.default_rng(0).normal(size=(1200, 2))
+    with config_context(memory="16MB"):
+        KernelDBSCAN(10.0, min_samples=5, kernel=RBF(gamma=0.1)).fit(X)
+    assert len(seen) > 3  # the 1200 x 1200 distances (11 MB) came in blocks
+    assert max(seen) <= 16 * 1024**2 / 8  # each within the block share (1/8) of the budget
+
+
 def test_replayed_neighbourhoods_in_small_chunks(moons, monkeypatch):
     import kernelkit.models.cluster_density as cd
 
