@@ -94,6 +94,23 @@ def test_kernel_logistic_regression_on_random_features_round_trips(data, tmp_pat
     np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
 
 
+def test_random_feature_ridge_searches_round_trip(data, tmp_path):
+    from kernelkit.models import KernelRidgeClassifierCV, KernelRidgeCV
+
+    X, y, labels = data
+    for model, target in ((KernelRidgeCV("rbf(gamma=0.5)", alphas=[0.1, 1.0], solver="features",
+                                         n_components=30, random_state=0), y),
+                          (KernelRidgeClassifierCV("rbf(gamma=0.5)", alphas=[0.1, 1.0],
+                                                   solver="features", n_components=30,
+                                                   random_state=0), labels)):
+        model.fit(X, target)
+        assert model.solver_ == "primal"
+        again, path = _round_trip(model, tmp_path)
+        np.testing.assert_array_equal(again.predict(X), model.predict(X))
+        with pytest.raises(ModelFormatError, match="coef_ has shape"):
+            kernelkit.load(_edited(path, tmp_path, arrays={"coef_": np.zeros((29, 3))}))
+
+
 LINEAR = [(Ridge(alpha=0.1), "y"), (LinearRegression(), "y"), (SGDRegressor(random_state=0), "y"),
           (LinearSVR(random_state=0), "y"), (Ridge(fit_intercept=False), "y"),
           (RidgeClassifier(), "labels"), (RidgeClassifier(), "binary"),

@@ -178,8 +178,8 @@ def test_distinct_centers_are_kernel_ridge_falkons():
     assert "distinct rows" in str(cv.plan_)
 
 
-def test_random_feature_search_is_refused_at_save_not_at_load(tmp_path):
-    # what save writes, load must read: random Fourier weights are not in the format
+def test_random_feature_search_saves_and_loads(tmp_path):
+    # the random Fourier weights travel as the model's nested feature map
     import kernelkit
     from kernelkit.models import KernelRidgeCV
 
@@ -187,9 +187,11 @@ def test_random_feature_search_is_refused_at_save_not_at_load(tmp_path):
     X = rng.normal(size=(120, 3))
     model = KernelRidgeCV(solver="features", n_components=20, alphas=[0.01, 0.1],
                           random_state=0).fit(X, np.sin(X[:, 0]))
-    with pytest.raises(ValueError, match="random Fourier features"):
-        kernelkit.save(model, tmp_path / "rf.kk")
-    assert not (tmp_path / "rf.kk").exists()
+    kernelkit.save(model, tmp_path / "rf.kk")
+    loaded = kernelkit.load(tmp_path / "rf.kk")
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    np.testing.assert_array_equal(loaded.feature_map_.random_weights_,
+                                  model.feature_map_.random_weights_)
 
 
 def test_a_failed_refit_leaves_the_fitted_classifier_whole():

@@ -2,8 +2,9 @@
 
 ``KernelMachine(features=RandomFourierFeatures(...))`` (and the classifier, and a
 features strategy of a kernel without a finite map, which draws random Fourier
-features itself) predict through ``feature_map_.transform(X) @ coef_``: the file
-must hold that fitted map. It is written as a nested node ``"feature_map"`` of
+features itself; and ``KernelRidgeCV``/``KernelRidgeClassifierCV`` with
+``solver="features"``) predict through ``feature_map_.transform(X) @ coef_``: the
+file must hold that fitted map. It is written as a nested node ``"feature_map"`` of
 the machine's node (an allow-listed feature map with its own arrays under the
 member prefix ``feature_map/``, checked by its own entry on load), and the
 ``features`` parameter, an unfitted transformer, as ``{"estimator": {"name": ...,
@@ -34,7 +35,8 @@ FEATURE_MAPS = {cls.__name__: cls for cls in (RandomFourierFeatures, Nystroem,
 #: The key of the nested node, and the member prefix of its arrays.
 FEATURE_MAP_KEY = "feature_map"
 #: The estimators whose state may include a feature map of their own.
-MACHINES = ("KernelMachine", "KernelMachineClassifier", "KernelLogisticRegression")
+MACHINES = ("KernelMachine", "KernelMachineClassifier", "KernelLogisticRegression",
+            "KernelRidgeCV", "KernelRidgeClassifierCV")  # the last two: solver="features"
 
 
 def encode_features_param(name, value):
@@ -74,12 +76,18 @@ def decode_features_param(path, obj):
     return fmap
 
 
+def _primal(model):
+    """Whether the model predicts as psi(x)'w (kernel machines' representation_, the
+    ridge learners' solver_)."""
+    rep = getattr(model, "representation_", None)
+    return (rep if rep is not None else getattr(model, "solver_", None)) == "primal"
+
+
 def needs_feature_map_node(model):
     """Whether ``model`` predicts through a feature map that must be stored: a primal
     kernel machine fitted with ``features=`` or with random features it drew itself
     (an ExplicitFeatures of its own kernel is rebuilt on load, as before)."""
-    if type(model).__name__ not in MACHINES or \
-            getattr(model, "representation_", None) != "primal":
+    if type(model).__name__ not in MACHINES or not _primal(model):
         return False
     fmap = getattr(model, "feature_map_", None)
     return getattr(model, "features", None) is not None or \
@@ -112,8 +120,9 @@ def _check_primal_with_map(path, model):
     if features is None and fmap.kernel != model.kernel_:
         fail(path, f"the random features' kernel {fmap.kernel!r} is not the model's "
                    f"{model.kernel_!r}")
-    if getattr(model, "representation_", None) != "primal":
-        fail(path, "a stored feature map needs representation_ 'primal'")
+    if not _primal(model):
+        fail(path, "a stored feature map needs a primal model (representation_ or solver_ "
+                   "'primal')")
     coef = getattr(model, "coef_", None)
     D = fmap.n_components_
     if not isinstance(coef, np.ndarray) or coef.ndim not in (1, 2) or coef.shape[0] != D:
@@ -145,8 +154,7 @@ def machine_entries(registry):
 
         def check(path, model, base_check=base_check):
             if getattr(model, "feature_map_", None) is None:
-                if getattr(model, "features", None) is not None and \
-                        getattr(model, "representation_", None) == "primal":
+                if getattr(model, "features", None) is not None and _primal(model):
                     fail(path, "a primal model fitted with features= needs its stored "
                                "feature map")
                 base_check(path, model)
@@ -154,5 +162,7 @@ def machine_entries(registry):
                 _check_primal_with_map(path, model)
 
         check.__doc__ = base_check.__doc__
+        if "coef_" not in arrays:  # the ridge learners' w on random features
+            arrays = tuple(arrays) + ("coef_",)
         out[name] = (cls, arrays, scalars, check)
     return out
