@@ -25,7 +25,7 @@ def test_product_neighbours_equal_a_brute_force_loop(res):
     for name in ("ratings", "centred ratings"):
         items = res[f"{name} items"]
 
-        def cosine(i, j):
+        def cosine(i, j, items=items):
             return float(items[i] @ items[j]) / np.sqrt(float(items[i] @ items[i])
                                                         * float(items[j] @ items[j]))
 
