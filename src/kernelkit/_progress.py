@@ -49,6 +49,11 @@ class Progress:
     def close(self):
         """End the stage (prints the final line or closes the bar)."""
 
+    def finish(self, reason):
+        """End the stage saying why it stopped (``"converged: residual 3e-9 <= tol"``,
+        ``"stopped at max_iter"``): printed after the bar or the last line."""
+        self.close()
+
     def __enter__(self):
         return self
 
@@ -58,17 +63,37 @@ class Progress:
 
 
 class _Bar(Progress):
+    """A tqdm bar opened at the first step, so that the set-up before it (a
+    preconditioner, a Gram matrix) does not enter the rate and the ETA."""
+
     def __init__(self, tqdm, total, desc, unit):
-        self._bar = tqdm(total=total, desc=f"kernelkit {desc}", unit=unit, leave=False,
-                         file=sys.stderr)
+        self._tqdm, self._bar, self._closed = tqdm, None, False
+        self.total, self.desc, self.unit, self.done = total, desc, unit, 0
+        self.start = time.perf_counter()
 
     def update(self, n=1, **status):
+        self.done += n
+        if self._bar is None:
+            self._bar = self._tqdm(total=self.total, desc=f"kernelkit {self.desc}",
+                                   unit=self.unit, leave=False, file=sys.stderr, initial=n)
+        else:
+            self._bar.update(n)
         if status:
-            self._bar.set_postfix({k: _short(v) for k, v in status.items()}, refresh=False)
-        self._bar.update(n)
+            self._bar.set_postfix({k: _short(v) for k, v in status.items()})
 
     def close(self):
-        self._bar.close()
+        if self._bar is not None:
+            self._bar.close()
+
+    def finish(self, reason):
+        if self._closed:
+            return
+        self._closed = True
+        self.close()
+        of = f" of at most {self.total}" if self.total else ""
+        elapsed = time.perf_counter() - self.start
+        print(f"kernelkit {self.desc}: {reason} ({self.done}{of} {self.unit} in "
+              f"{elapsed:.1f} s)", file=sys.stderr, flush=True)
 
 
 class _Lines(Progress):
@@ -109,6 +134,11 @@ class _Lines(Progress):
         if not self._closed:
             self._closed = True
             self._print(self._line() + " (done)")
+
+    def finish(self, reason):
+        if not self._closed:
+            self._closed = True
+            self._print(self._line() + f": {reason}")
 
 
 def _short(value):

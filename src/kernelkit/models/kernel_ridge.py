@@ -430,6 +430,7 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
                          tol=self.tol, maxiter=self.max_iter, dtype=compute_dtype(X),
                          store=store, center_weights=weights,
                          callback=lambda _: bar.update(1))
+            bar.finish(falkon_stop_reason(res, self.tol, self.max_iter))
         self.plan_ = self.plan_.with_choices(res.preconditioner_choice, res.solve_choice)
         report_choices((choice, res.preconditioner_choice, res.solve_choice), self.verbose)
         self.centers_ = centers
@@ -444,6 +445,16 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
                 f"with relative residual {np.max(res.residual_norm):.2e} > tol={self.tol:g} "
                 "(residual_norm_). Increase max_iter, or alpha (a larger ridge is better "
                 "conditioned), or n_centers.", ConvergenceWarning, stacklevel=3)
+
+
+def falkon_stop_reason(res, tol, max_iter):
+    """Why a Falkon solve stopped, for the end of its progress bar."""
+    worst = float(np.max(res.residual_norm)) if np.size(res.residual_norm) else 0.0
+    if str(getattr(res.solve_choice, "value", "")).startswith("direct"):
+        return f"solved directly (the {res.rank} kept directions), residual {worst:.2e}"
+    if res.converged:
+        return f"converged: relative residual {worst:.2e} <= tol {tol:g}"
+    return f"stopped at max_iter={max_iter}: relative residual {worst:.2e} > tol {tol:g}"
 
 
 def _distinct_row_centers(merged, M, rng):
