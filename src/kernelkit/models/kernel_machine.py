@@ -8,10 +8,12 @@ labels of any type, one-vs-rest beyond two classes) minimise
 
 i.e. (lam/2)||w||^2 + (1/n) sum_i l(w'psi(x_i); y_i) with lam = alpha / n.
 This scaling makes ``KernelMachine(loss="squared", alpha=a)`` the same model
-as ``KernelRidge(alpha=a)`` (both solve (K + a I) u = y), and ``alpha = 1/C``
+as ``KernelRidge(alpha=a, fit_intercept=False)`` (both solve (K + a I) u = y),
+and ``alpha = 1/C``
 for scikit-learn's ``C`` convention. ``fit_intercept=True`` adds an
 unpenalised intercept b, f(x) + b (Newton or L-BFGS; the default, False, keeps
-the KernelRidge equality, whose scikit-learn model has no intercept either);
+the equality with ``KernelRidge(fit_intercept=False)`` and scikit-learn's
+``KernelRidge``, and lets every solver, SGD included, run);
 a constant in the kernel (``"rbf + 1"``) gives a penalised one. Any other loss
 can be passed as an object with its value, gradient and curvature
 (:func:`kernelkit.solvers.make_loss`): the representer theorem holds for every
@@ -232,9 +234,11 @@ _PARAMS_DOC = """
         Fit an unpenalised intercept b: minimise (alpha/2)||f||_H^2 + sum_i s_i
         l(f(x_i) + b; y_i). Newton (direct steps, one Cholesky factorisation
         each) or L-BFGS; not SGD, nor the hinge and epsilon-insensitive losses.
-        False (the default) keeps ``KernelMachine(loss="squared")`` equal to
-        :class:`KernelRidge` (and scikit-learn's ``KernelRidge``), which have no
-        intercept.
+        b is the joint minimiser (for the squared loss: sum_i u_i = 0, the
+        kernel ridge fit of the centred kernel), not :class:`KernelRidge`'s
+        ``fit_intercept``, which centres y (b = its mean). False (the default)
+        keeps ``KernelMachine(loss="squared")`` equal to
+        ``KernelRidge(fit_intercept=False)`` and scikit-learn's ``KernelRidge``.
 """
 
 

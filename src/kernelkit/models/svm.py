@@ -255,7 +255,8 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
         cw = check_class_weights(compute_class_weight(self.class_weight, classes=classes, y=y),
                                  classes)
         weight = cw[y_idx] * (1.0 if sw is None else sw)
-        Cs = np.where(weight > 0, float(self.C) * weight, 0.0)  # C = inf: inf or 0
+        Cs = np.where(weight > 0, float(self.C) * np.where(weight > 0, weight, 1.0),
+                      0.0)  # C = inf: inf or 0 (never inf * 0)
         # libsvm (as patched by scikit-learn) drops samples of weight 0; the
         # training set is sorted by class so each class is a contiguous block.
         keep = np.flatnonzero(Cs > 0)

@@ -127,7 +127,8 @@ class KernelSVR(KernelParamsMixin, RegressorMixin, BaseEstimator):
         n = len(y)
         sw = check_sample_weight(sample_weight, n)
         weight = np.ones(n) if sw is None else sw
-        Cs = np.where(weight > 0, float(self.C) * weight, 0.0)  # C = inf: inf or 0
+        Cs = np.where(weight > 0, float(self.C) * np.where(weight > 0, weight, 1.0),
+                      0.0)  # C = inf: inf or 0 (never inf * 0)
         keep = np.flatnonzero(Cs > 0)  # as libsvm: samples of weight 0 take no part
         bar = progress(None, "SMO (epsilon-SVR)", self.verbose)
         opts = dict(tol=float(self.tol), max_iter=self.max_iter, shrinking=self.shrinking,

@@ -194,7 +194,8 @@ def check_user_loss(loss, y, owner="KernelMachine"):
     out = {}
     for what, fn in fns:
         try:
-            got = np.asarray(fn(z.copy(), lab.copy()), dtype=np.float64)
+            with np.errstate(all="ignore"):  # non-finite values are reported below
+                got = np.asarray(fn(z.copy(), lab.copy()), dtype=np.float64)
         except Exception as exc:  # the user's code: report what it raised
             raise ValueError(f"{start}: its {what} raised {type(exc).__name__}: {exc} when "
                              f"called on arrays z and y of shape {z.shape}; it must be "
@@ -210,7 +211,9 @@ def check_user_loss(loss, y, owner="KernelMachine"):
                              "it must be finite for every score and label")
         out[what] = got
     h = _H * (1.0 + np.abs(z))
-    numeric = (loss.value_fn(z + h, lab) - loss.value_fn(z - h, lab)) / (2.0 * h)
+    with np.errstate(all="ignore"):
+        numeric = (np.asarray(loss.value_fn(z + h, lab), dtype=np.float64)
+                   - np.asarray(loss.value_fn(z - h, lab), dtype=np.float64)) / (2.0 * h)
     off = np.abs(numeric - out["gradient"]) > 1e-3 * (1.0 + np.abs(numeric))
     if off.any():
         i = int(np.argmax(off))
