@@ -211,7 +211,10 @@ _PARAMS_DOC = """
     features : transformer, optional
         Feature map psi for the feature strategies (any object with
         ``fit``/``transform``); default: :class:`~kernelkit.features.ExplicitFeatures`
-        when the kernel has a finite map.
+        when the kernel has a finite map, else, for a shift-invariant kernel (RBF,
+        Laplacian, Cauchy, Matern), D = 1000 random Fourier features (recorded in
+        ``plan_``); other kernels need ``features=`` for those strategies. Saved
+        with the model (kernelkit's feature maps only).
     n_epochs : int, default=5
         SGD passes over the data (one permutation each).
     eta0 : float or "auto", default="auto"
