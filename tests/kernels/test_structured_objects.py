@@ -166,3 +166,24 @@ def test_estimators_take_lists_of_objects():
     assert labels.shape == (30,)
     Z = Nystroem(kernel=k, n_components=2, random_state=0).fit(X).transform(X)
     np.testing.assert_allclose(Z @ Z.T, means @ means.T, atol=1e-9)  # rank 2: exact
+
+
+def test_cv_learners_take_strings_and_objects():
+    """The *CV searches fit on non-vector inputs (they copied n_features_in_, which such
+    fits do not set) and choose what GridSearchCV chooses."""
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    from kernelkit import KernelSVC, KernelSVCCV
+    from kernelkit.kernels import Spectrum
+
+    X = _sets(30)
+    y = np.arange(30) % 2
+    k = MeanEmbedding(RBF(gamma=0.5))
+    folds = StratifiedKFold(3)
+    cv = KernelSVCCV(kernel=k, Cs=[0.1, 1.0, 10.0], cv=folds).fit(X, y)
+    ref = GridSearchCV(KernelSVC(kernel=k), {"C": [0.1, 1.0, 10.0]}, cv=folds).fit(X, y)
+    assert cv.C_ == ref.best_params_["C"]
+    assert not hasattr(cv, "n_features_in_")
+    np.testing.assert_array_equal(cv.predict(X[:6]), ref.predict(X[:6]))
+    strings = ["acgt", "ggta", "ttag", "acga"] * 5
+    KernelSVCCV(kernel=Spectrum(k=2)).fit(strings, np.arange(20) % 2).predict(strings[:3])

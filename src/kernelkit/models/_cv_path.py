@@ -203,7 +203,11 @@ class PathSearchCV(BaseEstimator):
                                 else best.fit(X, y, sample_weight=sample_weight))
         setattr(self, f"{name}_", float(params[name]))
         self.kernel_ = self.best_estimator_.kernel_
-        self.n_features_in_ = self.best_estimator_.n_features_in_
+        for attr in ("n_features_in_", "feature_names_in_"):  # absent for strings, objects
+            if attr in vars(self):
+                delattr(self, attr)
+        if hasattr(self.best_estimator_, "n_features_in_"):
+            self.n_features_in_ = self.best_estimator_.n_features_in_
         if hasattr(self.best_estimator_, "n_iter_"):
             self.n_iter_ = self.best_estimator_.n_iter_
         if hasattr(self.best_estimator_, "feature_names_in_"):
