@@ -58,6 +58,20 @@ def test_check_input_names_the_bad_item(bad, error, words):
         MeanEmbedding(Linear()).check_input(bad)
 
 
+def test_tables_and_untrusted_read_only_arrays():
+    pd = pytest.importorskip("pandas")
+    k = MeanEmbedding(Linear())
+    with pytest.raises(TypeError, match="table"):
+        k.check_input(pd.DataFrame({"a": [1.0, 2.0]}))
+    bad = np.array([[1.0, np.nan]])
+    bad.flags.writeable = False  # looks canonical, is not finite: checked all the same
+    X = np.empty(2, dtype=object)
+    X[0], X[1] = np.ones((1, 2)), bad
+    X[0].flags.writeable = False
+    with pytest.raises(ValueError, match=r"X\[1\] holds nan"):
+        k.check_input(X)
+
+
 def test_x_and_y_of_different_dimension_refused():
     k = MeanEmbedding(Linear())
     with pytest.raises(ValueError, match="same number"):

@@ -98,6 +98,9 @@ def object_items(X, name, plural, *, allow_empty=False):
                         f"{plural} (one per sample)")
     if isinstance(X, dict):
         raise TypeError(f"{name} is a dict; pass a list of {plural} (one per sample)")
+    if hasattr(X, "columns") and hasattr(X, "iloc"):  # a pandas DataFrame: rows are not objects
+        raise TypeError(f"{name} is a table (DataFrame of shape {X.shape}); pass a list of "
+                        f"{plural}, e.g. a column: {name}['col'].tolist()")
     if isinstance(X, np.ndarray):
         if X.dtype != object and X.ndim < 2:
             raise ValueError(f"{name} is a {X.ndim}-D array of shape {X.shape}: that is one "
@@ -223,9 +226,13 @@ class RaggedArrays(ObjectCodec):
         return f"RaggedArrays(kind={self.kind!r})"
 
     def _is_canonical(self, X):
-        return all(isinstance(a, np.ndarray) and a.dtype == np.float64 and a.ndim == 2
-                   and not a.flags.writeable for a in X) and len(X) > 0 and \
-            len({a.shape[1] for a in X}) == 1
+        """Already checked: read-only 2-D float64 items (what check_item makes), one width,
+        non-empty and finite (a user's read-only arrays are checked, never trusted)."""
+        return len(X) > 0 and all(
+            isinstance(a, np.ndarray) and a.dtype == np.float64 and a.ndim == 2
+            and not a.flags.writeable and a.shape[0] > 0 and a.flags.c_contiguous
+            for a in X) and len({a.shape[1] for a in X}) == 1 and \
+            all(np.isfinite(a).all() for a in X)
 
     def check_item(self, item, where):
         if isinstance(item, (str, bytes)) or item is None or isinstance(item, dict):
