@@ -1,4 +1,9 @@
-"""Splice junctions in DNA with string kernels (runs on the bundled data).
+"""
+Splice junctions in DNA with string kernels (runs on the bundled data)
+======================================================================
+
+Lecture: Kernels on data that are not vectors -- string kernels: the weighted
+degree and spectrum kernels on DNA (and the gap-weighted subsequence kernel).
 
 3,186 primate DNA sequences of 60 bases (StatLog / UCI splice junctions) are
 labelled EI (exon/intron boundary), IE (intron/exon boundary) or N (neither).
@@ -13,7 +18,9 @@ subsequence kernel: ``Subsequence(p=3, decay=0.8)`` reached 0.65 on this split
 at C=10, and its Gram matrices took minutes rather than seconds).
 
 Split: stratified, 1,000 test sequences, ``random_state=0``, the rest (2,186)
-for training. Run: ``python examples/dna_splice.py`` (about 10 s).
+for training.
+
+Run: ``python examples/dna_splice.py`` (about 10 seconds)
 """
 
 import time

@@ -1,4 +1,9 @@
-"""Weighted sums of random kitchen sinks on the banana data (Rahimi & Recht 2008).
+"""
+Weighted sums of random kitchen sinks on the banana data (Rahimi & Recht 2008)
+==============================================================================
+
+Lecture: Random features -- random kitchen sinks: random cosines, bumps and
+sigmoids fitted by the constrained ERM max_i |beta_i| <= C / q.
 
 The story of the lectures: instead of optimising the basis functions of
 f(x) = sum_i beta_i psi(x; w_i), draw w_1..w_q at random once and fit only
@@ -15,7 +20,7 @@ banana data (5,300 points, 2 features, overlapping banana-shaped classes):
 2. the same random cosine features handed to scikit-learn's RidgeClassifier
    (an L2 penalty instead of the box) -- two ways to learn the same weights.
 
-Run: ``python examples/kitchen_sinks.py`` (about 20 seconds).
+Run: ``python examples/kitchen_sinks.py`` (about 20 seconds)
 """
 
 import time

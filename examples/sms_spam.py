@@ -1,4 +1,9 @@
-"""Spam filtering on raw SMS text with a string kernel (needs the shared data).
+"""
+Spam filtering on raw SMS text with a string kernel (needs the shared data)
+===========================================================================
+
+Lecture: Kernels on data that are not vectors -- the spectrum kernel on raw
+text (an SVM, kernel k-means and feature-space outliers on strings).
 
 The SMS Spam Collection (5,574 messages, 13% spam; UCI, CC BY 4.0) is read
 from the shared data directory (``KERNELKIT_SHARED_DATA``, or ``../shared/data``
@@ -14,7 +19,7 @@ feature-space outlier scores (distance to the 5th neighbour): the most unusual
 messages.
 
 Split: stratified, 30% test (1,673 messages), ``random_state=0``.
-Run: ``python examples/sms_spam.py`` (about 30 s).
+Run: ``python examples/sms_spam.py`` (about 30 seconds)
 """
 
 import os
