@@ -9,14 +9,14 @@ Mercer's theorem writes a PSD kernel as a sum over the eigenpairs of its
 integral operator (T f)(x) = int k(x, y) f(y) p(y) dy. For the Gaussian kernel
 k(x, y) = exp(-gamma (x - y)^2) under a Gaussian density p = N(0, sigma^2) they
 are known in closed form (Rasmussen & Williams 2006, section 4.3.1): with
-a = 1 / (4 sigma^2), b = gamma, c = sqrt(a^2 + 2ab), A = a + b + c, B = b / A,
+a = 1 / (4 sigma^2), b = gamma, c = sqrt(a^2 + 2ab), A = a + b + c, B = b / A::
 
     lambda_k = sqrt(2a / A) B^k,
     phi_k(x) ~ exp(-(c - a) x^2) H_k(sqrt(2c) x)     (Hermite polynomials H_k),
 
 so the eigenvalues fall geometrically, by the factor B, and the eigenfunctions
 are Hermite functions. On a sample the operator becomes the Gram matrix:
-``KernelPCA(center_kernel=False)`` gives mu_k = eigenvalues_ / n, which estimate
+``KernelPCA(center_kernel=False)`` gives mu_k = ``eigenvalues_ / n``, which estimate
 lambda_k, and ``eigenfunctions(x)`` the Nystroem extension
 phi_k(x) = sqrt(n) / lambda_k(K) sum_j k(x, x_j) v_jk. The table compares the
 closed form with three estimates: a random sample, the n quantiles of p (a
@@ -194,7 +194,8 @@ def plot(results):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    parser = argparse.ArgumentParser(description="Mercer eigenfunctions of the Gaussian "
+                                     "kernel, and kernel PCA on two rings")
     parser.add_argument("--quick", action="store_true", help="small samples (about 2 s)")
     parser.add_argument("--out", default="mercer_eigenfunctions.png", help="picture file")
     args = parser.parse_args(argv)
