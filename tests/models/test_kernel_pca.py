@@ -231,6 +231,18 @@ def test_save_load_identical_transforms(tmp_path, params):
         assert np.array_equal(loaded.inverse_transform(Z), model.inverse_transform(Z))
 
 
+def test_pipeline_save_load_and_pandas_output(tmp_path):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, Xt = _data()
+    pipe = make_pipeline(StandardScaler(), KernelPCA(3, kernel="rbf(gamma=0.5)")).fit(X)
+    kernelkit.save(pipe, tmp_path / "p.kk")
+    assert np.array_equal(kernelkit.load(tmp_path / "p.kk").transform(Xt), pipe.transform(Xt))
+    frame = KernelPCA(3).set_output(transform="pandas").fit(X).transform(Xt)
+    assert list(frame.columns) == ["kernelpca0", "kernelpca1", "kernelpca2"]
+
+
 def test_state_check_refuses_inconsistent_state(tmp_path):
     X, _ = _data()
     check = KERNEL_PCA_ENTRY[3]
