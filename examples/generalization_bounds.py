@@ -23,7 +23,7 @@ B / sqrt(n) (tr K = n for RBF), not a forecast of the gap; and B itself grows wi
 n at a fixed C, as the fit uses more of the class. (B is read after the
 fit, so strictly the bound is that of the class with this B fixed in advance.)
 
-Part 2 fits weighted sums of q random cosines with the box |beta_k| <= C / q
+Part 2 fits weighted sums of q random cosines with the box ``|beta_k| <= C / q``
 (``KitchenSinksClassifier``, no intercept) for growing q. Rahimi & Recht's
 theorem (:func:`kernelkit.diagnostics.kitchen_sinks_bound`) splits the excess
 risk into an estimation term in C / sqrt(n), half of which bounds the observed
