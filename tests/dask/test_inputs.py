@@ -115,3 +115,16 @@ def test_predict_checks_finite_rows():
     Xb[250, 0] = np.nan
     with pytest.raises(ValueError, match="X contains NaN or infinity in row 250 "):
         m.predict(da.from_array(Xb, chunks=100)).compute()
+
+
+def test_verbose_fits_report_each_pass(capsys, where):
+    m = DaskKernelRidge("rbf", solver="falkon", n_components=20, max_iter=5, random_state=0,
+                        verbose=1)
+    m.client = where
+    m.fit(da.from_array(X, chunks=100), Y)
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.startswith("kernelkit dask:")]
+    assert any("column variances" in ln for ln in lines)
+    assert len(lines) >= 3 and all(" done in " in ln for ln in lines)
+    DaskKernelRidge("rbf", n_components=20, random_state=0).fit(X, Y)
+    assert "kernelkit dask:" not in capsys.readouterr().err

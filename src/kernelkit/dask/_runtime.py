@@ -22,7 +22,7 @@ import numpy as np
 
 __all__ = ["DaskFitError", "resolve_client", "as_rows", "align_rows", "in_task", "tree_sum",
            "compute", "is_dask", "fit_rows", "checked_rows", "column_names", "check_columns",
-           "set_column_names"]
+           "set_column_names", "reports_passes"]
 
 #: Seconds one distributed pass may take before the fit gives up (per pass).
 DEFAULT_TIMEOUT = 3600.0
@@ -264,6 +264,36 @@ def _live_workers(client):
         return 0
 
 
+def _report(what, seconds, client):
+    """One line per distributed pass at verbosity >= 1 (an estimator's ``verbose``)."""
+    from .._progress import is_verbose
+
+    if is_verbose(0):
+        import sys
+
+        where = ("the local scheduler" if client is None
+                 else f"{_live_workers(client)} workers")
+        print(f"kernelkit dask: {what} done in {seconds:.2f} s ({where})", file=sys.stderr,
+              flush=True)
+
+
+def reports_passes(fit):
+    """``fit`` run at the estimator's ``verbose`` (or kernelkit's verbosity, the larger):
+    every distributed pass prints one line."""
+    import functools
+
+    @functools.wraps(fit)
+    def run(self, *args, **kwargs):
+        from .. import config
+
+        level = max(int(getattr(self, "verbose", 0) or 0),
+                    int(config.get_config()["verbosity"]))
+        with config.config_context(verbosity=level):
+            return fit(self, *args, **kwargs)
+
+    return run
+
+
 def _distributed_errors():
     """(KilledWorker, errors meaning the client or its futures are gone)."""
     from concurrent.futures import CancelledError
@@ -297,8 +327,11 @@ def compute(obj, client, timeout=None, what="the distributed pass"):
     import dask
 
     if client is None:
+        start = time.monotonic()
         try:
-            return dask.compute(obj, scheduler="threads")[0]
+            result = dask.compute(obj, scheduler="threads")[0]
+            _report(what, time.monotonic() - start, None)
+            return result
         except MemoryError as exc:
             raise DaskFitError(f"{what} ran out of memory on the local scheduler: "
                                "use smaller chunks") from exc
@@ -325,9 +358,12 @@ def compute(obj, client, timeout=None, what="the distributed pass"):
                 raise DaskFitError(f"{what} did not finish within {timeout:g} s (workers lost "
                                    f"or too slow; live workers: {_live_workers(client)})")
             try:
-                return future.result(timeout=min(POLL, left))
+                result = future.result(timeout=min(POLL, left))
             except TimeoutError:
                 pass
+            else:
+                _report(what, time.monotonic() - start, client)
+                return result
             now = time.monotonic()
             if _live_workers(client):
                 no_worker_since = None

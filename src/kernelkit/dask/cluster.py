@@ -22,7 +22,7 @@ from ..kernels import resolve_kernel
 from ..models import KernelKMeans
 from ._base import SUB_BLOCK_ROWS, ClientMixin, fit_feature_map, kernel_for_rows
 from ._runtime import (align_rows, as_rows, check_columns, checked_rows, compute, fit_rows,
-                       in_task, is_dask, set_column_names, tree_sum)
+                       in_task, is_dask, reports_passes, set_column_names, tree_sum)
 from .predict import map_rows
 
 __all__ = ["DaskKernelKMeans"]
@@ -79,7 +79,7 @@ class DaskKernelKMeans(ClientMixin, ClusterMixin, BaseEstimator):
     tol : float, default=1e-4
         Stop when the squared shift of the means is <= tol times the mean
         variance of the features (scikit-learn's rule); 0: until the means stop moving.
-    chunk_rows, timeout, random_state
+    chunk_rows, timeout, random_state, verbose
         As in :class:`~kernelkit.dask.DaskKernelRidge`.
 
     Attributes
@@ -102,10 +102,13 @@ class DaskKernelKMeans(ClientMixin, ClusterMixin, BaseEstimator):
         "chunk_rows": [Interval(Integral, 1, None), None],
         "timeout": [Interval(Real, 0, None, closed="neither"), None],
         "random_state": ["random_state"],
+        "verbose": [Interval(Integral, 0, None)],
     }
 
     def __init__(self, n_clusters=8, *, kernel="rbf", n_components=100, init="random",
-                 max_iter=300, tol=1e-4, chunk_rows=None, timeout=None, random_state=None):
+                 max_iter=300, tol=1e-4, chunk_rows=None, timeout=None, random_state=None,
+                 verbose=0):
+        self.verbose = verbose
         self.n_clusters = n_clusters
         self.kernel = kernel
         self.n_components = n_components
@@ -119,6 +122,7 @@ class DaskKernelKMeans(ClientMixin, ClusterMixin, BaseEstimator):
     def _rows(self, X, idx, client):
         return np.asarray(compute(X[idx], client, self.timeout, what="the drawn rows"))
 
+    @reports_passes
     def fit(self, X, y=None, sample_weight=None):
         """Cluster X (chunked by rows; numpy is wrapped).
 

@@ -38,7 +38,7 @@ from ..tuning.grid import warn_if_on_edge
 from ..tuning.nystroem_path import Moments, NystroemPath
 from ._base import ClientMixin, fit_feature_map, kernel_for_rows, normal_equations_pass
 from ._runtime import (align_rows, as_rows, check_columns, checked_rows, compute, fit_rows,
-                       is_dask, set_column_names)
+                       is_dask, reports_passes, set_column_names)
 from .operators import DaskGramOperator, persist_choice
 from .predict import map_rows
 
@@ -58,6 +58,7 @@ _CONSTRAINTS = {
     "random_state": ["random_state"],
     "fit_intercept": ["boolean"],
     "checkpoint": [str, os.PathLike, None],
+    "verbose": [Interval(Integral, 0, None)],
 }
 
 
@@ -65,7 +66,8 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
     def __init__(self, kernel="rbf", alpha=1.0, *, solver="auto", features="nystroem",
                  n_components="auto", tol=1e-7, max_iter=100, persist="auto",
                  chunk_rows=None, timeout=None, random_state=None, fit_intercept=True,
-                 checkpoint=None):
+                 checkpoint=None, verbose=0):
+        self.verbose = verbose
         self.kernel = kernel
         self.alpha = alpha
         self.solver = solver
@@ -326,6 +328,9 @@ class DaskKernelRidge(RegressorMixin, _DaskRidgeBase):
         on the same problem continues from the last iteration done (a client
         crash or a ``DaskFitError`` mid-fit costs the iterations since, not the
         fit). A file left by another problem is ignored with a warning.
+    verbose : int, default=0
+        >= 1: one line on stderr per distributed pass (what it computed, its time,
+        the live workers); kernelkit's ``verbosity`` setting does the same.
     fit_intercept : bool, default=True
         Fit the centred target (its weighted mean from one reduction over y)
         and add the mean back at prediction (``intercept_``), as
@@ -361,6 +366,7 @@ class DaskKernelRidge(RegressorMixin, _DaskRidgeBase):
     :meth:`to_local` gives the in-memory :class:`kernelkit.KernelRidge`.
     """
 
+    @reports_passes
     def fit(self, X, y, sample_weight=None):
         """Fit on X, y chunked by rows (numpy input is wrapped).
 
@@ -418,6 +424,7 @@ class DaskKernelRidgeClassifier(ClassifierMixin, _DaskRidgeBase):
     reduction on the cluster; the indicator targets are built in the tasks.
     """
 
+    @reports_passes
     def fit(self, X, y, sample_weight=None):
         """Fit one ridge regression per class (all at once).
 
