@@ -7,11 +7,11 @@ feature space: its Taylor expansion, and the error of truncating it at degree p.
 
 The Gaussian kernel factors as exp(-gamma ||x||^2) exp(-gamma ||y||^2) exp(2 gamma x'y),
 and the Taylor series of the last factor, expanded by the multinomial theorem, is
-an inner product of scaled monomials:
+an inner product of scaled monomials::
 
     phi_a(x) = exp(-gamma ||x||^2) sqrt((2 gamma)^|a| / a!) x^a,   a in N^d.
 
-Infinitely many features; keeping those of degree |a| <= p gives C(d + p, p) of
+Infinitely many features; keeping those of degree ``|a| <= p`` gives C(d + p, p) of
 them (:class:`kernelkit.features.TaylorFeatures`) and an error that is the Taylor
 remainder of exp, at most (2 gamma R^2)^(p+1) / (p+1)! for inputs of norm <= R
 (Cotter, Keshet & Srebro 2011). The table and the left panel show the largest

@@ -1,28 +1,28 @@
 """The Gaussian kernel's Taylor features: its infinite basis, truncated at a degree.
 
-The Gaussian kernel factors as
+The Gaussian kernel factors as::
 
     exp(-gamma ||x - y||^2) = exp(-gamma ||x||^2) exp(-gamma ||y||^2) exp(2 gamma x'y),
 
 and the last factor's Taylor series, expanded by the multinomial theorem, is an
-inner product of monomials: exp(2 gamma x'y) = sum over multi-indices a of
-(2 gamma)^|a| / a! x^a y^a. So the kernel has the explicit, infinite feature map
+inner product of monomials: ``exp(2 gamma x'y) = sum_a (2 gamma)^|a| / a! x^a y^a``
+over the multi-indices a. So the kernel has the explicit, infinite feature map::
 
     phi_a(x) = exp(-gamma ||x||^2) sqrt((2 gamma)^|a| / a!) x^a,   a in N^d,
 
-and keeping the multi-indices with |a| <= p gives a finite map whose inner
+and keeping the multi-indices with ``|a| <= p`` gives a finite map whose inner
 product is exp(-gamma ||x||^2 - gamma ||y||^2) T_p(2 gamma x'y), T_p the
 degree-p Taylor polynomial of exp (Cotter, Keshet & Srebro 2011). The map has
 C(d + p, p) features; the error is the Taylor remainder (see
 :meth:`TaylorFeatures.error_bound` and :func:`taylor_error_bound`), small where
-2 gamma |x'y| is small next to p: near the origin, for small gamma.
+``2 gamma |x'y|`` is small next to p: near the origin, for small gamma.
 
 The features of degree j are those of degree j - 1 times one coordinate: a
 monomial whose largest variable is i is a monomial of degree j - 1 whose largest
 variable is at most i, times x_i. Ordered by largest variable, those parents
 are a prefix of the previous degree's columns, so each (degree, variable) pair
 is one slice product, and the weight follows the same recursion:
-phi_{b + e_i} = phi_b x_i sqrt(2 gamma / (b_i + 1)).
+``phi_{b + e_i} = phi_b x_i sqrt(2 gamma / (b_i + 1))``.
 """
 
 from __future__ import annotations

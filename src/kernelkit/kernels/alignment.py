@@ -34,7 +34,7 @@ class GlobalAlignment(ObjectKernel):
     (n, m) with steps (1, 0), (0, 1), (1, 1) -- where dynamic time warping
     keeps the best path, this kernel sums them all, which makes it positive
     definite. The local kernel is kappa = w k / (2 - w k), k the Gaussian
-    kernel exp(-||x_i - y_j||^2 / (2 sigma^2)), w = (1 - |i - j| / T)_+ the
+    kernel exp(-||x_i - y_j||^2 / (2 sigma^2)), ``w = (1 - |i - j| / T)_+`` the
     triangular weight (w = 1 for ``triangular=0``); kappa / (1 + kappa) = w k / 2
     is positive definite, the condition of Cuturi's Theorem 1, so k is for
     every sigma > 0 and T. Cost O(n m d) per pair (compiled, parallel over
@@ -48,7 +48,7 @@ class GlobalAlignment(ObjectKernel):
         series times the square root of their median length.
     triangular : int, default=0
         T >= 0: only points at most T - 1 steps apart in time are aligned,
-        weighted by (1 - |i - j| / T) (the triangular global alignment
+        weighted by ``1 - |i - j| / T`` (the triangular global alignment
         kernel, O(T min(n, m)) useful cells); series whose lengths differ by T
         or more get k = 0. 0 aligns every pair of points.
     normalize : bool, default=True
