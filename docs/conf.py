@@ -93,26 +93,32 @@ def _skip_scikit_learn_members(app, what, name, obj, skip, options):
 
 def _numpydoc_with_one_template():
     """numpydoc's ``get_doc_object`` compiles its Jinja template anew for each of the
-    ~1,700 docstrings (a fifth of the build); this one compiles it once per builder
-    and hands it over as numpydoc's documented ``config["template"]``."""
+    ~3,000 docstrings and signatures (a fifth of the build); this one compiles it
+    once per builder and hands it over as numpydoc's ``config["template"]``."""
     import numpydoc.numpydoc
-    from numpydoc.docscrape import get_doc_object as plain_get_doc_object
-    from numpydoc.docscrape_sphinx import (SphinxClassDoc, SphinxFunctionDoc, SphinxObjDoc,
-                                           get_doc_object)
-    from sphinx.jinja2glue import BuiltinTemplateLoader
+    from jinja2 import FileSystemLoader
     from jinja2.sandbox import SandboxedEnvironment
+    from numpydoc.docscrape import get_doc_object as plain_get_doc_object
+    from numpydoc.docscrape_sphinx import SphinxClassDoc, SphinxFunctionDoc, SphinxObjDoc
+    from sphinx.jinja2glue import BuiltinTemplateLoader
 
+    template_dirs = [str(Path(numpydoc.__file__).parent / "templates")]
     templates = {}
 
-    def get_doc_object_once(obj, what=None, doc=None, config=None, builder=None):
-        if builder is None:
-            return get_doc_object(obj, what, doc, config, builder)
-        if id(builder) not in templates:
-            loader = BuiltinTemplateLoader()
-            loader.init(builder, dirs=[str(Path(numpydoc.__file__).parent / "templates")])
+    def template(builder):
+        key = None if builder is None else id(builder)
+        if key not in templates:
+            if builder is None:
+                loader = FileSystemLoader(template_dirs)
+            else:
+                loader = BuiltinTemplateLoader()
+                loader.init(builder, dirs=template_dirs)
             env = SandboxedEnvironment(loader=loader)
-            templates[id(builder)] = env.get_template("numpydoc_docstring.rst")
-        config = dict(config or {}, template=templates[id(builder)])
+            templates[key] = env.get_template("numpydoc_docstring.rst")
+        return templates[key]
+
+    def get_doc_object_once(obj, what=None, doc=None, config=None, builder=None):
+        config = dict(config or {}, template=template(builder))
         return plain_get_doc_object(obj, what=what, doc=doc, config=config,
                                     class_doc=SphinxClassDoc, func_doc=SphinxFunctionDoc,
                                     obj_doc=SphinxObjDoc)
