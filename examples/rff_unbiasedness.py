@@ -20,8 +20,9 @@ E_w cos^2(w'delta) = (1 + k(2 delta))/2 and the cross term 0 over b):
 
 The *paired* features (cos(w'x), sin(w'x)) of one frequency give exactly
 cos(w'delta) (no b): one frequency has variance (1 + k(2 delta))/2 - k(delta)^2
-= (1 + k(2 delta) - 2 k(delta)^2)/2, and D features (D/2 frequencies) have
-(1 + k(2 delta) - 2 k(delta)^2) / D -- below the cos + b features' by 1/(2D)
+= (1 + k(2 delta) - 2 k(delta)^2)/2 (the offset b of one cos + b feature adds
+1/2 to it), and D features (D/2 frequencies) have (1 + k(2 delta) - 2 k(delta)^2) / D
+-- below the cos + b features' by (k(delta)^2 - k(2 delta)/2) / D >= 0
 (Sutherland & Schneider 2015). For the RBF kernel k(2 delta) = k(delta)^4.
 At delta = 0 the paired estimate is exactly 1; the cos + b one still varies.
 

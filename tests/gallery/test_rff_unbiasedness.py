@@ -78,3 +78,11 @@ def test_plot(res):
     fig = ex.plot(res)
     assert len(fig.axes) == 3
     assert fig.axes[1].get_xscale() == "log" and fig.axes[1].get_yscale() == "log"
+
+
+def test_paired_features_vary_less_at_the_same_d():
+    """cos + b minus paired, at D features: (k(delta)^2 - k(2 delta)/2) / D >= 0."""
+    for delta in np.linspace(0.0, 4.0, 41):
+        k, k2 = np.exp(-ex.GAMMA * delta ** 2), np.exp(-ex.GAMMA * 4 * delta ** 2)
+        gap = ex.feature_variance(delta, "cos_bias") - ex.feature_variance(delta, "paired")
+        assert gap == pytest.approx(k ** 2 - k2 / 2.0, abs=1e-14) and gap >= 0.0
