@@ -12,6 +12,7 @@ from .exceptions import (InvalidParameterError, KernelSpecError, MemoryBudgetErr
                          ModelFormatError, NumericalWarning)
 from .diagnostics import psd_check
 from .features import Nystroem, RandomFourierFeatures, RandomKitchenSinks, TaylorFeatures
+from .features import WeisfeilerLehmanFeatures
 from .gram import GramOperator, gram
 from .kernels import parse_kernel
 from .models import (KernelKMeans, KernelKNeighborsClassifier, KernelKNeighborsRegressor,
@@ -36,6 +37,7 @@ __all__ = [
     "KernelKNeighborsClassifier", "KernelKNeighborsRegressor", "KernelKMeans",
     "KernelOutlierDetector", "KernelOneClassSVM", "KitchenSinksRegressor", "KitchenSinksClassifier",
     "RandomFourierFeatures", "Nystroem", "RandomKitchenSinks", "TaylorFeatures",
+    "WeisfeilerLehmanFeatures",
     "KernelSVCCV", "KernelSVRCV", "KernelLogisticRegressionCV", "KernelMachineCV",
     "KernelMachineClassifierCV", "KernelPCA",
     "KernelDBSCAN", "KernelAgglomerativeClustering", "KernelSimilarity",

@@ -8,7 +8,9 @@ from .kitchen_sinks import RandomKitchenSinks
 from .nystroem import Nystroem
 from .random_fourier import RandomFourierFeatures
 from .taylor import TaylorFeatures, taylor_error_bound, taylor_feature_dim
+from .weisfeiler_lehman import WeisfeilerLehmanFeatures
 
 __all__ = ["ExplicitFeatures", "explicit_feature_dim", "Nystroem", "RandomFourierFeatures",
            "RandomKitchenSinks", "select_centers",
-           "TaylorFeatures", "taylor_error_bound", "taylor_feature_dim"]
+           "TaylorFeatures", "taylor_error_bound", "taylor_feature_dim",
+           "WeisfeilerLehmanFeatures"]

@@ -25,7 +25,10 @@ from ._similarity import KERNEL_SIMILARITY_ENTRY
 
 def is_fitted(model):
     kernel = getattr(model, "kernel_", None)
-    return hasattr(model, "n_features_in_") or takes_objects(kernel)
+    # a model on objects has no n_features_in_: its kernel, or (a feature map of graphs,
+    # WeisfeilerLehmanFeatures) its vocabulary says it is fitted
+    return hasattr(model, "n_features_in_") or takes_objects(kernel) or \
+        hasattr(model, "vocabulary_")
 
 # The allow-list: estimator name -> (class, array attributes, JSON attributes,
 # the check that the restored state is one consistent fitted model).

@@ -20,6 +20,7 @@ from .._validation import validate_params
 from ..features import ExplicitFeatures, Nystroem, RandomFourierFeatures, explicit_feature_dim
 from ..features.random_fourier import restore_scale
 from ..features.taylor import TaylorFeatures, taylor_feature_dim
+from ..features.weisfeiler_lehman import WeisfeilerLehmanFeatures
 from ..kernels import Kernel
 from ..models import KernelOneClassSVM, KernelSVR
 from ._allowlist import registry as _estimator_registry
@@ -29,6 +30,8 @@ from ._preprocessors import preprocessor_registry
 __all__ = ["step_registry"]
 
 _NAMES = ("n_features_in_", "feature_names_in_")
+_WL_ARRAYS = ("level_sizes_", "label_codes_", "label_offsets_", "signature_values_",
+              "signature_offsets_")
 _ARRAYS = {"StandardScaler": ("mean_", "var_", "scale_"),
            "MinMaxScaler": ("min_", "scale_", "data_min_", "data_max_", "data_range_"),
            "RobustScaler": ("center_", "scale_")}
@@ -173,6 +176,18 @@ def _check_taylor(path, model):
     model._build_tables()
 
 
+def _check_wl_features(path, model):
+    """WeisfeilerLehmanFeatures: a vocabulary whose arrays agree (sizes, offsets, labels)."""
+    for attr in _WL_ARRAYS:
+        arr = getattr(model, attr, None)
+        if arr is None or arr.ndim != 1 or arr.dtype != np.int64:
+            fail(path, f"WeisfeilerLehmanFeatures.{attr} must be a 1-D int64 array")
+    try:
+        model._vocabulary_from_arrays()
+    except ValueError as exc:
+        fail(path, f"WeisfeilerLehmanFeatures: inconsistent vocabulary ({exc})")
+
+
 def _check_svr(path, model):
     """KernelSVR: one coefficient per support vector, indices within the fit."""
     dual, sup = getattr(model, "dual_coef_", None), getattr(model, "support_", None)
@@ -250,6 +265,8 @@ def step_registry():
                              _check_explicit),
         "TaylorFeatures": (TaylorFeatures, (), ("gamma_", "n_components_") + _NAMES,
                            _check_taylor),
+        "WeisfeilerLehmanFeatures": (WeisfeilerLehmanFeatures, _WL_ARRAYS, ("n_components_",),
+                                     _check_wl_features),
         # an estimator, kept here (not in _allowlist) while that module is being edited
         "KernelSVR": (KernelSVR, ("dual_coef_", "support_vectors_", "intercept_", "support_"),
                       ("n_iter_", "dual_objective_", "duality_gap_") + _NAMES, _check_svr),
