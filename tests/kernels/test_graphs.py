@@ -206,3 +206,15 @@ def test_codec_round_trip_and_corruption():
     shifted = dict(arrays, edges=arrays["edges"] + 50)
     with pytest.raises(ValueError, match="names a node outside"):
         codec.check(codec.decode(shifted, info, len(graphs)))
+
+
+def test_high_degree_graphs_take_the_dictionary_path_with_the_same_values():
+    """Stars of 700 nodes: the padded signature matrix (nodes x largest degree) exceeds the
+    block share of a 16 MB budget, so signatures are compared through a dictionary."""
+    rng = np.random.default_rng(9)
+    stars = [([(0, v) for v in range(1, m)] + [(1, 2)], [int(c) for c in rng.integers(0, 2, m)])
+             for m in (700, 650, 699)]
+    with kernelkit.config_context(memory="16MB"):
+        K = WeisfeilerLehman(n_iter=2)(stars)
+    np.testing.assert_array_equal(K, _brute_force_wl(stars, 2))
+    np.testing.assert_array_equal(K, WeisfeilerLehman(n_iter=2)(stars))  # the padded path
