@@ -31,11 +31,43 @@ def test_run_demo_quick(quick_result):
     assert part["persistence"]["file_size"] > 0
     assert "comp-activ (DELVE), via PMLB" in part["dataset"]["credit"]
     json.dumps(quick_result, allow_nan=False)  # JSON-ready as returned
+    assert 0 < quick_result["compile_time"] < quick_result["wall_time"]
+
+
+def test_warm_up_compiles_what_the_first_fits_would(monkeypatch):
+    """After the warm-up, the demo's first timed fit (the linear SVM) compiles nothing:
+    numba's dispatchers gain no new compiled signature."""
+    import numba
+    import numpy as np
+
+    from kernelkit.demo.warmup import warm_up
+    from kernelkit.models import KernelSVC
+
+    warm_up()
+    from kernelkit import _compiled
+
+    def signatures():
+        out = {}
+        for mod in list(__import__("sys").modules.values()):
+            if getattr(mod, "__name__", "").startswith("kernelkit._compiled"):
+                for name, obj in vars(mod).items():
+                    if isinstance(obj, numba.core.registry.CPUDispatcher):
+                        out[(mod.__name__, name)] = len(obj.signatures)
+        return out
+
+    before = signatures()
+    assert before and _compiled is not None
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 2))
+    KernelSVC(kernel="linear").fit(X, (X[:, 0] > 0).astype(int))
+    KernelSVC(kernel="rbf(gamma=1.0)").fit(X, (X[:, 0] > 0).astype(int))
+    after = signatures()
+    assert {k: v for k, v in after.items() if before.get(k, 0) != v} == {}
 
 
 def test_format_demo(quick_result):
     text = format_demo(quick_result)
-    for fragment in ("test RMSE", "R^2", "RBF(gamma=", "Polynomial(degree=2, gamma=", "choice:",
+    for fragment in ("Compiled loops ready in", "test RMSE", "R^2", "RBF(gamma=", "Polynomial(degree=2, gamma=", "choice:",
                      "comp-activ (DELVE), via PMLB", "reloaded: predictions identical"):
         assert fragment in text
 

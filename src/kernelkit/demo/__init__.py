@@ -20,6 +20,7 @@ from .classification import format_classification, part_classification
 from .regression import format_regression, part_regression
 from .scale import format_scale, part_scale
 from .strings import format_strings, part_strings
+from .warmup import warm_up
 
 __all__ = ["DemoSettings", "PARTS", "run_demo", "format_demo"]
 
@@ -50,7 +51,9 @@ def run_demo(quick=False, out_dir=None, *, log=None):
     -------
     dict
         ``kernelkit_version``, ``quick``, ``out_dir``, ``temporary``,
-        ``wall_time`` (seconds) and ``parts``: one dict per part, JSON-ready.
+        ``wall_time`` (seconds), ``compile_time`` (seconds spent compiling or loading
+        the compiled loops before anything is timed) and ``parts``: one dict per
+        part, JSON-ready.
     """
     from .. import __version__
 
@@ -64,13 +67,16 @@ def run_demo(quick=False, out_dir=None, *, log=None):
         out.mkdir(parents=True, exist_ok=True)
     try:
         settings = DemoSettings(quick=bool(quick), out_dir=out, log=log)
+        settings.say("compiling kernelkit's loops (the first run after an install; numba "
+                     "caches them on disk for the next runs)")
+        compile_time = warm_up()
         parts = [fn(settings) for _, fn, _ in PARTS]
     finally:
         if tmp is not None:
             tmp.cleanup()
     return {"kernelkit_version": __version__, "quick": bool(quick), "out_dir": str(out),
             "temporary": tmp is not None, "wall_time": time.perf_counter() - start,
-            "parts": parts}
+            "compile_time": compile_time, "parts": parts}
 
 
 _FORMATTERS = {name: fmt for name, _, fmt in PARTS}
@@ -80,6 +86,11 @@ def format_demo(result):
     """The demo's result (from :func:`run_demo`) as readable text."""
     lines = [f"kernelkit {result['kernelkit_version']} demo"
              + (" (quick)" if result["quick"] else "")]
+    compile_time = result.get("compile_time")
+    if compile_time is not None:
+        lines.append(f"Compiled loops ready in {compile_time:.1f} s (compiled on the first run "
+                     "after an install, then read from numba's cache); the fit times below "
+                     "exclude compilation.")
     for i, part in enumerate(result["parts"], 1):
         title = f"{i}. {part['title']}"
         lines += ["", title, "=" * len(title)]
