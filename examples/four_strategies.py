@@ -113,6 +113,10 @@ def plot(results):
     names = [s for s in results["strategies"] if s != "gram_cached"]
     diffs = [max(results["max_difference"][s], 1e-17) for s in names]
     bars.bar(range(len(names)), diffs, color=colors[:len(names)])
+    for i, s in enumerate(names):  # a difference of exactly 0 has no bar on a log scale
+        value = results["max_difference"][s]
+        bars.text(i, max(value, 1e-17) * 2, "exactly 0" if value == 0 else f"{value:.1e}",
+                  ha="center", fontsize=8)
     bars.set_yscale("log")
     bars.set_ylim(1e-17, 1e-6)
     bars.set_xticks(range(len(names)), [s.replace("_", "\n") for s in names], fontsize=8)
