@@ -360,3 +360,35 @@ def test_describe_constraints_joins_with_or():
         == "an integer >= 1, 'auto' or None"
     assert describe_constraints("kernel") == \
         "a Kernel, a kernel expression string or a function k(X, Y) -> Gram matrix"
+
+
+def test_scikit_learn_spellings_of_kernel_parameters_get_the_kernelkit_one():
+    """KernelRidge(kernel="rbf", gamma=0.1) is scikit-learn's spelling: the TypeError
+    says how kernelkit writes it, for every estimator with a kernel."""
+    import inspect
+
+    import kernelkit
+    from sklearn.base import clone
+
+    with pytest.raises(TypeError, match=r'write kernel="rbf\(gamma=0.1\)" or kernel=RBF\('
+                                        r'gamma=0.1\)'):
+        kernelkit.KernelRidge(kernel="rbf", gamma=0.1)
+    with pytest.raises(TypeError, match=r'kernel="poly\(degree=3, coef0=1\)"'):
+        kernelkit.KernelSVC(kernel="poly", degree=3, coef0=1)
+    with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) colour=1; its "
+                                        r"parameters are: kernel, C"):
+        kernelkit.KernelSVC(colour=1)
+    seen = 0
+    for name in kernelkit.__all__:
+        cls = getattr(kernelkit, name)
+        from sklearn.base import BaseEstimator
+
+        if not isinstance(cls, type) or not issubclass(cls, BaseEstimator) or \
+                "kernel" not in inspect.signature(cls).parameters:
+            continue
+        seen += 1
+        with pytest.raises(TypeError, match="keeps kernel parameters in the kernel"):
+            cls(gamma=0.5)
+        est = cls()
+        assert clone(est).get_params() == est.get_params()  # the signature is the original
+    assert seen >= 20

@@ -12,6 +12,9 @@ the nested parameter on it. It lives in the kernels room so that estimators
 
 from __future__ import annotations
 
+import functools
+import inspect
+
 from .base import Kernel
 from .registry import parse_kernel
 
@@ -22,6 +25,34 @@ _PREFIX = "kernel__"
 
 def _is_precomputed(kernel):
     return isinstance(kernel, str) and kernel.strip().lower() == "precomputed"
+
+
+#: Parameters that scikit-learn's kernel estimators take beside ``kernel`` and that
+#: kernelkit keeps inside the kernel (a familiar mistake: ``KernelRidge(gamma=0.1)``).
+KERNEL_PARAMETER_NAMES = ("gamma", "degree", "coef0", "length_scale", "nu", "sigma",
+                          "kernel_params")
+
+
+def unknown_parameter_message(name, unknown, kwargs, params):
+    """The TypeError text for keyword arguments an estimator does not take, with the
+    kernelkit spelling when they are kernel parameters."""
+    listed = ", ".join(f"{k}={kwargs[k]!r}" for k in unknown)
+    kernel_ones = [k for k in unknown if k in KERNEL_PARAMETER_NAMES]
+    if kernel_ones and "kernel" in params:
+        kernel = kwargs.get("kernel", "rbf")
+        base = kernel if isinstance(kernel, str) and "(" not in kernel else "rbf"
+        inner = ", ".join(f"{k}={kwargs[k]!r}" for k in kernel_ones if k != "kernel_params")
+        if "kernel_params" in kernel_ones and isinstance(kwargs["kernel_params"], dict):
+            inner = ", ".join(filter(None, [inner, ", ".join(
+                f"{k}={v!r}" for k, v in kwargs["kernel_params"].items())]))
+        cls_name = {"rbf": "RBF", "poly": "Polynomial", "polynomial": "Polynomial",
+                    "laplacian": "Laplacian", "sigmoid": "Sigmoid"}.get(base.lower(), None)
+        alt = f" or kernel={cls_name}({inner})" if cls_name else ""
+        return (f"{name} got {listed}: kernelkit keeps kernel parameters in the kernel, "
+                f"not in the estimator (scikit-learn's spelling); write "
+                f"kernel=\"{base}({inner})\"{alt}")
+    return (f"{name} got unexpected keyword argument(s) {listed}; its parameters are: "
+            f"{', '.join(params)}")
 
 
 class KernelParamsMixin:
@@ -48,6 +79,30 @@ class KernelParamsMixin:
     >>> KernelRidge(kernel="rbf + linear").set_params(kernel__k1__gamma=2.0).kernel
     RBF(gamma=2.0) + Linear()
     """
+
+    def __init_subclass__(cls, **kwargs):
+        """Wrap the subclass's ``__init__`` so that a keyword it does not take is a
+        TypeError saying the kernelkit spelling (``gamma=0.1`` ->
+        ``kernel="rbf(gamma=0.1)"``). ``inspect.signature`` follows the wrapper
+        (``__wrapped__``), so scikit-learn's ``get_params`` and ``clone`` see the
+        original parameters."""
+        super().__init_subclass__(**kwargs)
+        init = cls.__init__  # its own, or inherited from a base that is not this mixin
+        if init is object.__init__ or getattr(init, "_names_unknown_params", False):
+            return
+        params = [p for p in inspect.signature(init).parameters if p != "self"]
+        known = set(params)
+
+        @functools.wraps(init)
+        def __init__(self, *args, **kw):
+            unknown = [k for k in kw if k not in known]
+            if unknown:
+                raise TypeError(unknown_parameter_message(type(self).__name__, unknown, kw,
+                                                          params))
+            init(self, *args, **kw)
+
+        __init__._names_unknown_params = True
+        cls.__init__ = __init__
 
     def set_params(self, **params):
         """Set parameters; ``kernel__<name>`` also works when ``kernel`` is a string.
