@@ -286,7 +286,7 @@ class SubsetTree(ObjectKernel):
         C(n1, n2) = decay                             same preterminal production
         C(n1, n2) = decay * prod_j (1 + C(ch_j(n1), ch_j(n2)))   otherwise
 
-    k(T1, T2) = sum_{n1, n2} C(n1, n2), in O(|T1| |T2|) per pair (compiled,
+    k(T1, T2) = sum_{n1, n2} C(n1, n2), in ``O(|T1| |T2|)`` per pair (compiled,
     parallel over rows).
 
     Parameters
@@ -326,7 +326,7 @@ class SubsetTree(ObjectKernel):
 
     @staticmethod
     def _require_scratch(x_sizes, y_sizes):
-        """MemoryBudgetError unless one |T1| x |T2| table per thread fits a block's share."""
+        """MemoryBudgetError unless one ``|T1| x |T2|`` table per thread fits a block's share."""
         import os
 
         if not len(x_sizes) or not len(y_sizes):
