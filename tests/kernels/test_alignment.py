@@ -141,6 +141,23 @@ def test_contract(kernel):
     check_kernel(kernel, _series(20, seed=5, d=2, lengths=(2, 6)))
 
 
+def test_sigma_scale_is_cuturis_median_rule():
+    from scipy.spatial.distance import pdist
+
+    X = _series(12, seed=6, d=2)
+    points = np.concatenate(X)
+    want = np.median(pdist(points)) * np.sqrt(np.median([len(s) for s in X]))
+    assert GlobalAlignment().resolve(X).sigma == pytest.approx(want, rel=1e-12)
+    assert not GlobalAlignment().is_resolved
+    both = (0.5 * GlobalAlignment() + GlobalAlignment(triangular=2)).resolve(X)
+    assert [term.sigma for term in (both.terms[0].k, both.terms[1])] == \
+        pytest.approx([want, want], rel=1e-12)
+    np.testing.assert_allclose(GlobalAlignment()(X), GlobalAlignment(sigma=want)(X),
+                               rtol=1e-12)
+    model = kernelkit.KernelRidge(kernel=GlobalAlignment(), alpha=1.0).fit(X, np.arange(12.0))
+    assert model.kernel_.sigma == pytest.approx(want, rel=1e-12)
+
+
 def test_parameters_registry_and_repr():
     assert parse_kernel("gak") == GlobalAlignment()
     assert parse_kernel(repr(GlobalAlignment(sigma=0.5, triangular=4))) == \

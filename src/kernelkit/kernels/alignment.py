@@ -11,10 +11,40 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import Interval
+from .._validation import Interval, Options
 from .objects import ObjectKernel
 
-__all__ = ["GlobalAlignment"]
+__all__ = ["GlobalAlignment", "median_sigma"]
+
+# Points of the series whose pairwise distances give sigma="scale" (evenly spaced
+# over all points beyond this: 500^2 / 2 distances at most).
+_SCALE_POINTS = 500
+
+
+def median_sigma(series):
+    """Cuturi's scale of sigma: median distance of two points times sqrt(median length).
+
+    Parameters
+    ----------
+    series : sequence of ndarray of shape (m_i, d)
+        Checked series (the training inputs).
+
+    Returns
+    -------
+    float
+        ``median_{p != q} ||x_p - x_q|| * sqrt(median_i m_i)`` over the points of
+        all series (at most 500 of them, evenly spaced), or ``sqrt(median m_i)``
+        when every point is the same.
+    """
+    points = np.concatenate(list(series), axis=0)
+    if len(points) > _SCALE_POINTS:
+        points = points[np.linspace(0, len(points) - 1, _SCALE_POINTS).astype(np.int64)]
+    sq = np.einsum("ij,ij->i", points, points)
+    d2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * points @ points.T, 0.0)
+    upper = np.sqrt(d2[np.triu_indices(len(points), 1)])
+    median = float(np.median(upper)) if upper.size else 0.0
+    length = float(np.median([len(s) for s in series]))
+    return (median if median > 0 else 1.0) * float(np.sqrt(length))
 
 
 def _stack(series):
@@ -42,10 +72,12 @@ class GlobalAlignment(ObjectKernel):
 
     Parameters
     ----------
-    sigma : float, default=1.0
-        Width of the Gaussian local kernel, > 0. Cuturi (2011) suggests a
-        multiple (1 to 10) of the median distance between points of the
-        series times the square root of their median length.
+    sigma : float or "scale", default="scale"
+        Width of the Gaussian local kernel, > 0. ``"scale"`` is Cuturi's
+        (2011) scale, the median distance between points of the training
+        series times the square root of their median length
+        (:func:`median_sigma`), fixed at fit (:meth:`Kernel.resolve`; ``k(X, Y)``
+        fixes it on X); he tries multiples 0.2 to 5 of it.
     triangular : int, default=0
         T >= 0: only points at most T - 1 steps apart in time are aligned,
         weighted by ``1 - |i - j| / T`` (the triangular global alignment
@@ -65,7 +97,7 @@ class GlobalAlignment(ObjectKernel):
     >>> import numpy as np
     >>> from kernelkit.kernels import GlobalAlignment
     >>> k = np.exp(-0.5)
-    >>> value = GlobalAlignment(normalize=False)([[0.0]], [[1.0]])[0, 0]
+    >>> value = GlobalAlignment(sigma=1.0, normalize=False)([[0.0]], [[1.0]])[0, 0]
     >>> bool(np.isclose(value, k / (2 - k)))
     True
 
@@ -77,15 +109,30 @@ class GlobalAlignment(ObjectKernel):
     """
 
     input_kind = "series"
-    _param_constraints = {"sigma": [Interval(Real, 0, None, closed="neither")],
+    _param_constraints = {"sigma": [Interval(Real, 0, None, closed="neither"),
+                                    Options(str, ("scale",))],
                           "triangular": [Interval(Integral, 0, None)],
                           "normalize": ["boolean"]}
 
-    def __init__(self, sigma=1.0, triangular=0, *, normalize=True):
+    def __init__(self, sigma="scale", triangular=0, *, normalize=True):
         self.sigma = sigma
         self.triangular = triangular
         self.normalize = normalize
         self._check_params()
+
+    def _rule_params(self):
+        # sigma="scale" is a data rule: check_resolved and is_resolved see it, and
+        # _resolve_with below (not the vector kernels' table) gives its value
+        return {"sigma": "median_sigma"} if isinstance(self.sigma, str) else {}
+
+    def _resolve_with(self, objects):
+        """Fix sigma="scale" from the training series (:func:`median_sigma`)."""
+        if not isinstance(self.sigma, str):
+            return self
+        if not (isinstance(objects, np.ndarray) and objects.dtype == object):
+            objects = self.check_input(objects, "X")
+        return type(self)(sigma=median_sigma(objects), triangular=self.triangular,
+                          normalize=self.normalize)
 
     def log_values(self, X, Y=None):
         """log k(x_i, y_j) of the unnormalised kernel (-inf where k = 0).
@@ -94,6 +141,7 @@ class GlobalAlignment(ObjectKernel):
         ----------
         X : list of time series
         Y : list of time series, optional (default X)
+            A data-dependent ``sigma`` is fixed on X.
 
         Returns
         -------
@@ -101,8 +149,9 @@ class GlobalAlignment(ObjectKernel):
         """
         X = self.check_input(X, "X")
         Y = X if Y is None else self.check_input(Y, "Y")
-        X, Y = self._prepare(X, Y)
-        return self._log_block(X, Y)
+        kernel = self.resolve(X)  # sigma="scale" fixed on X, as k(X, Y) does
+        X, Y = kernel.prepare(X, Y)
+        return kernel._log_block(X, Y)
 
     def _log_block(self, X, Y):
         from .._compiled.alignment import log_gak_block
