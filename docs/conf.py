@@ -46,6 +46,8 @@ exclude_patterns = ["_build", "_ext", "_templates", "_generated", "README.md", "
                     "auto_examples/*.json"]
 html_theme = "alabaster"
 html_title = f"kernelkit {release}"
+# wide enough for the lecture map's five columns and the API signatures
+html_theme_options = {"page_width": "1240px", "body_max_width": "none"}
 html_static_path = []
 
 # -- API reference: the pages are written here, from __all__, before Sphinx reads.

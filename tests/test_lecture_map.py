@@ -43,7 +43,7 @@ def parse_map(text):
             continue
         assert len(cells) == len(HEADER), f"line {number}: {len(cells)} cells: {line}"
         item, kind, function, test, gallery = cells
-        name = re.fullmatch(r"(?:\{py:\w+\})?`~?([\w.]+)`", function)
+        name = re.fullmatch(r"(?:\{py:\w+\})?`(?:[\w.]+ <)?~?([\w.]+)>?`", function)
         test_path = re.fullmatch(r"`(tests/[\w/]+\.py)`", test)
         page = re.fullmatch(r"\{doc\}`[^<`]*<auto_examples/(\w+)>`", gallery)
         assert name or function in NONE, f"line {number}: function {function!r}"
@@ -75,7 +75,7 @@ def _import(dotted):
 
 def test_the_parser_reads_a_row():
     text = ("| item | kind | function | test | gallery |\n|---|---|---|---|---|\n"
-            "| Circle | worked example | {py:obj}`kernelkit.kernels.Polynomial` | "
+            "| Circle | worked example | {py:obj}`kernels.Polynomial <kernelkit.kernels.Polynomial>` | "
             "`tests/kernels/test_vector.py` | {doc}`circle <auto_examples/circle>` |\n"
             "| Later \\|x\\| | concept | — | — | — |\n\nprose | with a bar\n")
     first, second = parse_map(text)
