@@ -138,6 +138,8 @@ def test_tree_accuracies_equal_svc_on_the_brute_force_gram(res):
                         res["C"])
     assert res["yield_accuracy"] == pytest.approx(ref)
     assert min(res["tree_accuracy"]) == 1.0 and res["yield_accuracy"] <= 0.7
+    # the decision values drawn are the SVM's that scored 1.0 (decay 0.4): signs = classes
+    assert ((res["tree_decision"] > 0) == (res["tree_test_labels"] == 1)).all()
 
 
 def test_the_two_parses_share_their_words():
@@ -151,5 +153,5 @@ def test_plot(res):
     axes = fig.get_axes()
     assert len(axes) == 4
     assert axes[1].get_xlabel() == "points per bag"
-    assert "subset-tree" in axes[2].get_title()
+    assert "subset-tree" in axes[2].get_title() and axes[2].get_xlabel().startswith("SVM")
     assert len(axes[3].patches) == len(res["decays"]) + 1
