@@ -368,12 +368,14 @@ def _check_neighbors_state(path, model):
 def _check_kmeans_state(path, model):
     """Kernel k-means: members and weights of each mean, or the Nystroem map and centers."""
     k = model.n_clusters
-    labels = getattr(model, "labels_", None)
-    if labels is None or labels.ndim != 1 or labels.dtype.kind != "i" or \
-            (labels.size and (labels.min() < 0 or labels.max() >= k)):
+    labels = model.labels_ = getattr(model, "labels_", None)
+    nystroem = getattr(model, "components_", None) is not None
+    # labels_ None: a Nystroem model without its training labels (DaskKernelKMeans.to_local)
+    if (labels is None and not nystroem) or (labels is not None and (
+            labels.ndim != 1 or labels.dtype.kind != "i" or
+            (labels.size and (labels.min() < 0 or labels.max() >= k)))):
         _fail(path, f"labels_ must be cluster indices in [0, {k})")
-    n = labels.shape[0]
-    if getattr(model, "components_", None) is not None:  # Nystroem approximation
+    if nystroem:  # Nystroem approximation
         _check_inputs(path, model, "components_")  # the Nystroem centers
         C = model.components_
         norm = getattr(model, "normalization_", None)
@@ -381,6 +383,7 @@ def _check_kmeans_state(path, model):
             _fail(path, "normalization_ does not match components_")
         _check_shape(path, model, "cluster_centers_", (k, norm.shape[1]))
         return
+    n = labels.shape[0]
     if _check_fit_inputs(path, model, with_diag=False) != n:
         _fail(path, f"X_fit_ has {model.X_fit_.shape[0]} rows but labels_ has {n}")
     _check_shape(path, model, "dual_coef_", (n,))

@@ -33,6 +33,10 @@ __all__ = ["preprocessor_registry", "saved_view", "check_column_spec",
            "restore_column_transformer", "column_transformer_params"]
 
 _NAMES = ("n_features_in_", "feature_names_in_")
+#: Input columns a stored ColumnTransformer may declare: a count is checked against
+#: this bound before anything is sized from it (a crafted 10**18 is refused, not
+#: allocated); dense rows of more columns are not what these pipelines take.
+MAX_COLUMNS = 2 ** 20
 _DTYPES = {"float64": np.float64, "float32": np.float32}
 
 def _refuse(name, what):
@@ -289,10 +293,10 @@ def _indices(path, cols, n, names):
             if names is None or c not in names:
                 fail(path, f"ColumnTransformer: column {c!r} is not among feature_names_in_")
             out.append(names.index(c))
-        elif not 0 <= c < n:
+        elif not -n <= c < n:  # negative: from the end, as scikit-learn selects
             fail(path, f"ColumnTransformer: column {c} is out of range for {n} features")
         else:
-            out.append(c)
+            out.append(c % n)
     return out
 
 
@@ -312,8 +316,9 @@ def restore_column_transformer(path, params, children, attrs):
     if unknown:
         fail(path, f"unknown attributes {sorted(unknown)} for ColumnTransformer")
     n = attrs.get("n_features_in_")
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        fail(path, f"ColumnTransformer.n_features_in_ is {n!r}")
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_COLUMNS:
+        fail(path, f"ColumnTransformer.n_features_in_ is {n!r}; a model file's column "
+                   f"transformer takes 1 to {MAX_COLUMNS} columns")
     names = attrs.get("feature_names_in_")
     if names is not None:
         names = [str(v) for v in names]
@@ -340,7 +345,7 @@ def restore_column_transformer(path, params, children, attrs):
                        f"selects {len(idx)}")
         to_input[name] = idx
         used.update(idx)
-    remaining = sorted(set(range(n)) - used)
+    remaining = np.setdiff1d(np.arange(n), np.fromiter(used, dtype=np.int64)).tolist()
     to_input["remainder"] = remaining
     model._columns = [cols for _, _, cols in children]
     model._transformer_to_input_indices = to_input
@@ -376,10 +381,12 @@ def _passthrough(k):
 
 
 def _width(est, k):
-    try:
-        return len(est.get_feature_names_out([f"x{i}" for i in range(k)]))
-    except (AttributeError, ValueError, TypeError):
-        return k
+    for names in (None, [f"x{i}" for i in range(k)]):  # its own input names first
+        try:
+            return len(est.get_feature_names_out(names))
+        except (AttributeError, ValueError, TypeError):
+            continue
+    return k
 
 
 # ---- the entries ------------------------------------------------------------------

@@ -23,10 +23,10 @@ from ._format import (ARRAY_DTYPES, FORMAT_NAME, METADATA, atomic_write,
                       param_from_json, param_to_json, read_array, read_metadata_member,
                       scalar_to_json)
 from ._format import SPARSE_PARTS, build_csr, sparse_part_specs, sparse_to_arrays
-from ._objects import build_objects, is_object_rows, object_part_specs, objects_to_arrays
 from ._feature_machines import (FEATURE_MAP_KEY, FEATURE_MAPS, MACHINES, decode_features_param,
                                 encode_features_param, machine_entries, needs_feature_map_node)
 from ._linear_models import LINEAR_MODELS, linear_model_registry, linear_model_view_check
+from ._objects import build_objects, is_object_rows, object_part_specs, objects_to_arrays
 
 __all__ = ["save", "load", "read_metadata"]
 
@@ -38,6 +38,14 @@ __all__ = ["save", "load", "read_metadata"]
 FORMAT_SINGLE, FORMAT_PIPELINE = 1, 2
 #: Pipelines inside pipelines: deeper nesting is refused (no real model needs it).
 MAX_PIPELINE_DEPTH = 4
+#: Steps of one Pipeline, transformers of one ColumnTransformer: more are refused at
+#: save and at load (a crafted file of 10,000 steps would cost seconds of work per
+#: load and predict; no real model has this many).
+MAX_STEPS = 64
+#: Parameters that decide processes, threads or output: a model file never decides
+#: them. ``load`` resets each to the class default (None, 0 or False); set them on
+#: the loaded model if wanted.
+RESOURCE_PARAMS = ("n_jobs", "pre_dispatch", "verbose")
 
 
 def _composite(node):
@@ -61,6 +69,9 @@ def _encode(model, registry, prefix, depth):
             raise ValueError(f"cannot save a {name}: only sklearn.pipeline.Pipeline itself")
         if depth >= MAX_PIPELINE_DEPTH:
             raise ValueError(f"cannot save pipelines nested more than {MAX_PIPELINE_DEPTH} deep")
+        if len(model.steps) > MAX_STEPS:
+            raise ValueError(f"cannot save a Pipeline of {len(model.steps)} steps: model "
+                             f"files hold at most {MAX_STEPS} steps per Pipeline")
         steps, arrays = [], {}
         for i, (step_name, step) in enumerate(model.steps):
             if step is None or (isinstance(step, str) and step == "passthrough"):
@@ -144,15 +155,19 @@ def _encode_columns(model, registry, prefix, depth):
         raise ValueError(f"cannot save pipelines nested more than {MAX_PIPELINE_DEPTH} deep")
     if not hasattr(model, "transformers_"):
         raise ValueError("this ColumnTransformer is not fitted; call fit before save")
+    if len(model.transformers) > MAX_STEPS:
+        raise ValueError(f"cannot save a ColumnTransformer of {len(model.transformers)} "
+                         f"transformers: model files hold at most {MAX_STEPS}")
     params = {k: param_to_json(k, v) for k, v in column_transformer_params(model).items()}
     fitted = {name: est for name, est, _ in model.transformers_}
     children, arrays = [], {}
-    for i, (name, _, cols) in enumerate(model.transformers):
+    for i, (name, spec, cols) in enumerate(model.transformers):
         try:
             cols = check_column_spec(cols)
         except ValueError as exc:
             raise ValueError(f"cannot save this ColumnTransformer: {name!r}: {exc}") from None
-        est = fitted[name]
+        # "passthrough" is fitted as a FunctionTransformer: stored as the word, as given
+        est = spec if isinstance(spec, str) and spec in ("drop", "passthrough") else fitted[name]
         if isinstance(est, str):
             node = {"estimator": est}
         else:
@@ -248,8 +263,10 @@ def _walk(path, node, registry, prefix, depth, out):
         steps = node.get("steps")
         if depth >= MAX_PIPELINE_DEPTH:
             fail(path, f"pipelines nested more than {MAX_PIPELINE_DEPTH} deep")
-        if not isinstance(steps, list) or not steps:
-            fail(path, f"{prefix or 'model'}: a Pipeline needs a non-empty list of steps")
+        if not isinstance(steps, list) or not steps or len(steps) > MAX_STEPS:
+            fail(path, f"{prefix or 'model'}: a Pipeline needs a non-empty list of steps "
+                       f"(at most {MAX_STEPS}), got "
+                       f"{len(steps) if isinstance(steps, list) else type(steps).__name__}")
         names = [s.get("name") if isinstance(s, dict) else None for s in steps]
         if not all(isinstance(n, str) and n and "__" not in n for n in names) or \
                 len(set(names)) != len(names):
@@ -301,8 +318,9 @@ def _walk_columns(path, node, registry, prefix, depth, out):
         fail(path, f"pipelines nested more than {MAX_PIPELINE_DEPTH} deep")
     if "steps" in node or node["arrays"]:
         fail(path, f"{where}: a ColumnTransformer holds transformers, no steps or arrays")
-    if not isinstance(children, list) or not children:
-        fail(path, f"{where}: a ColumnTransformer needs a non-empty list of transformers")
+    if not isinstance(children, list) or not children or len(children) > MAX_STEPS:
+        fail(path, f"{where}: a ColumnTransformer needs a non-empty list of transformers "
+                   f"(at most {MAX_STEPS})")
     names = [c.get("name") if isinstance(c, dict) else None for c in children]
     if not all(isinstance(n, str) and n and "__" not in n and n != "remainder"
                for n in names) or len(set(names)) != len(names):
@@ -335,7 +353,8 @@ def _build_columns(path, node, registry, arrays, prefix):
         children.append((child["name"], est, child["columns"]))
     params = {k: param_from_json(path, v) for k, v in node["params"].items()}
     attrs = {k: param_from_json(path, v) for k, v in node["attributes"].items()}
-    return restore_column_transformer(path, params, children, attrs)
+    model = restore_column_transformer(path, params, children, attrs)
+    return _reset_resources(model)
 
 
 def _build(path, node, registry, arrays, prefix):
@@ -354,7 +373,10 @@ def _build(path, node, registry, arrays, prefix):
             if est != "passthrough" and not hasattr(est, "transform"):
                 fail(path, f"pipeline step {step_name!r} ({type(est).__name__}) is not a "
                            "transformer; only the last step may be an estimator")
-        return Pipeline(steps, verbose=bool(verbose))
+        if not isinstance(verbose, bool):
+            fail(path, f"{prefix or 'model'}: Pipeline.verbose must be true or false")
+        _check_widths(path, steps)
+        return Pipeline(steps)  # verbose: never decided by a file (RESOURCE_PARAMS)
     cls, _, scalar_names, check_state = registry[name]
     params = {k: (decode_features_param(path, v) if k == "features" else
                   param_from_json(path, v)) for k, v in node["params"].items()}
@@ -392,6 +414,41 @@ def _build(path, node, registry, arrays, prefix):
                                     f"{prefix}{FEATURE_MAP_KEY}/")
     check_common_state(path, model)
     check_state(path, model)
+    return _reset_resources(model)
+
+
+def _output_width(est):
+    """Columns a loaded step outputs, where the file says it exactly (else None)."""
+    if type(est) is ColumnTransformer:
+        return max((s.stop for s in est.output_indices_.values()), default=0)
+    if type(est).__name__ in ("StandardScaler", "MinMaxScaler", "RobustScaler",
+                              "SimpleImputer"):
+        return getattr(est, "n_features_in_", None)
+    width = getattr(est, "n_components_", None)
+    return width if isinstance(width, int) else None
+
+
+def _check_widths(path, steps):
+    """Each step takes as many columns as the step before it outputs: the counts of
+    a file agree with each other, so none can ask for more than the model holds."""
+    width, before = None, None
+    for step_name, est in steps:
+        if est == "passthrough":
+            continue
+        n_in = getattr(est, "n_features_in_", None)
+        if width is not None and isinstance(n_in, int) and n_in != width:
+            fail(path, f"pipeline step {step_name!r} takes {n_in} columns but step "
+                       f"{before!r} outputs {width}")
+        width, before = _output_width(est), step_name
+
+
+def _reset_resources(model):
+    """``model`` with its RESOURCE_PARAMS at their class defaults (after the file's
+    values were checked, so a malformed value is still an error)."""
+    defaults = type(model)().get_params(deep=False) if not hasattr(model, "transformers") \
+        else {"n_jobs": None, "verbose": False}
+    own = model.get_params(deep=False)
+    model.set_params(**{k: defaults[k] for k in RESOURCE_PARAMS if k in own and k in defaults})
     return model
 
 
