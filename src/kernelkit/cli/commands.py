@@ -179,8 +179,12 @@ def cmd_fit(args, out, err):
     if not out_path.absolute().parent.is_dir():
         _fail_usage(f"--out {args.out}: directory {out_path.parent} does not exist")
 
-    table = read_columns(args.data, target=args.target, id_column=args.id)
+    table = read_columns(args.data, target=args.target, id_column=args.id,
+                         allow_missing=settings.impute is not None)
     X, input_notes = fit_inputs(table, settings, args.onehot, args.data)
+    if table.missing:
+        input_notes.append("gaps filled by --impute " + settings.impute + ": " + ", ".join(
+            f"{name} {count}" for name, count in table.missing.items()))
     y, names = table.y, table.names
     if args.task == "regress" and y.dtype.kind != "f":
         raise ValueError(f"{args.data}: target column {args.target!r} is not numeric "
@@ -266,7 +270,7 @@ def _predict_quietly(model, X):
 
 def cmd_predict(args, out, err):
     from ..persistence import load
-    from .predicting import (check_probabilities, header, label_json, label_text,
+    from .predicting import (as_frame, check_probabilities, header, label_json, label_text,
                              predict_inputs, select_columns)
 
     model = load(args.model)
@@ -284,6 +288,7 @@ def cmd_predict(args, out, err):
         y = y_col
     else:
         X, y, target = select_columns(model, X, names, target, args.data, y_col, notes)
+        X = as_frame(model, X, args.data)
     pred = np.asarray(_predict_quietly(model, X))
     classify = hasattr(final, "classes_")
     if not classify:

@@ -56,6 +56,8 @@ class FitSettings:
     numeric_columns: tuple = ()
     #: one text column through a string kernel (no scaling)
     strings: bool = False
+    #: "mean" or "median": gaps of numeric columns filled (SimpleImputer); None: refused
+    impute: str | None = None
 
 
 def infer_task(y, task="auto"):
@@ -99,25 +101,37 @@ def _estimator(settings, task, kernel, values):
     return cls(**kw)
 
 
-def _preprocessor(settings):
-    """The step before the model (unfitted), or None."""
+def _pre_steps(settings):
+    """The steps before the model (unfitted): ``[(name, step), ...]``."""
+    from sklearn.impute import SimpleImputer
     from sklearn.preprocessing import StandardScaler
 
     if settings.strings:
-        return None
+        return []
     if settings.onehot is not None:
-        return onehot_columns(settings)
-    return StandardScaler() if settings.scale else None
+        return [("columns", onehot_columns(settings))]
+    steps = []
+    if settings.impute is not None:
+        steps.append(("impute", SimpleImputer(strategy=settings.impute)))
+    if settings.scale:
+        steps.append(("scale", StandardScaler()))
+    return steps
+
+
+def _preprocessor(settings):
+    """The steps before the model as one transformer (unfitted), or None."""
+    from sklearn.pipeline import Pipeline
+
+    steps = _pre_steps(settings)
+    if not steps:
+        return None
+    return steps[0][1] if len(steps) == 1 else Pipeline(steps)
 
 
 def _pipeline(settings, estimator):
     from sklearn.pipeline import Pipeline
 
-    pre = _preprocessor(settings)
-    if pre is None:
-        return Pipeline([("model", estimator)])
-    return Pipeline([("columns" if settings.onehot is not None else "scale", pre),
-                     ("model", estimator)])
+    return Pipeline(_pre_steps(settings) + [("model", estimator)])
 
 
 def onehot_columns(settings):
@@ -127,10 +141,18 @@ def onehot_columns(settings):
     from sklearn.compose import ColumnTransformer
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import Pipeline
+
     text, numeric = list(settings.onehot), list(settings.numeric_columns)
     parts = [("onehot", OneHotEncoder(handle_unknown="ignore", sparse_output=False), text)]
     if numeric:
-        parts.append(("scale", StandardScaler() if settings.scale else "passthrough", numeric))
+        scale = StandardScaler() if settings.scale else "passthrough"
+        if settings.impute is not None:
+            impute = SimpleImputer(strategy=settings.impute)
+            scale = impute if scale == "passthrough" else Pipeline(
+                [("impute", impute), ("scale", scale)])
+        parts.append(("scale", scale, numeric))
     return ColumnTransformer(parts, remainder="drop")
 
 
@@ -189,6 +211,9 @@ def build_and_fit(X, y, settings):
         d = onehot_columns(settings).fit(X).transform(X[:1]).shape[1]
         notes.append(f"{len(settings.onehot)} text column(s) one-hot encoded (OneHotEncoder, "
                      f"handle_unknown='ignore', stored in the model file): {d} columns in all")
+    if settings.impute is not None and not settings.strings:
+        notes.append(f"gaps in numeric columns filled with the column {settings.impute} of "
+                     "the rows fitted (SimpleImputer, stored in the model file)")
     if settings.scale and not settings.strings:
         notes.append(("numeric " if settings.onehot is not None else "") +
                      "columns standardised (StandardScaler, stored in the model file)")

@@ -88,6 +88,11 @@ def build_parser():
     p.add_argument("--onehot", action="store_true",
                    help="one-hot encode the text columns (unseen categories at predict: all "
                         "zeros); the encoder is stored in the model file")
+    p.add_argument("--impute", choices=("mean", "median"),
+                   help="fill empty (or NA, NaN, null, ?) cells of numeric columns with the "
+                        "column's mean or median on the training rows (SimpleImputer, stored "
+                        "in the model file: predict fills gaps the same way); default: "
+                        "refuse rows with gaps")
     p.add_argument("--id", metavar="COL", help="an identifier column: not a feature, passed "
                    "through to the predictions of kernelkit predict")
     p.add_argument("--out", required=True, metavar="MODEL", help="model file to write (*.kk)")

@@ -15,6 +15,7 @@ def fit_settings(args):
     from .fitting import FitSettings
 
     settings = FitSettings(task=args.task, solver=args.solver, scale=not args.no_scale,
+                           impute=getattr(args, "impute", None),
                            holdout=_parse_fraction(args.holdout), model=args.model,
                            proba=args.proba)
     if args.kernel is not None:

@@ -18,7 +18,7 @@ from .commands import _names
 from .tables import TEXT_HINT, looks_like_id, read_columns
 
 __all__ = ["predict_inputs", "select_columns", "header", "check_probabilities", "label_text",
-           "label_json"]
+           "label_json", "imputes", "as_frame", "selects_by_name"]
 
 
 def _feature_names(model):
@@ -31,6 +31,52 @@ def _uses_onehot(model):
 
     first = model.steps[0][1] if hasattr(model, "steps") else model
     return isinstance(first, ColumnTransformer)
+
+
+def imputes(model):
+    """Whether ``model`` fills missing values itself (a SimpleImputer among its steps,
+    or inside a ColumnTransformer's)."""
+    from sklearn.impute import SimpleImputer
+
+    stack = [model]
+    while stack:
+        step = stack.pop()
+        if isinstance(step, SimpleImputer):
+            return True
+        stack += [s for _, s in getattr(step, "steps", [])]
+        stack += [t for _, t, _ in getattr(step, "transformers", [])]
+        stack += [t for _, t, _ in getattr(step, "transformers_", [])]
+    return False
+
+
+def selects_by_name(model):
+    """Whether a ColumnTransformer of ``model`` names its columns (str), which
+    scikit-learn only accepts from a DataFrame."""
+    stack = [model]
+    while stack:
+        step = stack.pop()
+        for _, t, cols in getattr(step, "transformers", []):
+            if isinstance(cols, str) or (isinstance(cols, (list, tuple)) and cols
+                                         and all(isinstance(c, str) for c in cols)):
+                return True
+            stack.append(t)
+        stack += [s for _, s in getattr(step, "steps", [])]
+    return False
+
+
+def as_frame(model, X, path):
+    """X as a pandas DataFrame with the model's column names, for a model whose
+    ColumnTransformer selects columns by name; else X unchanged."""
+    names = getattr(model, "feature_names_in_", None)
+    if names is None or not selects_by_name(model):
+        return X
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ValueError(f"{path}: the model's ColumnTransformer selects its columns by name, "
+                         "which scikit-learn reads from a pandas DataFrame: pip install "
+                         "pandas") from None
+    return pd.DataFrame(X, columns=[str(n) for n in names])
 
 
 def predict_inputs(model, meta, args, header, notes):
@@ -60,7 +106,13 @@ def predict_inputs(model, meta, args, header, notes):
     if id_name is not None and known is not None and id_name in known:
         raise ValueError(f"--id {id_name!r} is one of the model's feature columns")
     use_target = target if target is not None and target in header else None
-    table = read_columns(args.data, target=use_target, id_column=id_name)
+    table = read_columns(args.data, target=use_target, id_column=id_name,
+                         allow_missing=imputes(model),
+                         gap_hint="this model does not fill gaps: drop those rows, or fit it "
+                                  "with kernelkit fit --impute mean|median")
+    if table.missing:
+        notes.append("gaps filled by the model's imputer: " + ", ".join(
+            f"{name} {count}" for name, count in table.missing.items()))
     if text_column:  # a string-kernel model reads one text column
         if text_column not in table.names:
             raise ValueError(f"{args.data}: the model reads the text column {text_column!r}, "

@@ -32,6 +32,7 @@ class Table:
     y: object = None
     ids: object = None  # str array of the --id column, or None
     text: list = field(default_factory=list)  # names of the text feature columns
+    missing: dict = field(default_factory=dict)  # column name -> gaps read as NaN (--impute)
 
     @property
     def n(self):
@@ -66,7 +67,8 @@ def _delimiter(path, line):
     return "\t" if "\t" in line else ","
 
 
-def read_columns(path, target=None, id_column=None):
+def read_columns(path, target=None, id_column=None, allow_missing=False,
+                 gap_hint="drop those rows, or fill them with --impute mean|median"):
     """Read ``path`` column by column.
 
     Parameters
@@ -77,6 +79,11 @@ def read_columns(path, target=None, id_column=None):
         The target column (kept apart; numbers become float64, else labels).
     id_column : str or None
         A column passed through untouched (as text), never a feature.
+    allow_missing : bool, default=False
+        Empty cells (or NA, NaN, null, ?) of numeric feature columns read as NaN and
+        counted in ``Table.missing`` (for an imputer); otherwise refused.
+    gap_hint : str
+        What the refusal of a gap advises.
 
     Returns
     -------
@@ -88,7 +95,7 @@ def read_columns(path, target=None, id_column=None):
         Unknown target or ID column, ragged rows, empty cells, an empty table.
     """
     from ..datasets import read_table
-    from ..datasets.readers import csv_records, read_bytes
+    from ..datasets.readers import MISSING_TOKENS, csv_records, read_bytes
 
     if id_column is not None and id_column == target:
         raise ValueError(f"--id {id_column!r} names the --target column; the identifier must "
@@ -96,7 +103,8 @@ def read_columns(path, target=None, id_column=None):
     try:
         X, y, names = read_table(path, target=target)  # numbers only: the fast path
     except ValueError as exc:
-        if "is not a number" not in str(exc):
+        gap = "missing values are not supported" in str(exc) and "(the target)" not in str(exc)
+        if "is not a number" not in str(exc) and not gap:
             raise
     else:
         cols = [X[:, j] for j in range(X.shape[1])]
@@ -132,7 +140,7 @@ def read_columns(path, target=None, id_column=None):
                              "per column")
     body = rows[1:]
     y = ids = None
-    names, cols, text_cols = [], [], []
+    names, cols, text_cols, missing = [], [], [], {}
     for j, name in enumerate(header):
         cells = [r[j].strip() for r in body]
         if name == target:
@@ -140,23 +148,32 @@ def read_columns(path, target=None, id_column=None):
         elif name == id_column:
             ids = np.array(cells, dtype=str)
         else:
-            empty = next((k for k, c in enumerate(cells) if not c), None)
-            if empty is not None:
-                raise ValueError(f"{path}: line {linenos[1 + empty]}, column {name!r} is empty; "
-                                 "missing values are not supported, drop or impute those rows "
-                                 "first")
+            gaps = [k for k, c in enumerate(cells) if not c or c.lower() in MISSING_TOKENS
+                    and c.lower() not in ("inf", "-inf", "+inf", "infinity", "-infinity")]
+            if gaps and not allow_missing:
+                raise ValueError(f"{path}: line {linenos[1 + gaps[0]]}, column {name!r} is "
+                                 f"{'empty' if not cells[gaps[0]] else repr(cells[gaps[0]])}; "
+                                 f"missing values are not supported: {gap_hint}")
             try:
-                col = np.array(cells, dtype=np.float64)
-                if not np.isfinite(col).all():
+                col = np.array([("nan" if k in set(gaps) else c) for k, c in enumerate(cells)]
+                               if gaps else cells, dtype=np.float64)
+                if not np.isfinite(np.delete(col, gaps)).all():
                     raise ValueError
             except ValueError:
+                if gaps:
+                    raise ValueError(
+                        f"{path}: line {linenos[1 + gaps[0]]}, column {name!r} has a gap, and "
+                        "the column holds text: --impute fills numeric columns only; drop "
+                        "those rows or fill the cells") from None
                 col = np.array(cells, dtype=str)
                 text_cols.append(name)
+            if gaps:
+                missing[name] = len(gaps)
             names.append(name)
             cols.append(col)
     if not cols:
         raise ValueError(f"{path}: no feature columns left besides the target and --id")
-    return Table(names, cols, y, ids, text_cols)
+    return Table(names, cols, y, ids, text_cols, missing)
 
 
 def _number_text(value):
