@@ -24,6 +24,13 @@ the separating line f = 0, the margin lines f = +-1 and the circled support
 vectors, for a soft and the hard margin; and an RBF hard margin on two classes
 that only a curved boundary separates.
 
+The regression twin is the hard epsilon-tube, ``KernelSVR(C=np.inf)``:
+min ||w||^2 / 2 s.t. |f(x_i) - y_i| <= epsilon for every i, the kernel form of
+the minimax (L-infinity) fit -- the notes' *brittle* regression: it bounds the
+largest residual, so the fit must pass within epsilon of every point, a single
+outlier included: one sample decides the fit around it (the last panel: the
+same samples with and without one outlier).
+
 Run: ``python examples/hard_margin.py`` (about 1 second)
 """
 
@@ -32,10 +39,12 @@ import argparse
 import numpy as np
 
 from kernelkit.kernels import RBF, Linear
-from kernelkit.models import KernelSVC
+from kernelkit.models import KernelSVC, KernelSVR
 
 CS = (0.01, 0.1, 1.0, np.inf)
 RBF_GAMMA = 0.5
+TUBE_EPSILON = 0.3
+TUBE_GAMMA = 4.0
 
 
 def clouds(n=40, seed=0):
@@ -53,6 +62,31 @@ def rings(n=60, seed=1):
     angle = rng.uniform(0.0, 2 * np.pi, n)
     return (np.column_stack([radius * np.cos(angle), radius * np.sin(angle)]),
             np.repeat([1, -1], n // 2))
+
+
+def wave(n=30, seed=2):
+    """Samples of sin(x) on [0, 8] with small noise, and the index of the one outlier."""
+    rng = np.random.default_rng(seed)
+    x = np.sort(rng.uniform(0.0, 8.0, size=n))
+    return x[:, None], np.sin(x) + rng.uniform(-0.1, 0.1, size=n), n // 2
+
+
+def tube_fits(quick=False):
+    """The hard epsilon-tube on the wave with and without an outlier (+2.5 at one point)."""
+    X, y, out = wave(20 if quick else 40)
+    y_out = y.copy()
+    y_out[out] += 2.5
+    grid = np.linspace(0.0, 8.0, 200 if quick else 400)
+    fits = {}
+    for name, target in (("clean", y), ("one outlier", y_out)):
+        model = KernelSVR(RBF(gamma=TUBE_GAMMA), C=np.inf, epsilon=TUBE_EPSILON,
+                          tol=1e-6).fit(X, target)
+        fits[name] = {"y": target, "train": model.predict(X),
+                      "prediction": model.predict(grid[:, None]),
+                      "max_residual": float(np.max(np.abs(model.predict(X) - target)))}
+    moved = np.abs(fits["one outlier"]["prediction"] - fits["clean"]["prediction"])
+    return {"X": X, "outlier": out, "grid": grid, "epsilon": TUBE_EPSILON,
+            "gamma": TUBE_GAMMA, "fits": fits, "largest_move": float(moved.max())}
 
 
 def linear_summary(model):
@@ -86,9 +120,15 @@ def run(quick=False):
           f"||w||^2 = sum alpha: {hard['w'] @ hard['w']:.6f} = {hard['sum_alpha']:.6f}")
     print(f"RBF (gamma = {RBF_GAMMA:g}) hard margin on the rings: {curved.support_.size} "
           f"support vectors, min y f(x) = {np.min(yr * curved.decision_function(Xr)):.6f}")
+    tube = tube_fits(quick)
+    print(f"\nhard epsilon-tube (KernelSVR(C=inf), epsilon = {TUBE_EPSILON:g}): largest "
+          f"|f(x_i) - y_i| {tube['fits']['clean']['max_residual']:.4f} (clean), "
+          f"{tube['fits']['one outlier']['max_residual']:.4f} (one outlier); the outlier "
+          f"moves the fit by up to {tube['largest_move']:.3f}")
     return {"X": X, "y": y, "Cs": CS, "fits": fits, "rings": (Xr, yr),
             "rbf_gamma": RBF_GAMMA, "rbf_support": curved.support_.copy(),
-            "rbf_margins": yr * curved.decision_function(Xr), "rbf_model": curved}
+            "rbf_margins": yr * curved.decision_function(Xr), "rbf_model": curved,
+            "tube": tube}
 
 
 def _panel(ax, X, y, decision, support, title):
@@ -107,11 +147,12 @@ def _panel(ax, X, y, decision, support, title):
 
 
 def plot(results):
-    """A soft margin (C = 0.1), the hard margin, and the RBF hard margin on the rings."""
+    """A soft margin (C = 0.1), the hard margin, the RBF hard margin on the rings, and
+    the hard epsilon-tube with and without an outlier."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(14, 4.8), layout="constrained")
-    axes = fig.subplots(1, 3)
+    fig = Figure(figsize=(18, 4.8), layout="constrained")
+    axes = fig.subplots(1, 4)
     X, y = results["X"], results["y"]
     for ax, C in zip(axes[:2], (0.1, np.inf)):
         fit = results["fits"][C]
@@ -122,6 +163,18 @@ def plot(results):
     _panel(axes[2], Xr, yr, results["rbf_model"].decision_function, results["rbf_support"],
            f"RBF hard margin (gamma = {results['rbf_gamma']:g})")
     axes[0].legend(fontsize=8, loc="lower right")
+    tube, ax = results["tube"], axes[3]
+    x = tube["X"][:, 0]
+    for (name, fit), color in zip(tube["fits"].items(), ("tab:green", "tab:purple")):
+        ax.fill_between(tube["grid"], fit["prediction"] - tube["epsilon"],
+                        fit["prediction"] + tube["epsilon"], color=color, alpha=0.15)
+        ax.plot(tube["grid"], fit["prediction"], color=color, lw=1.8, label=f"tube: {name}")
+    ax.plot(x, tube["fits"]["clean"]["y"], ".", color="0.3", ms=5, label="data")
+    ax.plot(x[tube["outlier"]], tube["fits"]["one outlier"]["y"][tube["outlier"]], "x",
+            color="tab:red", ms=9, label="the outlier")
+    ax.set_title(f"hard epsilon-tube (SVR, C = inf, epsilon = {tube['epsilon']:g})")
+    ax.set_xlabel("x")
+    ax.legend(fontsize=8, loc="lower left")
     return fig
 
 

@@ -54,5 +54,23 @@ def test_rbf_hard_margin_separates_the_rings(res):
 
 def test_plot(res):
     fig = ex.plot(res)
-    assert len(fig.axes) == 3
-    assert all(len(ax.collections) >= 4 for ax in fig.axes)  # fills, lines, points, SVs
+    assert len(fig.axes) == 4
+    # the classifiers' panels: fills, margin lines, points, support vectors
+    assert all(len(ax.collections) >= 4 for ax in fig.axes[:3])
+    assert len(fig.axes[3].lines) == 4  # two tubes' centres, the data, the outlier
+
+
+def test_hard_tube_holds_every_point_and_the_outlier_drags_the_fit(res):
+    from sklearn.svm import SVR
+
+    tube = res["tube"]
+    X, out, eps = tube["X"], tube["outlier"], tube["epsilon"]
+    for fit in tube["fits"].values():
+        assert fit["max_residual"] <= eps + 1e-4
+        # the hard tube is scikit-learn's SVR at a very large C
+        ref = SVR(kernel="rbf", gamma=tube["gamma"], C=1e10, epsilon=eps, tol=1e-8)
+        ref.fit(X, fit["y"])
+        np.testing.assert_allclose(fit["train"], ref.predict(X), atol=1e-3)
+    dragged = tube["fits"]["one outlier"]
+    assert dragged["train"][out] >= dragged["y"][out] - eps - 1e-4
+    assert tube["largest_move"] > 1.0

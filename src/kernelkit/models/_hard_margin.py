@@ -13,8 +13,8 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from ..planning import Choice
-from ..solvers.hard_margin import (NotSeparableError, hull_distance_bound, solve_unbounded,
-                                   tube_slack_bound)
+from ..solvers.hard_margin import (NotSeparableError, hull_distance_bound, not_separable,
+                                   solve_unbounded, tube_infeasible, tube_norm_bound)
 from ..solvers.smo import default_max_iter, smo_gram, smo_kernel
 from ..solvers.svr import svr_gram, svr_kernel
 
@@ -82,11 +82,15 @@ def solve_hard_margin(owner, K, kernel, X, y, *, tol, max_iter, callback=None):
                            callback=callback)
         return r, r.alpha
 
-    def measure(r, alpha):  # dual = sum a - 1/2 a'Qa
-        return hull_distance_bound(alpha, y, _dual_norm_sq(r, alpha, lambda a: -a.sum()))
+    scale = _scale(K, kernel, X)
+
+    def infeasible(r, alpha):  # dual = sum a - 1/2 a'Qa
+        return not_separable(hull_distance_bound(alpha, y, _dual_norm_sq(r, alpha,
+                                                                          lambda a: -a.sum())),
+                             scale)
 
     try:
-        result, steps = solve_unbounded(solve, measure, _scale(K, kernel, X), max_iter=cap)
+        result, steps = solve_unbounded(solve, infeasible, max_iter=cap)
     except NotSeparableError as exc:
         raise NotSeparableError(f"{owner}(C=inf): {exc}") from None
     return _with_steps(result, steps)
@@ -118,12 +122,16 @@ def solve_hard_tube(owner, K, kernel, X, y, epsilon, *, tol, max_iter, callback=
                            alpha0=alpha0, callback=callback)
         return r, r.alpha
 
-    def measure(r, alpha):
-        return tube_slack_bound(r.coef, _dual_norm_sq(r, alpha, lambda a: float(p @ a)))
+    scale = _scale(K, kernel, X)
+    spread = max(float(np.ptp(y)), float(epsilon))
+
+    def infeasible(r, alpha):
+        bound = tube_norm_bound(r.coef, y, epsilon,
+                                _dual_norm_sq(r, alpha, lambda a: float(p @ a)))
+        return tube_infeasible(bound, scale, spread)
 
     try:
-        result, steps = solve_unbounded(solve, measure, _scale(K, kernel, X), max_iter=cap,
-                                        what="tube")
+        result, steps = solve_unbounded(solve, infeasible, max_iter=cap)
     except NotSeparableError as exc:
         raise NotSeparableError(f"{owner}(C=inf): {exc}") from None
     return _with_steps(result, steps)

@@ -26,11 +26,19 @@ The hard epsilon-tube of support vector regression with C = inf,
 
 the kernel version of the minimax (L-infinity, Chebyshev) fit -- the smallest
 function whose largest residual is at most epsilon -- is the SVR dual without
-upper bounds. It is feasible unless some combination beta (sum beta = 0) of the
-samples has sum_i beta_i phi(x_i) = 0 and y'beta > epsilon ||beta||_1 (then no
-function fits the tube: e.g. a linear kernel and data further than epsilon from
-every line, or one x with two labels more than 2 epsilon apart). SMO's beta
-then grows along such a direction with ||w|| / ||beta||_1 -> 0: the same test.
+upper bounds. For any beta with sum_i beta_i = 0 (SMO's beta = a - a*) and any
+f = w'phi + b in the tube, y'beta = w'(sum_i beta_i phi(x_i)) - sum_i beta_i r_i
+with |r_i| <= epsilon, so
+
+    ||w|| >= (y'beta - epsilon ||beta||_1) / ||sum_i beta_i phi(x_i)||,
+
+a lower bound on the norm of every function in the tube. When no function fits
+(e.g. a linear kernel and data further than epsilon from every line, or one x
+with two labels more than 2 epsilon apart) SMO's beta grows along a direction
+with sum_i beta_i phi(x_i) = 0 and the bound grows without end;
+:func:`solve_unbounded` stops once it exceeds ``TUBE_NORM_LIMIT`` times the
+norm a function needs to span the targets (their spread over the data's scale
+sqrt(max k(x, x))): the tube then holds only functions far rougher than the data.
 
 Pure numerics: no validation, no printing.
 
@@ -47,12 +55,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SEPARATION_TOL", "solve_unbounded", "hull_distance_bound", "tube_slack_bound",
-           "NotSeparableError"]
+__all__ = ["SEPARATION_TOL", "TUBE_NORM_LIMIT", "solve_unbounded", "hull_distance_bound",
+           "tube_norm_bound", "not_separable", "tube_infeasible", "NotSeparableError"]
 
 #: D(a) below this times sqrt(max k(x, x)) counts as "not separable" (a margin below
 #: half of it is at the level of the kernel values' round-off for SMO's tolerance).
 SEPARATION_TOL = 1e-4
+#: The tube counts as infeasible once every function in it has ||w|| above this
+#: times spread(y) / sqrt(max k(x, x)).
+TUBE_NORM_LIMIT = 1e6
 #: SMO steps between two separability checks (the warm restart costs one product
 #: with the kernel rows of the support vectors).
 CHECK_STEPS = 20_000
@@ -68,13 +79,39 @@ def hull_distance_bound(alpha, y, w_norm_sq):
     return np.inf if s <= 0 else float(np.sqrt(max(w_norm_sq, 0.0))) / s
 
 
-def tube_slack_bound(beta, w_norm_sq):
-    """||w(beta)|| / ||beta||_1 of the SVR's beta = a - a* (inf when beta = 0)."""
-    total = float(np.abs(beta).sum())
-    return np.inf if total <= 0 else float(np.sqrt(max(w_norm_sq, 0.0))) / total
+def tube_norm_bound(beta, y, epsilon, w_norm_sq):
+    """(y'beta - epsilon ||beta||_1) / ||sum_i beta_i phi(x_i)||: every function in the
+    tube has at least this norm (0 when the numerator is <= 0)."""
+    gap = float(beta @ y) - epsilon * float(np.abs(beta).sum())
+    if gap <= 0:
+        return 0.0
+    norm = float(np.sqrt(max(w_norm_sq, 0.0)))
+    return np.inf if norm == 0 else gap / norm
 
 
-def solve_unbounded(solve, measure, scale, *, max_iter, what="classes"):
+def not_separable(bound, scale):
+    """The error message when D(a) proves the classes inseparable, else None."""
+    if bound >= SEPARATION_TOL * max(scale, np.finfo(float).tiny):
+        return None
+    return ("the classes are not separable in the kernel's feature space: their convex "
+            f"hulls come within {bound:.3g} of each other (the data's scale sqrt(max k(x, "
+            f"x)) is {scale:.3g}), so no hard margin exists (the dual of C=inf is "
+            "unbounded). Use a finite C (a soft margin), or a kernel that separates the "
+            "classes")
+
+
+def tube_infeasible(bound, scale, spread):
+    """The error message when every function in the tube is too rough, else None."""
+    need = spread / max(scale, np.finfo(float).tiny)
+    if not bound > TUBE_NORM_LIMIT * max(need, np.finfo(float).tiny):
+        return None
+    return ("no function of the kernel's space fits the hard epsilon-tube: every function "
+            f"in it has a norm above {bound:.3g}, {bound / max(need, 1e-300):.2g} times what "
+            "spanning the targets takes (the dual of C=inf grows without end). Use a finite "
+            "C, a larger epsilon, or a richer kernel")
+
+
+def solve_unbounded(solve, infeasible, *, max_iter):
     """Run an SMO solve with an unbounded box in chunks, stopping on a proof of infeasibility.
 
     Parameters
@@ -82,15 +119,12 @@ def solve_unbounded(solve, measure, scale, *, max_iter, what="classes"):
     solve : callable
         ``solve(max_iter, alpha0)`` -> (result, alpha): an SMO solve with infinite
         bounds from the feasible ``alpha0`` (None: 0), at most ``max_iter`` steps.
-    measure : callable
-        ``measure(result, alpha)`` -> D(a), :func:`hull_distance_bound` or
-        :func:`tube_slack_bound` of the current iterate.
-    scale : float
-        sqrt(max_i k(x_i, x_i)), the data's scale in the feature space.
+    infeasible : callable
+        ``infeasible(result, alpha)`` -> the error message when the iterate proves
+        the problem infeasible (:func:`not_separable`, :func:`tube_infeasible`),
+        else None.
     max_iter : int
         Cap on the steps of all chunks together.
-    what : {"classes", "tube"}
-        For the message.
 
     Returns
     -------
@@ -103,29 +137,17 @@ def solve_unbounded(solve, measure, scale, *, max_iter, what="classes"):
     Raises
     ------
     NotSeparableError
-        When D(a) < SEPARATION_TOL * scale.
+        With ``infeasible``'s message.
     """
     alpha, done = None, 0
-    limit = SEPARATION_TOL * max(scale, np.finfo(float).tiny)
     while True:
         chunk = min(CHECK_STEPS, max_iter - done)
         result, alpha = solve(chunk, alpha)
         done += result.n_iter
         if result.converged:
             return result, done
-        bound = measure(result, alpha)
-        if bound < limit:
-            if what == "classes":
-                raise NotSeparableError(
-                    "the classes are not separable in the kernel's feature space: their "
-                    f"convex hulls come within {bound:.3g} of each other (the data's scale "
-                    f"sqrt(max k(x, x)) is {scale:.3g}), so no hard margin exists (the "
-                    "dual of C=inf is unbounded). Use a finite C (a soft margin), or a "
-                    "kernel that separates the classes")
-            raise NotSeparableError(
-                "no function of the kernel's space fits the hard epsilon-tube: a "
-                f"combination of the samples with ||w|| / ||beta||_1 = {bound:.3g} (the "
-                f"data's scale is {scale:.3g}) keeps raising the dual (C=inf is "
-                "unbounded). Use a finite C, a larger epsilon, or a richer kernel")
+        message = infeasible(result, alpha)
+        if message is not None:
+            raise NotSeparableError(message)
         if done >= max_iter:
             return result, done
