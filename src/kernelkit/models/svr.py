@@ -35,7 +35,7 @@ class KernelSVR(KernelParamsMixin, RegressorMixin, BaseEstimator):
     kernel : Kernel, str or "precomputed", default="rbf"
     C : float, default=1.0
         Penalty of the deviations outside the tube, > 0. ``C=np.inf`` is the
-        hard epsilon-tube: min 1/2 ||w||^2 s.t. |f(x_i) - y_i| <= epsilon for
+        hard epsilon-tube: ``min 1/2 ||w||^2 s.t. |f(x_i) - y_i| <= epsilon`` for
         every i, the kernel form of the minimax (L-infinity, Chebyshev) fit --
         the "brittle" regression of the notes, whose largest residual is
         bounded, so a single outlier moves the whole fit (or, further than
