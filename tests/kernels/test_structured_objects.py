@@ -98,6 +98,12 @@ def test_resolve_on_objects_fixes_the_base_width():
     points = np.concatenate(X)
     assert k == MeanEmbedding(RBF().resolve(points))
     assert MeanEmbedding(RBF(gamma=0.5)).resolve(X) == MeanEmbedding(RBF(gamma=0.5))
+    # inside sums and products too (the default base is seen by the deep walks), in a fit
+    from kernelkit import KernelRidge
+
+    assert not (2.0 * MeanEmbedding() + 1.0).is_resolved
+    fitted = KernelRidge(kernel=2.0 * MeanEmbedding() + 1.0).fit(X, np.arange(10) % 2.0)
+    assert fitted.kernel_ == 2.0 * MeanEmbedding(RBF().resolve(points)) + 1.0
 
 
 def test_normalize_block_and_pairwise_loop():

@@ -99,6 +99,10 @@ class MeanEmbedding(ObjectKernel):
 
     def _check_params(self):
         super()._check_params()
+        # The default RBF() held as an attribute: the deep walks over sub-kernels (is the
+        # kernel resolved? -- also from a sum or product holding this one) then see its
+        # gamma="scale", and fit resolves it from the points.
+        self._default_base = _default_base() if self.base_kernel is None else None
         base = self.base_kernel
         if base is not None and base.input_kind not in ("vector", "any"):
             raise InvalidParameterError(
@@ -108,11 +112,7 @@ class MeanEmbedding(ObjectKernel):
     @property
     def base(self):
         """The base kernel k0 (``RBF()`` when ``base_kernel`` is None)."""
-        return _default_base() if self.base_kernel is None else self.base_kernel
-
-    @property
-    def is_resolved(self):
-        return self.base.is_resolved
+        return self._default_base if self.base_kernel is None else self.base_kernel
 
     @property
     def is_psd(self):
