@@ -73,8 +73,10 @@ def saved_view(model):
 def _onehot_view(model):
     p = model.get_params(deep=False)
     if p["sparse_output"]:
-        _refuse("OneHotEncoder", "sparse_output=True; kernelkit reads dense input only until "
-                                 "sparse input lands: use OneHotEncoder(sparse_output=False)")
+        _refuse("OneHotEncoder", "sparse_output=True; model files store encoders with dense "
+                                 "output (the kernel estimators take sparse input, but the "
+                                 "file format does not hold this one yet): use "
+                                 "OneHotEncoder(sparse_output=False)")
     if p["min_frequency"] is not None or p["max_categories"] is not None:
         _refuse("OneHotEncoder", "infrequent categories (min_frequency/max_categories) are "
                                  "not stored; leave both None")
@@ -261,8 +263,10 @@ def column_transformer_params(model):
     if not (isinstance(p["remainder"], str) and p["remainder"] in ("drop", "passthrough")):
         _refuse("ColumnTransformer", "remainder must be 'drop' or 'passthrough'")
     if getattr(model, "sparse_output_", False):
-        _refuse("ColumnTransformer", "its output is sparse; kernelkit reads dense input only "
-                                     "until sparse input lands (set sparse_threshold=0)")
+        _refuse("ColumnTransformer", "its output is sparse; model files store column "
+                                     "transformers with dense output (the kernel estimators "
+                                     "take sparse input, but the file format does not hold "
+                                     "this one yet): set sparse_threshold=0")
     for name, _, cols in model.transformers:
         if callable(cols):
             _refuse("ColumnTransformer", f"the columns of {name!r} are a callable; give ints "
