@@ -199,3 +199,16 @@ def test_learners_and_model_files(tmp_path):
         kernelkit.save(model, tmp_path / name)
         back = kernelkit.load(tmp_path / name)
         np.testing.assert_array_equal(back.predict(X_test), model.predict(X_test))
+
+
+def test_nystroem_features_of_series_and_their_model_file(tmp_path):
+    from kernelkit.features import Nystroem
+
+    X = _series(20, seed=12)
+    fmap = Nystroem(kernel=GlobalAlignment(), n_components=20, random_state=0).fit(X)
+    Z = fmap.transform(X)
+    np.testing.assert_allclose(Z @ Z.T, fmap.kernel_(X), atol=1e-8)  # all centers: exact
+    kernelkit.save(fmap, tmp_path / "n.kk")
+    back = kernelkit.load(tmp_path / "n.kk")
+    assert back.kernel_ == fmap.kernel_ and isinstance(back.kernel_.sigma, float)
+    np.testing.assert_array_equal(back.transform(X), Z)

@@ -218,3 +218,17 @@ def test_high_degree_graphs_take_the_dictionary_path_with_the_same_values():
         K = WeisfeilerLehman(n_iter=2)(stars)
     np.testing.assert_array_equal(K, _brute_force_wl(stars, 2))
     np.testing.assert_array_equal(K, WeisfeilerLehman(n_iter=2)(stars))  # the padded path
+
+
+@pytest.mark.filterwarnings("ignore:.*eigenvalues of the centers:kernelkit.exceptions.NumericalWarning")
+def test_nystroem_features_of_graphs_and_their_model_file(tmp_path):
+    # (small random graphs repeat: the repeated centers' directions are dropped, with a warning)
+    from kernelkit.features import Nystroem
+
+    graphs = _random_graphs(30, seed=11)
+    k = WeisfeilerLehman(n_iter=2, normalize=True)
+    fmap = Nystroem(kernel=k, n_components=30, random_state=0).fit(graphs)
+    Z = fmap.transform(graphs)
+    np.testing.assert_allclose(Z @ Z.T, k(graphs), atol=1e-8)  # all centers: exact
+    kernelkit.save(fmap, tmp_path / "n.kk")
+    np.testing.assert_array_equal(kernelkit.load(tmp_path / "n.kk").transform(graphs), Z)
