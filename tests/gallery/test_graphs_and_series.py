@@ -69,7 +69,7 @@ def test_wl_accuracies_equal_svc_on_the_brute_force_gram(res):
 
 
 def test_wl_blind_spot(res):
-    (X, y), (Xt, yt) = res["graph_data"]["one 2m-cycle vs two m-cycles"]
+    _, (Xt, yt) = res["graph_data"]["one 2m-cycle vs two m-cycles"]
     one = ([(v, (v + 1) % 8) for v in range(8)], [0] * 8)
     two = ([(v, (v + 1) % 4) for v in range(4)] + [(4 + v, 4 + (v + 1) % 4) for v in range(4)],
            [0] * 8)

@@ -38,7 +38,7 @@ def _brute_force_wl(graphs, h):
             nbrs[v].add(u)
         adjacency.append(nbrs)
         labels.append([str(x) for x in lab])
-    histograms = [dict() for _ in graphs]
+    histograms = [{} for _ in graphs]
     for it in range(h + 1):
         if it:
             table, new = {}, []
