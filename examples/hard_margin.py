@@ -25,7 +25,7 @@ vectors, for a soft and the hard margin; and an RBF hard margin on two classes
 that only a curved boundary separates.
 
 The regression twin is the hard epsilon-tube, ``KernelSVR(C=np.inf)``:
-min ||w||^2 / 2 s.t. |f(x_i) - y_i| <= epsilon for every i, the kernel form of
+min ||w||^2 / 2 s.t. ``|f(x_i) - y_i| <= epsilon`` for every i, the kernel form of
 the minimax (L-infinity) fit -- the notes' *brittle* regression: it bounds the
 largest residual, so the fit must pass within epsilon of every point, a single
 outlier included: one sample decides the fit around it (the last panel: the

@@ -22,13 +22,13 @@ run to ``max_iter``).
 
 The hard epsilon-tube of support vector regression with C = inf,
 
-    min_{w, b} 1/2 ||w||^2   s.t.   |w'phi(x_i) + b - y_i| <= epsilon  for all i,
+    min_{w, b} 1/2 ||w||^2   s.t.   abs(w'phi(x_i) + b - y_i) <= epsilon  for all i,
 
 the kernel version of the minimax (L-infinity, Chebyshev) fit -- the smallest
 function whose largest residual is at most epsilon -- is the SVR dual without
 upper bounds. For any beta with sum_i beta_i = 0 (SMO's beta = a - a*) and any
 f = w'phi + b in the tube, y'beta = w'(sum_i beta_i phi(x_i)) - sum_i beta_i r_i
-with |r_i| <= epsilon, so
+with abs(r_i) <= epsilon, so
 
     ||w|| >= (y'beta - epsilon ||beta||_1) / ||sum_i beta_i phi(x_i)||,
 
