@@ -115,3 +115,44 @@ def test_a_closed_client_refuses_before_work(own_cluster):
     m.client = c
     with pytest.raises(DaskFitError, match="client"):
         m.fit(da.from_array(np.zeros((50, 2)), chunks=25), np.zeros(50))
+
+
+def test_chunks_larger_than_a_worker_can_hold_are_refused_before_work(tmp_path):
+    """A worker that pauses at 35% of 1 GiB has little room once kernelkit is imported:
+    a 64 MB chunk is refused before any task runs, with the numbers and the fix."""
+    import dask
+    from distributed import Client, LocalCluster
+
+    with dask.config.set({"distributed.worker.memory.pause": 0.35,
+                          "distributed.worker.memory.target": False,
+                          "distributed.worker.memory.spill": False}):
+        with LocalCluster(n_workers=1, processes=True, threads_per_worker=1,
+                          dashboard_address=":0", memory_limit="1GiB") as lc, \
+                Client(lc, set_as_default=False) as c:
+            X = da.random.random((800_000, 10), chunks=(800_000, 10))
+            m = DaskKernelRidge("rbf(gamma=1.0)", solver="features", n_components=8,
+                                random_state=0)
+            m.client = c
+            with pytest.raises(DaskFitError, match=r"a chunk of 800,000 rows .* pauses at 35%"
+                                                   r".*use chunks of at most [\d,]+ rows"):
+                m.fit(X, da.zeros(800_000, chunks=800_000))
+            small = da.random.random((20_000, 10), chunks=(5_000, 10), )
+            m.fit(small, small[:, 0])  # chunks that fit: the same cluster fits
+            assert m.coef_.shape == (8,)
+
+
+def test_tasks_take_their_budget_from_the_worker(client):
+    """Inside a task kernelkit's memory budget is the worker's room per thread."""
+    from kernelkit.dask._runtime import in_task, worker_room
+
+    def budget_and_room():
+        import kernelkit
+
+        return kernelkit.get_config()["memory"], worker_room()
+
+    out = client.submit(in_task(budget_and_room), pure=False).result()
+    budget, room = out
+    limit, used, pause, threads, per_task = room
+    assert limit == 2**30 and 0 < pause <= 1
+    assert abs(budget - per_task) <= 64 * 2**20  # measured twice, a moment apart
+    assert budget <= pause * limit

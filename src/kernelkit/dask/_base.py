@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._budget import row_blocks
+from .._budget import row_blocks, rows_per_block
 from ..features import Nystroem, RandomFourierFeatures
 from ..kernels import resolve_kernel
 from ..solvers.normal_equations import NormalEquations, normal_block
@@ -16,7 +16,8 @@ __all__ = ["ClientMixin", "fit_feature_map", "normal_equations_pass", "kernel_fo
            "resolve_on_moments"]
 
 # Rows per sub-block inside a task: the in-memory default of
-# kernelkit.solvers.normal_equations, and below the feature maps' own threading.
+# kernelkit.solvers.normal_equations, and below the feature maps' own threading;
+# fewer when the task's budget (the worker's room, see _runtime.in_task) asks.
 SUB_BLOCK_ROWS = 4096
 
 
@@ -88,7 +89,9 @@ def _normal_chunk(fmap, Xc, Yc, swc):
     if not np.all(np.isfinite(Yc)):
         raise ValueError("y contains NaN or infinity")
     total = None
-    for r0, r1 in row_blocks(len(Xc), SUB_BLOCK_ROWS):
+    width = int(getattr(fmap, "n_components_", None) or getattr(fmap, "n_components", 256))
+    step = min(SUB_BLOCK_ROWS, rows_per_block(width + Xc.shape[1], n_temporaries=3))
+    for r0, r1 in row_blocks(len(Xc), step):  # sub-blocks within the task's budget
         Z = fmap.transform(Xc[r0:r1])
         Y = Yc[r0:r1]
         if swc is not None:  # rows scaled by sqrt(s): Z'SZ and Z'SY

@@ -20,9 +20,11 @@ import time
 
 import numpy as np
 
+from .._budget import format_bytes
+
 __all__ = ["DaskFitError", "resolve_client", "as_rows", "align_rows", "in_task", "tree_sum",
            "compute", "is_dask", "fit_rows", "checked_rows", "column_names", "check_columns",
-           "set_column_names", "reports_passes"]
+           "set_column_names", "reports_passes", "check_worker_room", "worker_room"]
 
 #: Seconds one distributed pass may take before the fit gives up (per pass).
 DEFAULT_TIMEOUT = 3600.0
@@ -212,18 +214,78 @@ def align_rows(v, X, name):
     return v
 
 
+#: The least room (bytes) a task needs beside its chunk: kernelkit's smallest budget.
+MIN_TASK_ROOM = 16 * 1024**2
+
+
+def worker_room(worker=None):
+    """On a distributed worker (``worker``, or the one running this task): ``(limit,
+    in_use, pause, threads, room per thread)`` in bytes, room = pause x limit - in use
+    (the worker stops running tasks above the pause fraction); None elsewhere or
+    without a memory limit."""
+    if worker is None:
+        try:
+            from distributed import get_worker
+            worker = get_worker()
+        except (ImportError, ValueError):
+            return None
+    limit = getattr(getattr(worker, "memory_manager", None), "memory_limit", None)
+    if not limit:
+        return None
+    import dask
+    import psutil
+
+    fractions = [dask.config.get(f"distributed.worker.memory.{k}", None)
+                 for k in ("pause", "terminate")]
+    pause = next((float(f) for f in fractions if f), 1.0)
+    used = psutil.Process().memory_info().rss
+    threads = max(1, int(getattr(getattr(worker, "state", worker), "nthreads", 1) or 1))
+    return int(limit), int(used), pause, threads, int((pause * limit - used) / threads)
+
+
+def _worker_limits_text(room):
+    limit, used, pause, threads, _ = room
+    return (f"the worker's memory limit is {format_bytes(limit)}, it pauses at {pause:.0%} "
+            f"({format_bytes(pause * limit)}) and holds {format_bytes(used)} (kernelkit, "
+            f"numpy, scipy, scikit-learn and numba imported) for {threads} thread(s)")
+
+
 def in_task(fn):
-    """``fn`` wrapped to run with one BLAS thread and one numba thread (restored)."""
+    """``fn`` wrapped to run with one BLAS thread and one numba thread (restored), and,
+    on a distributed worker with a memory limit, with kernelkit's memory budget set to
+    this task's share of the room below the worker's pause threshold: every block the
+    task makes is sized from the worker's limit, and a limit too small for any block is
+    a :class:`~kernelkit.exceptions.MemoryBudgetError` that says so."""
 
     def run(*args, **kwargs):
+        import contextlib
+
         import numba
         from threadpoolctl import threadpool_limits
 
-        with threadpool_limits(1, user_api="blas"):
+        from .. import config
+        from ..exceptions import MemoryBudgetError
+
+        room = worker_room()
+        budget = contextlib.nullcontext()
+        if room is not None:
+            if room[-1] < MIN_TASK_ROOM:
+                raise MemoryBudgetError(
+                    f"no room for a kernelkit task: {_worker_limits_text(room)}, leaving "
+                    f"{format_bytes(max(room[-1], 0))} per task; give the workers more memory "
+                    f"(memory_limit of at least {format_bytes(_limit_for(room))})")
+            budget = config.config_context(memory=room[-1])
+        with budget, threadpool_limits(1, user_api="blas"):
             before = numba.get_num_threads()
             numba.set_num_threads(1)
             try:
                 return fn(*args, **kwargs)
+            except MemoryBudgetError as exc:
+                if room is None:
+                    raise
+                raise MemoryBudgetError(f"{exc} (inside a task: {_worker_limits_text(room)}; "
+                                        "give the workers more memory or use smaller "
+                                        "chunks)") from None
             finally:
                 numba.set_num_threads(before)
 
@@ -231,6 +293,60 @@ def in_task(fn):
     run.__qualname__ = run.__name__
     run.__wrapped__ = fn
     return run
+
+
+def _limit_for(room, extra=0):
+    """A memory limit that leaves ``MIN_TASK_ROOM + extra`` per thread below the pause."""
+    _, used, pause, threads, _ = room
+    return int((used + threads * (MIN_TASK_ROOM + extra)) / pause) + 1
+
+
+def _room_report(dask_worker=None):
+    """What a worker reports to :func:`check_worker_room` (kernelkit imported first, as
+    by any task); ``client.run`` passes the worker as ``dask_worker``."""
+    import kernelkit.features  # noqa: F401 - what the tasks import
+    import kernelkit.solvers.normal_equations  # noqa: F401
+
+    return worker_room(dask_worker)
+
+
+def check_worker_room(client, X, what="the fit"):
+    """Before a fit's first pass: refuse chunks that cannot fit the workers' memory.
+
+    Each worker is asked (``client.run``, which also imports kernelkit there) for its
+    limit, pause fraction and memory in use; a chunk of X needs about twice its bytes
+    in a task (the chunk and what is made from it) beside kernelkit's smallest budget.
+
+    Raises
+    ------
+    DaskFitError
+        Naming the worker's numbers, the chunk size and the fix (``chunk_rows``,
+        ``memory_limit``), before any work is scheduled.
+    """
+    if client is None:
+        return
+    try:
+        rooms = client.run(_room_report)
+    except Exception:  # noqa: BLE001 - workers that cannot answer: the passes will tell
+        return
+    rows = max(X.chunks[0]) if X.chunks[0] else 0
+    per_row = int(np.prod(X.shape[1:], dtype=np.int64)) * X.dtype.itemsize
+    need = 2 * rows * per_row
+    for address, room in rooms.items():
+        if room is None:
+            continue
+        free = room[-1]
+        if free >= need + MIN_TASK_ROOM:
+            continue
+        fit_rows_ = max(0, (free - MIN_TASK_ROOM) // max(1, 2 * per_row))
+        advice = (f"use chunks of at most {fit_rows_:,} rows (chunk_rows=, or from_npy's "
+                  "chunk_rows), or " if fit_rows_ >= 1 else "")
+        raise DaskFitError(
+            f"{what} cannot start: a chunk of {rows:,} rows x {format_bytes(per_row)} needs "
+            f"about {format_bytes(need + MIN_TASK_ROOM)} in a task, but on worker {address} "
+            f"{_worker_limits_text(room)}, leaving {format_bytes(max(free, 0))} per task; "
+            f"{advice}give the workers a memory_limit of at least "
+            f"{format_bytes(_limit_for(room, need))}")
 
 
 def add_parts(a, b):

@@ -22,7 +22,8 @@ from ..kernels import resolve_kernel
 from ..models import KernelKMeans
 from ._base import SUB_BLOCK_ROWS, ClientMixin, fit_feature_map, kernel_for_rows
 from ._runtime import (align_rows, as_rows, check_columns, checked_rows, compute, fit_rows,
-                       in_task, is_dask, reports_passes, set_column_names, tree_sum)
+                       check_worker_room, in_task, is_dask, reports_passes, set_column_names,
+                       tree_sum)
 from .predict import map_rows
 
 __all__ = ["DaskKernelKMeans"]
@@ -139,6 +140,7 @@ class DaskKernelKMeans(ClientMixin, ClusterMixin, BaseEstimator):
         if sw is not None:
             sw = checked_rows(sw.astype(np.float64), "sample_weight", "weights")
         client = self._get_client()
+        check_worker_room(client, X, f"{type(self).__name__}.fit")
         kernel = kernel_for_rows(kernel, X, client, self.timeout)  # gamma="scale": one pass
         n, k = int(X.shape[0]), int(self.n_clusters)
         if n < k:

@@ -38,7 +38,7 @@ from ..tuning.grid import warn_if_on_edge
 from ..tuning.nystroem_path import Moments, NystroemPath
 from ._base import ClientMixin, fit_feature_map, kernel_for_rows, normal_equations_pass
 from ._runtime import (align_rows, as_rows, check_columns, checked_rows, compute, fit_rows,
-                       is_dask, reports_passes, set_column_names)
+                       check_worker_room, is_dask, reports_passes, set_column_names)
 from .operators import DaskGramOperator, persist_choice
 from .predict import map_rows
 
@@ -89,6 +89,7 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         if kernel == "precomputed" or kernel.input_kind == "string":
             raise ValueError(f"{type(self).__name__} needs a kernel on numeric vectors")
         client = self._get_client()
+        check_worker_room(client, X, f"{type(self).__name__}.fit")
         n, d = int(X.shape[0]), int(X.shape[1])
         sw = align_rows(sample_weight, X, "sample_weight")
         if sw is not None:
