@@ -130,5 +130,8 @@ class ProbabilitiesAndWeightsMixin:
             raise AttributeError(f"coef_ is only available with the linear kernel, not "
                                  f"{self.kernel_!r}; the dual form is dual_coef_ and "
                                  "support_vectors_")
-        return self._coef_matrix().T @ np.asarray(self.support_vectors_, dtype=np.float64)
+        sv = self.support_vectors_
+        if hasattr(sv, "toarray"):  # sparse support vectors: a dense w of n_features
+            return np.asarray((sv.T @ self._coef_matrix()).T, dtype=np.float64)
+        return self._coef_matrix().T @ np.asarray(sv, dtype=np.float64)
 
