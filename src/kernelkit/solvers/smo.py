@@ -49,6 +49,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import time
+
 import numpy as np
 from numba import njit
 
@@ -386,6 +388,9 @@ _run_smo_loop = interruptible(_smo_loop)
 #: SMO steps between two progress reports (a return to Python per chunk: ~10 us
 #: against the ~10 ms that 10,000 steps take even on small problems).
 PROGRESS_CHUNK = 10_000
+#: ... or at most this many seconds between two reports when the loop returns to
+#: Python for kernel rows anyway (rows on demand: 10,000 steps took 110 s at n = 30,000).
+REPORT_SECONDS = 1.0
 
 
 def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None, alpha0=None, callback=None):
@@ -411,14 +416,22 @@ def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None, alpha0=None, cal
     fstate = np.zeros(4)
     max_iter = default_max_iter(n) if max_iter is None else int(max_iter)
     reported = 0
+    last_report = time.perf_counter()
     while True:
         stop = max_iter if callback is None else min(max_iter, reported + PROGRESS_CHUNK)
         status = _run_smo_loop(source.rows, source.slot_of, source.last_use, y, Cb, QD, alpha, G,
                            active, istate, fstate, float(tol), stop, bool(shrinking))
-        if callback is not None and (status == _DONE or istate[_ITER] - reported >= PROGRESS_CHUNK
-                                     or status == _MAX_ITER):
+        # Progress: at the end of a chunk of steps, or, when kernel rows are computed
+        # on demand (large n: a chunk can take minutes), once REPORT_SECONDS have passed.
+        due = callback is not None and (
+            status == _DONE or istate[_ITER] - reported >= PROGRESS_CHUNK
+            or status == _MAX_ITER
+            or (istate[_ITER] > reported
+                and time.perf_counter() - last_report >= REPORT_SECONDS))
+        if due:
             callback(int(istate[_ITER] - reported), float(fstate[_GAP]))
             reported = int(istate[_ITER])
+            last_report = time.perf_counter()
         if status == _MAX_ITER and stop < max_iter:
             continue  # the end of a progress chunk, not of the run
         if status == _NEED_ROW:
@@ -508,8 +521,9 @@ class _RowCache:
         if not cols.size:
             return np.zeros(rows.size)
         out = np.empty(rows.size)
-        # one (rows, cols) float64 block of at most 64 MB at a time
-        step = rows_per_block(cols.size, n_temporaries=1, memory=64 * 1024**2)
+        # (rows, cols) float64 blocks within the budget's block share (the kernel's
+        # block and its temporaries: 3 block-sized arrays), as every row-block loop
+        step = rows_per_block(cols.size, n_temporaries=3)
         for r0, r1 in row_blocks(rows.size, step):
             out[r0:r1] = self.kernel_rows.rows(rows[r0:r1], cols) @ v
         return out
