@@ -126,3 +126,18 @@ def test_columns_by_position_are_said(tmp_path, capsys):
     code, out, err = _run(capsys, "predict", path, data)
     assert code == 0
     assert "taken by position, in the file's order (['c', 'a', 'b'])" in err
+
+
+def test_progress_option_shows_the_fits_progress(tmp_path, capsys, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)  # plain lines
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    data = tmp_path / "t.csv"
+    data.write_text("a,b,y\n" + "\n".join(f"{a},{b},{a - b}" for a, b in X) + "\n")
+    argv = ["fit", data, "--target", "y", "--solver", "falkon", "--out", tmp_path / "m.kk"]
+    code, _, quiet = _run(capsys, *argv)
+    assert code == 0 and "Falkon CG" not in quiet
+    code, _, err = _run(capsys, *argv, "--progress")
+    assert code == 0 and "kernelkit Falkon CG" in err

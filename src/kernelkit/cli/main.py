@@ -26,6 +26,9 @@ def build_parser():
     common.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     common.add_argument("--debug", action="store_true",
                         help="show the traceback of errors")
+    common.add_argument("--progress", action="store_true",
+                        help="show the progress of long fits on stderr (a bar with tqdm "
+                             "installed, else plain lines), and each automatic choice")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("demo", parents=[common], help="the library's tour on bundled real data",
@@ -134,7 +137,7 @@ def build_parser():
 
     p = sub.add_parser("calibrate", parents=[common], help="measure this machine's rates",
                        description="Measure GEMM, Cholesky, kernel and elementwise rates "
-                                   "(about a second) and cache them for the planner.")
+                                   "(a few seconds) and cache them for the planner.")
     p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("info", parents=[common], help="describe a saved model",
@@ -173,6 +176,11 @@ def main(argv=None):
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         try:
+            if getattr(args, "progress", False):
+                from ..config import config_context
+
+                with config_context(verbosity=1):
+                    return args.func(args, out, err)
             return args.func(args, out, err)
         except BrokenPipeError:
             # stdout closed early (e.g. piped into head): stop quietly, as cat does.
