@@ -24,8 +24,7 @@ from .models import (KernelLogisticRegressionCV, KernelMachineClassifierCV, Kern
 from .models import KernelPCA
 from .models import KernelAgglomerativeClustering, KernelDBSCAN, KernelSimilarity
 from .persistence import load, save
-
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
     "__version__", "config_context", "get_config", "set_config", "NumericalWarning",

@@ -16,7 +16,7 @@ __all__ = ["main", "build_parser"]
 
 def build_parser():
     """The argparse parser of the ``kernelkit`` command."""
-    from .. import __version__
+    from .._version import __version__
 
     parser = argparse.ArgumentParser(
         prog=PROG, description="Kernel machines at every scale: demo, fit, predict, info, plan, "

@@ -55,7 +55,7 @@ def run_demo(quick=False, out_dir=None, *, log=None):
         the compiled loops before anything is timed) and ``parts``: one dict per
         part, JSON-ready.
     """
-    from .. import __version__
+    from .._version import __version__
 
     start = time.perf_counter()
     tmp = None

@@ -215,7 +215,7 @@ def save(model, path, *, metadata=None):
     >>> bool(np.array_equal(kernelkit.load(path).predict(X), model.predict(X)))
     True
     """
-    from .. import __version__
+    from .._version import __version__
 
     node, arrays = _encode(model, allow_list(), "", 0)
     meta = {"format": FORMAT_NAME, "kernelkit_version": __version__,
