@@ -412,7 +412,7 @@ def _count(text, name):
 def cmd_plan(args, out, err):
     from ..calibration import machine_rates
     from ..config import get_config, parse_memory
-    from ..planning import plan
+    from ..planning import plan_sgd
 
     n, d = _count(args.n, "n"), _count(args.d, "d")
     if args.D is None:
@@ -434,8 +434,8 @@ def cmd_plan(args, out, err):
             kernel = parse_kernel(args.kernel)
         except ValueError as exc:
             raise UsageError(f"--kernel: {exc}") from None
-    result = plan(n, d, kernel, args.loss, n_features=D, iterations=T, memory=memory,
-                  rates=machine_rates(), include_exact=True)
+    result = plan_sgd(n, d, kernel, args.loss, n_features=D, iterations=T, memory=memory,
+                      rates=machine_rates(), include_exact=True)
     if args.json:
         _emit_json({"choice": result.choice, "reason": result.reason,
                     "problem": {k: v for k, v in result.problem.items()},

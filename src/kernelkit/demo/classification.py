@@ -41,7 +41,7 @@ def part_classification(settings):
     from ..datasets import load_banana
     from ..kernels import RBF
     from ..models import KernelLogisticRegression, KernelSVC
-    from ..planning import plan
+    from ..planning import plan_sgd
 
     X, y = load_banana(return_X_y=True)
     rng = np.random.default_rng(_SEED)
@@ -83,8 +83,8 @@ def part_classification(settings):
     log_loss = float(-np.mean(np.log(np.clip(
         proba[np.arange(len(yte)), np.searchsorted(logit.classes_, yte)], 1e-300, None))))
 
-    explanation = plan(n_train, X.shape[1], kernel, "hinge", memory=get_config()["memory"],
-                       rates=machine_rates(), include_exact=True).explain()
+    explanation = plan_sgd(n_train, X.shape[1], kernel, "hinge", memory=get_config()["memory"],
+                           rates=machine_rates(), include_exact=True).explain()
     return {
         "name": "classification",
         "title": "Kernel SVM and kernel logistic regression on banana",
