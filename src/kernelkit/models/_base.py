@@ -333,12 +333,6 @@ def check_alpha(alpha, n_targets):
     return a
 
 
-def is_kernel_like(kernel):
-    """True for a Kernel, an expression string, 'precomputed' or a function k(X, Y)."""
-    return isinstance(kernel, (Kernel, str)) or (callable(kernel) and
-                                                  not isinstance(kernel, type))
-
-
 def validate_fit_X(est, kernel, X):
     """Validate unsupervised training data (no y); sets ``n_features_in_`` for vectors."""
     if takes_strings(kernel):
