@@ -11,40 +11,14 @@ from pathlib import Path
 
 import numpy as np
 
+from .usage import UsageError, fail_usage
+
 PROG = "kernelkit"
 #: Random-feature dimension that ``kernelkit plan`` considers when --D is not given.
 DEFAULT_PLAN_D = 1000
 
 
-class UsageError(Exception):
-    """A bad command-line value that argparse cannot check itself (exit code 2)."""
-
-
 # ---------------------------------------------------------------- helpers
-
-def _fail_usage(message):
-    raise UsageError(message)
-
-
-def _parse_alpha(text, option="--alpha"):
-    try:
-        value = float(text)
-    except ValueError:
-        _fail_usage(f"{option}: {text!r} is not a number")
-    if not math.isfinite(value) or value < 0:
-        _fail_usage(f"{option} must be >= 0 and finite (the ridge penalty), got {text}")
-    return value
-
-
-def _parse_kernel(text):
-    from ..exceptions import KernelSpecError
-    from ..kernels import parse_kernel
-
-    try:
-        return parse_kernel(text)
-    except KernelSpecError as exc:
-        raise UsageError(f"--kernel: {exc}") from None
-
 
 def _emit_json(obj, out):
     out.write(json.dumps(obj, indent=2, allow_nan=False) + "\n")
@@ -129,14 +103,6 @@ def _step_name(est):
     return f"{type(est).__name__}({inner})"
 
 
-def _names(names, limit=8):
-    """A list of column names for a message, shortened when long."""
-    names = [repr(str(n)) for n in names]
-    if len(names) > limit:
-        return f"[{', '.join(names[:limit - 2])}, ...] ({len(names)} in all)"
-    return f"[{', '.join(names)}]"
-
-
 def _print_fields(fields, out):
     width = max(len(k) for k, _ in fields)
     for key, value in fields:
@@ -175,9 +141,9 @@ def cmd_fit(args, out, err):
 
     out_path = Path(args.out)
     if out_path.is_dir():
-        _fail_usage(f"--out {args.out} is a directory; give a file name such as model.kk")
+        fail_usage(f"--out {args.out} is a directory; give a file name such as model.kk")
     if not out_path.absolute().parent.is_dir():
-        _fail_usage(f"--out {args.out}: directory {out_path.parent} does not exist")
+        fail_usage(f"--out {args.out}: directory {out_path.parent} does not exist")
 
     table = read_columns(args.data, target=args.target, id_column=args.id,
                          allow_missing=settings.impute is not None)
@@ -238,26 +204,6 @@ def cmd_fit(args, out, err):
                ("saved", f"{out_path} ({summary['file_size']} bytes)")]
     _print_fields(fields, out)
     return 0
-
-
-def _parse_fraction(text):
-    try:
-        value = float(text)
-    except ValueError:
-        _fail_usage(f"--holdout: {text!r} is not a number")
-    if not 0 <= value < 1:
-        _fail_usage(f"--holdout must be in [0, 1) (a fraction of the rows), got {text}")
-    return value
-
-
-def _parse_count(text, option):
-    try:
-        value = int(float(text))
-    except ValueError:
-        _fail_usage(f"{option}: {text!r} is not a number")
-    if value < 1 or value != float(text):
-        _fail_usage(f"{option} must be a whole number >= 1, got {text}")
-    return value
 
 
 def _predict_quietly(model, X):

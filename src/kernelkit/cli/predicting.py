@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .commands import _names
+from .usage import column_list
 from .tables import TEXT_HINT, looks_like_id, read_columns
 
 __all__ = ["predict_inputs", "select_columns", "header", "check_probabilities", "label_text",
@@ -144,7 +144,7 @@ def select_columns(model, X, names, target, path, y_col=None, notes=None):
     fitted = getattr(model, "feature_names_in_", None)
     n_in = int(model.n_features_in_)
     if target is not None and target not in names:
-        raise ValueError(f"{path}: no target column {target!r}; the columns are {_names(names)}")
+        raise ValueError(f"{path}: no target column {target!r}; the columns are {column_list(names)}")
     if fitted is None:  # a model fitted in Python on an array: columns by position
         keep = [j for j, name in enumerate(names) if name != target]
         if len(keep) != n_in:
@@ -155,7 +155,7 @@ def select_columns(model, X, names, target, path, y_col=None, notes=None):
         if notes is not None:
             notes.append("the model was fitted without column names (on an array in Python): "
                          "the file's columns are taken by position, in the file's order "
-                         f"({_names([names[j] for j in keep])}); check that it is the fit's "
+                         f"({column_list([names[j] for j in keep])}); check that it is the fit's "
                          "order")
         y = None if target is None else (y_col if y_col is not None
                                           else X[:, names.index(target)])
@@ -163,9 +163,9 @@ def select_columns(model, X, names, target, path, y_col=None, notes=None):
     fitted = [str(n) for n in fitted]
     missing = [n for n in fitted if n not in names]
     if missing:
-        raise ValueError(f"{path}: the model expects {n_in} feature columns {_names(fitted)}, "
-                         f"but {_names(missing)} {'is' if len(missing) == 1 else 'are'} missing "
-                         f"from the file (its columns are {_names(names)})")
+        raise ValueError(f"{path}: the model expects {n_in} feature columns {column_list(fitted)}, "
+                         f"but {column_list(missing)} {'is' if len(missing) == 1 else 'are'} missing "
+                         f"from the file (its columns are {column_list(names)})")
     extra = [n for n in names if n not in fitted]
     if target is None and len(extra) == 1:
         target = extra[0]  # the fit's target column, or at least the one non-feature column
