@@ -36,26 +36,10 @@ from .._validation import (check_kernel_values, check_same_n_features, check_vec
                            validate_params)
 from ._sparse import as_float64_csr, is_sparse, n_rows, sparse_max_abs
 from .data_dependent import InputScale, check_resolved, rule_value
-from .rows import KernelRows
+from .rows import KernelRows, certainly_finite
 
 __all__ = ["Kernel", "KernelRows", "pairwise_blocked", "certainly_finite", "max_abs",
            "bounded_power", "check_sparse_support"]
-
-# A block whose values are bounded by this (in magnitude) is stored without
-# overflow: float64's or float32's largest number, with a wide margin for the
-# rounding of the sums that computed the values.
-_SAFE_MAGNITUDE = {np.dtype(np.float64): 1e300, np.dtype(np.float32): 1e37}
-
-
-def certainly_finite(bound, dtype=np.float64):
-    """Whether kernel values bounded by ``bound`` in magnitude are finite in ``dtype``.
-
-    ``bound`` comes from :meth:`Kernel.value_bound`: ``False`` means "not
-    proven" (blocks are then checked after they are computed), not
-    "non-finite".
-    """
-    return bool(bound <= _SAFE_MAGNITUDE.get(np.dtype(dtype), 0.0))
-
 
 def max_abs(X):
     """The largest |value| of a numeric array (0 for an empty one), without a temporary."""
@@ -119,7 +103,7 @@ def pairwise_blocked(kernel, X, Y=None, on_block=None):
     out = np.empty((n, m), dtype=out_dtype)
     from .tiled import tiled_gram
 
-    check = None if rows._proven_finite(out) else (
+    check = None if rows.proven_finite(out) else (
         lambda tile: check_kernel_values(tile, repr(kernel), (X, Y)))
     if tiled_gram(kernel, rows.X, rows.Y, out, symmetric=symmetric, check=check,
                   on_block=on_block):

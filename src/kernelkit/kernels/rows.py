@@ -15,7 +15,23 @@ import numpy as np
 
 from ._sparse import n_rows
 
-__all__ = ["KernelRows"]
+__all__ = ["KernelRows", "certainly_finite"]
+
+
+# A block whose values are bounded by this (in magnitude) is stored without
+# overflow: float64's or float32's largest number, with a wide margin for the
+# rounding of the sums that computed the values.
+_SAFE_MAGNITUDE = {np.dtype(np.float64): 1e300, np.dtype(np.float32): 1e37}
+
+
+def certainly_finite(bound, dtype=np.float64):
+    """Whether kernel values bounded by ``bound`` in magnitude are finite in ``dtype``.
+
+    ``bound`` comes from :meth:`Kernel.value_bound`: ``False`` means "not
+    proven" (blocks are then checked after they are computed), not
+    "non-finite".
+    """
+    return bool(bound <= _SAFE_MAGNITUDE.get(np.dtype(dtype), 0.0))
 
 
 class KernelRows:
@@ -109,14 +125,14 @@ class KernelRows:
 
             if (r1 - r0) * n_rows(Y) >= MIN_TILED_ENTRIES:
                 target = np.empty((r1 - r0, n_rows(Y))) if out is None else out
-                check = None if self._proven_finite(target) else (
+                check = None if self.proven_finite(target) else (
                     lambda tile: check_kernel_values(tile, repr(self.kernel),
                                                      (self.X[r0:r1], Y)))
                 if tiled_gram(self.kernel, self.X[r0:r1], Y, target, symmetric=False,
                               check=check):
                     return target
         return self.kernel.block(self.X[r0:r1], Y, diag_offset, out=out,
-                                 assume_finite=self._proven_finite(out))
+                                 assume_finite=self.proven_finite(out))
 
     def rows(self, index, columns=None, *, out=None):
         """``K[index][:, columns]``: kernel values of chosen rows and columns.
@@ -140,11 +156,11 @@ class KernelRows:
         """
         X = self.X[_as_index(index)]
         Y = self.Y if columns is None else self.Y[_as_index(columns)]
-        return self.kernel.block(X, Y, -1, out=out, assume_finite=self._proven_finite(out))
+        return self.kernel.block(X, Y, -1, out=out, assume_finite=self.proven_finite(out))
 
-    def _proven_finite(self, out):
-        from .base import certainly_finite  # base imports this module
-
+    def proven_finite(self, out):
+        """Whether every block written into ``out`` (float64 when None) is finite by the
+        kernel's value bound, so that no block needs the finiteness scan."""
         dtype = np.float64 if out is None else out.dtype
         return certainly_finite(self.value_bound, dtype)
 
