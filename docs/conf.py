@@ -68,13 +68,16 @@ myst_heading_anchors = 3
 myst_enable_extensions = ["dollarmath"]
 
 # -- Gallery: every examples/*.py except files starting with "_", run with
-#    "--quick --out <scratch>" (the convention's main(argv) reads both).
+#    "--quick --out <scratch>" (the convention's main(argv) reads both); the page
+#    shows the PNG the example saved there.
 sphinx_gallery_conf = {
     "examples_dirs": str(DOCS.parent / "examples"),
     "gallery_dirs": "auto_examples",
     "filename_pattern": r".*\.py$",
     "ignore_pattern": r"^_",
     "reset_argv": "gallery_argv.quick_argv",
+    # the figure each example saved to --out (they draw on Figure objects, not pyplot)
+    "image_scrapers": ("gallery_argv.saved_figure",),
     "within_subsection_order": "FileNameSortKey",
     "download_all_examples": False,
     "remove_config_comments": True,

@@ -25,6 +25,7 @@ EXAMPLES = ROOT / "examples"
 sys.path.insert(0, str(DOCS / "_ext"))
 
 import apipages  # noqa: E402  (docs/_ext, put on the path above)
+import gallery_argv  # noqa: E402
 import guidepages  # noqa: E402
 
 GALLERY = sorted(p for p in EXAMPLES.glob("*.py") if not p.name.startswith("_"))
@@ -187,6 +188,25 @@ def test_example_runs_the_way_sphinx_gallery_runs_it(path, capsys):
         namespace["main"](["--help"])
     assert stop.value.code in (0, None), f"{path.name}: main(['--help']) failed"
     assert "--quick" in capsys.readouterr().out
+
+
+def test_gallery_runs_quick_and_shows_the_saved_figure(tmp_path):
+    """The site runs an example as ``--quick --out <scratch>/<topic>.png`` and puts
+    the PNG it saved on the page (the examples draw without pyplot)."""
+    src = str(EXAMPLES / "circle.py")
+    argv = gallery_argv.quick_argv({}, {"src_file": src})
+    assert argv[:2] == ["--quick", "--out"] and argv[2].endswith("circle.png")
+    out = Path(argv[2])
+    assert not out.exists()  # a stale picture is removed before the run
+    images = tmp_path / "images"
+    images.mkdir()
+    block_vars = {"src_file": src, "image_path_iterator": [images / "sphx_glr_circle_001.png"]}
+    assert gallery_argv.saved_figure(None, block_vars, {"src_dir": str(tmp_path)}) == ""
+    out.write_bytes(b"\x89PNG picture")
+    rst = gallery_argv.saved_figure(None, block_vars, {"src_dir": str(tmp_path)})
+    assert "sphx_glr_circle_001.png" in rst and ".. image" in rst
+    assert (images / "sphx_glr_circle_001.png").read_bytes() == b"\x89PNG picture"
+    assert not out.exists()
 
 
 # --- the real build ------------------------------------------------------------------
