@@ -22,7 +22,7 @@ from ..features.nystroem import Nystroem, nystroem_transform
 from ..kernels import Linear
 from ..planning import Choice
 from ..gram import pairwise_blocked
-from ..solvers.distances import _ROUNDOFF, query_blocks, sq_distances
+from ..solvers.distances import ROUNDOFF, query_blocks, sq_distances
 
 __all__ = ["DistanceSpace", "distance_space", "condensed_sq_distances"]
 
@@ -80,7 +80,7 @@ class DistanceSpace:
                        dtype=np.float64)
         d = self.diag[i] + self.diag - 2.0 * K
         np.maximum(d, 0.0, out=d)
-        d[d <= _ROUNDOFF * (abs(self.diag[i]) + np.abs(self.diag))] = 0.0
+        d[d <= ROUNDOFF * (abs(self.diag[i]) + np.abs(self.diag))] = 0.0
         return d
 
 

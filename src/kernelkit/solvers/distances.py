@@ -18,9 +18,9 @@ from ..features.centers import sq_dist_from_inner, take_rows
 from ..gram import pairwise_blocked
 from ..planning import Choice
 
-# Relative round-off of k(x,x) - 2k(x,z) + k(z,z): a few hundred ulps, enough for
-# the kernel's own accumulation over the features.
-_ROUNDOFF = 256 * np.finfo(np.float64).eps
+#: Relative round-off of k(x,x) - 2k(x,z) + k(z,z): a few hundred ulps, enough for
+#: the kernel's own accumulation over the features; distances below it are 0 (models too).
+ROUNDOFF = 256 * np.finfo(np.float64).eps
 
 __all__ = ["query_blocks", "sq_distances", "kneighbors_blocked", "smallest_k_indices",
            "sq_dist_from_inner", "take_rows", "neighbour_order_choice",
@@ -61,9 +61,9 @@ def sq_distances(kernel, Xq, diag_q, X_fit, diag_fit):
     # then test each against its own.
     dq, df = np.abs(diag_q), np.abs(diag_fit)
     if D.size:
-        i, j = np.nonzero(D <= _ROUNDOFF * (dq.max() + df.max()))
+        i, j = np.nonzero(D <= ROUNDOFF * (dq.max() + df.max()))
         if i.size:
-            hit = D[i, j] <= _ROUNDOFF * (dq[i] + df[j])
+            hit = D[i, j] <= ROUNDOFF * (dq[i] + df[j])
             D[i[hit], j[hit]] = 0.0
     return D
 
@@ -215,11 +215,11 @@ def _select_float64(Qb, qb, F, ff, k, self_offset):
     # smallest value is within the largest round-off threshold (a query with
     # near-duplicates) has entries to zero, which may change its selection or
     # order (ties at 0 go by index): those rows are zeroed and selected again.
-    near = np.flatnonzero(s[:, 0] <= _ROUNDOFF * (qb + ff.max()))
+    near = np.flatnonzero(s[:, 0] <= ROUNDOFF * (qb + ff.max()))
     if near.size:
         Dn = D[near]
-        i, j = np.nonzero(Dn <= _ROUNDOFF * (qb[near].max() + ff.max()))
-        hit = Dn[i, j] <= _ROUNDOFF * (qb[near][i] + ff[j])
+        i, j = np.nonzero(Dn <= ROUNDOFF * (qb[near].max() + ff.max()))
+        hit = Dn[i, j] <= ROUNDOFF * (qb[near][i] + ff[j])
         Dn[i[hit], j[hit]] = 0.0
         idx[near] = smallest_k_indices(Dn, k)
         s[near] = np.take_along_axis(Dn, idx[near], axis=1)
@@ -241,7 +241,7 @@ def _select_float32(Qb, qb, F, ff, F32, nf, k, self_offset):
     nq = np.sqrt(qb)
     G = np.matmul(Qb.astype(np.float32), F32.T)
     c, c2 = float32_distance_bound(Qb.shape[1])
-    floor = _ROUNDOFF * (qb + ff.max())
+    floor = ROUNDOFF * (qb + ff.max())
     cap = 4 * k + 32
     cand, counts = bounded_candidates(G, qb, ff, nq, nf, c, c2, k, self_offset, floor, cap)
     del G
@@ -255,7 +255,7 @@ def _select_float32(Qb, qb, F, ff, F32, nf, k, self_offset):
         i, j = rows[ii], cand[rows[ii], cc]
         dd = qb[i] + ff[j] - 2.0 * np.einsum("ij,ij->i", Qb[i], F[j])
         np.maximum(dd, 0.0, out=dd)
-        dd[dd <= _ROUNDOFF * (qb[i] + ff[j])] = 0.0
+        dd[dd <= ROUNDOFF * (qb[i] + ff[j])] = 0.0
         order = np.lexsort((j, dd, i))
         i, j, dd = i[order], j[order], dd[order]
         start = np.searchsorted(i, rows)
@@ -318,7 +318,7 @@ def _euclidean_kneighbors(profile, Xq, X_fit, diag_q, diag_fit, k, exclude_self,
         else:
             dist = (diag_q[r0:r1, None] + diag_fit[idx]) - 2.0 * profile(s)
         np.maximum(dist, 0.0, out=dist)
-        dist[dist <= _ROUNDOFF * (dq[r0:r1, None] + df[idx])] = 0.0
+        dist[dist <= ROUNDOFF * (dq[r0:r1, None] + df[idx])] = 0.0
         ind[r0:r1] = idx
         sq[r0:r1] = dist
     return True
