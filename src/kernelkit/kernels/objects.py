@@ -322,6 +322,23 @@ class ObjectKernel(Kernel):
     ``_block(X, Y, diag_offset)`` and ``_diag(X)`` on 1-D object arrays of
     canonical objects. Checking, the block API, estimators and model files
     come from here and from the kind's :class:`ObjectCodec`.
+
+    Examples
+    --------
+    A (toy) kernel on sets of points, k(A, B) = |A| |B|: the sets arrive
+    checked, as read-only float64 arrays of shape (m_i, d).
+
+    >>> import numpy as np
+    >>> from kernelkit.kernels import ObjectKernel
+    >>> class SetSizes(ObjectKernel):
+    ...     input_kind = "set"
+    ...     def _block(self, X, Y, diag_offset):
+    ...         return np.array([[float(len(a) * len(b)) for b in Y] for a in X])
+    ...     def _diag(self, X):
+    ...         return np.array([float(len(a)) ** 2 for a in X])
+    >>> SetSizes()([np.zeros((2, 3)), [[1.0, 2.0, 3.0]]])
+    array([[4., 2.],
+           [2., 1.]])
     """
 
     input_kind = None  # a registered kind: "set", "series", "tree", "graph", ...
