@@ -5,6 +5,9 @@ Vector kernels (:class:`Linear`, :class:`Polynomial`, :class:`RBF`,
 :class:`Constant`), the algebra's nodes (``k1 + k2``, ``k1 * k2``, ``c * k``,
 ``k ** p``, :class:`Exp`, :class:`Warped`, :class:`Composed`, :class:`Bilinear`),
 string kernels (:class:`Subsequence`, :class:`Spectrum`, :class:`WeightedDegree`),
+kernels on other objects -- sets (:class:`MeanEmbedding`), trees
+(:class:`SubsetTree`), graphs (:class:`WeisfeilerLehman`), time series
+(:class:`GlobalAlignment`); :class:`ObjectKernel` and :mod:`.objects` say how to add one --
 :class:`CallableKernel` (a user's function ``k(X, Y) -> Gram``), spectral
 densities for random features, one registry/parser of names, and
 :class:`KernelRows`, the block API (see :class:`Kernel`) bound to one pair of inputs.
