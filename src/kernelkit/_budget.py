@@ -23,6 +23,7 @@ Examples
 from __future__ import annotations
 
 from . import config
+from ._units import format_bytes
 from .exceptions import MemoryBudgetError
 
 __all__ = ["budget", "fits", "require", "rows_per_block", "row_blocks", "format_bytes",
@@ -134,18 +135,3 @@ def row_blocks(n_rows, step):
     step = max(1, int(step))
     for r0 in range(0, n_rows, step):
         yield r0, min(n_rows, r0 + step)
-
-
-def format_bytes(nbytes) -> str:
-    """A size in binary units with at most three significant digits.
-
-    ``inf`` prints as ``"-"`` (unbounded or not applicable).
-    """
-    b = float(nbytes)
-    if b != b or b == float("inf"):
-        return "-"
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if abs(b) < 1024 or unit == "TB":
-            return f"{b:.0f} {unit}" if unit == "B" or abs(b) >= 100 else f"{b:.3g} {unit}"
-        b /= 1024
-    return f"{b:.3g} TB"  # pragma: no cover

@@ -1,0 +1,42 @@
+"""The planning room: every automatic choice that depends on the problem's size.
+
+A fit validates its input, asks the planner, then executes what the plan says.
+The planner is pure arithmetic: flop and byte counts of every candidate
+strategy turned into predicted seconds with this machine's rates, and each
+size- or budget-dependent decision (store a matrix or recompute it, Newton or
+SGD, how many centers fit) recorded as a :class:`Choice`, so that the
+estimator's ``plan_`` shows it and ``Plan.explain()`` prints it.
+
+Modules, by subject:
+
+- ``choices``: :class:`Choice`, :class:`Candidate`, :class:`Plan` (imports only
+  the ground floor's unit formatting: solvers report what they find through it);
+- ``costs``: the rates in force, the budget, a fit's fixed overhead;
+- ``ridge``: :func:`plan_ridge` (dual, primal or Falkon), Falkon's centers and
+  iterations;
+- ``sgd``: :func:`plan_sgd` (the four SGD strategies; ``plan`` is its old name);
+- ``storage``: :func:`decide_store`, :func:`falkon_store_choice`,
+  :func:`row_cache_bytes`, :func:`row_cache_choice`;
+- ``machines``: :func:`choose_machine_solver`, :func:`choose_newton_inner`,
+  :func:`choose_logistic_solver`.
+
+The room imports only the budget arithmetic (``kernelkit._budget``, ``_units``)
+and the rates (``kernelkit.config``).
+"""
+
+from .choices import Candidate, Choice, Plan
+from .costs import FIT_OVERHEAD_S, RATES
+from .machines import (LOGISTIC_LBFGS_MAX_N, LOGISTIC_NEWTON_MIN_C, NEWTON_DIRECT_MAX_N,
+                       NEWTON_MAX_N, choose_logistic_solver, choose_machine_solver,
+                       choose_newton_inner)
+from .ridge import (FALKON_ITERATIONS, FALKON_MIN_N, MIN_AUTO_CENTERS, falkon_centers,
+                    falkon_iterations, plan_ridge)
+from .sgd import STRATEGIES, plan, plan_sgd
+from .storage import decide_store, falkon_store_choice, row_cache_bytes, row_cache_choice
+
+__all__ = ["Candidate", "Choice", "Plan", "plan_sgd", "plan", "plan_ridge", "decide_store",
+           "choose_machine_solver", "falkon_store_choice", "MIN_AUTO_CENTERS",
+           "falkon_iterations", "row_cache_bytes", "row_cache_choice", "falkon_centers",
+           "RATES", "STRATEGIES", "NEWTON_MAX_N", "NEWTON_DIRECT_MAX_N", "choose_newton_inner",
+           "LOGISTIC_LBFGS_MAX_N", "LOGISTIC_NEWTON_MIN_C", "choose_logistic_solver",
+           "FIT_OVERHEAD_S", "FALKON_ITERATIONS", "FALKON_MIN_N"]

@@ -1,0 +1,67 @@
+"""Storage decisions: keep a matrix in memory or recompute it, and SMO's row cache.
+
+Each answer is a :class:`~kernelkit.planning.choices.Choice` that says the
+sizes against the memory budget (``kernelkit.get_config()["memory"]``, or the
+caller's), so the estimator's ``plan_`` shows why.
+"""
+
+from __future__ import annotations
+
+from .._budget import ROW_CACHE_SHARE, STORE_SHARE, budget
+from .._units import format_bytes
+from .choices import Choice
+
+__all__ = ["decide_store", "falkon_store_choice", "row_cache_bytes", "row_cache_choice"]
+
+
+def decide_store(what, nbytes, setting="auto", share=STORE_SHARE, memory=None):
+    """Whether to keep a matrix in memory (a Gram matrix, K_nM, a kernel-row cache).
+
+    Parameters
+    ----------
+    what : str
+        What would be stored, e.g. ``"Gram matrix (n x n)"``.
+    nbytes : float
+        Its size.
+    setting : {"auto", True, False}, default="auto"
+        The user's setting: ``True``/``False`` force the answer.
+    share : float, default=STORE_SHARE
+        Fraction of the budget it may take under ``"auto"``.
+    memory : int, optional
+        Budget in bytes; default: the configured one.
+
+    Returns
+    -------
+    Choice
+        ``value`` is the decision (bool).
+    """
+    if setting is True or setting is False:
+        return Choice(f"store {what}", setting, f"forced by the user ({format_bytes(nbytes)})")
+    memory = budget() if memory is None else memory
+    keep = float(nbytes) <= share * float(memory)
+    rel = "<=" if keep else ">"
+    part = "" if share == 1.0 else f"{share:g} of "
+    return Choice(f"store {what}", keep, f"{format_bytes(nbytes)} {rel} {part}the memory "
+                  f"budget {format_bytes(memory)}")
+
+
+def falkon_store_choice(n, M, itemsize=8, setting="auto", memory=None):
+    """Whether Falkon keeps K_nM (``itemsize`` bytes per entry) in memory: when it
+    fits the whole budget next to the preconditioner's two M x M float64 factors."""
+    return decide_store(f"K_nM ({n} x {M})", itemsize * n * M + 16.0 * M * M, setting,
+                        share=1.0, memory=memory)
+
+
+def row_cache_bytes(memory=None):
+    """Bytes of SMO's kernel-row cache (when the Gram matrix is not stored):
+    :data:`kernelkit._budget.ROW_CACHE_SHARE` of the budget."""
+    memory = budget() if memory is None else memory
+    return int(memory * ROW_CACHE_SHARE)
+
+
+def row_cache_choice(n, memory=None):
+    """The kernel-row cache of an SMO problem on n samples, as a :class:`Choice`."""
+    nbytes = row_cache_bytes(memory)
+    rows = int(min(n, nbytes // (8 * max(n, 1))))
+    return Choice("kernel-row cache", f"{rows} of {n} rows",
+                  f"{format_bytes(nbytes)} = {ROW_CACHE_SHARE:g} of the memory budget")
