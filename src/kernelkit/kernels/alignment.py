@@ -155,7 +155,7 @@ class GlobalAlignment(ObjectKernel):
 
     def _log_block(self, X, Y):
         from .._compiled.alignment import log_gak_block
-        from .._compiled._common import interruptible
+        from .._compiled import interruptible
 
         out = np.empty((len(X), len(Y)))
         if len(X) and len(Y):
@@ -167,7 +167,7 @@ class GlobalAlignment(ObjectKernel):
 
     def _log_diag(self, X):
         from .._compiled.alignment import log_gak_diag
-        from .._compiled._common import interruptible
+        from .._compiled import interruptible
 
         out = np.empty(len(X))
         if len(X):
