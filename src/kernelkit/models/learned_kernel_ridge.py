@@ -18,7 +18,7 @@ from ..planning import Choice, Plan
 from ..tuning.kernel_params import DEFAULT_BOUNDS, kernel_parameters
 from ..tuning.marginal_likelihood import log_marginal_likelihood, optimize_marginal_likelihood
 from ..tuning.nystroem_objective import nystroem_objective
-from ..tuning._optimize import minimize_with_restarts
+from ..tuning import minimize_with_restarts
 from ._base import kernel_for_data, report_choices, report_plan, resolve_estimator_kernel
 from ._base import validate_fit_data
 from .kernel_ridge import KernelRidge, _RidgePredictor

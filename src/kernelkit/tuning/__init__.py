@@ -10,9 +10,11 @@ from .nystroem_path import Moments, NystroemPath, accumulate_moments, whitening
 from .paths import PathPoint, centre_targets, cholesky_path, eigen_path
 from .kernel_params import KernelParameters, contract_derivatives, kernel_parameters
 from .marginal_likelihood import log_marginal_likelihood, optimize_marginal_likelihood
+from ._optimize import OptimizationResult, minimize_with_restarts
 
 __all__ = ["GridEdgeWarning", "on_edge", "warn_if_on_edge",
            "Moments", "NystroemPath", "accumulate_moments", "whitening",
            "PathPoint", "centre_targets", "cholesky_path", "eigen_path",
            "KernelParameters", "kernel_parameters", "contract_derivatives",
-           "log_marginal_likelihood", "optimize_marginal_likelihood"]
+           "log_marginal_likelihood", "optimize_marginal_likelihood",
+           "OptimizationResult", "minimize_with_restarts"]
