@@ -6,7 +6,9 @@ import pytest
 from sklearn.metrics.pairwise import chi2_kernel, rbf_kernel
 
 from gallery._load import load_example
-from kernelkit.kernels import CallableKernel, Sigmoid
+from kernelkit import config_context
+from kernelkit.gram import gram
+from kernelkit.kernels import RBF, CallableKernel, Sigmoid
 from kernelkit.testing import check_kernel
 
 ex = load_example("kernel_algebra")
@@ -101,11 +103,26 @@ def test_the_contract_holds_and_catches_a_false_psd_claim(res):
 
 def test_gram_in_blocks_and_the_operator(res):
     e = res["engine"]
-    assert e["n_blocks"] > 1 and e["block_rows"] * e["n_blocks"] >= e["n_big"]
-    assert e["gram_vs_dense"] < 1e-12
-    assert e["n_op"] > e["op_block_rows"]  # the operator really works in several blocks
+    calls = e["block_calls"]
+    assert e["n_blocks"] > 1 and sum(r for r, _ in calls) == e["n_big"]
+    # block i of the symmetric K asks for the columns up to its last row only
+    assert [c for _, c in calls] == list(np.cumsum([r for r, _ in calls]))
+    assert e["entries_share"] < 0.6
+    assert e["gram_vs_dense"] < 1e-12 and e["gram_rbf_vs_dense"] < 1e-12
+    assert e["op_largest_call"] <= e["op_block_rows"] < e["n_op"]  # never all of K
     assert e["op_vs_dense"] < 1e-10
     assert e["cg_info"] == 0 and e["cg_vs_solve"] < 1e-6
+
+
+def test_gram_in_a_small_budget_equals_scikit_learn():
+    X = np.random.default_rng(5).normal(size=(600, 4))
+    recorder = ex.RecordedGaussian()
+    with config_context(memory="16MB"):
+        K = gram(CallableKernel(recorder), X)
+        K_rbf = gram(RBF(gamma=0.5), X)
+    assert len(recorder.calls) > 1
+    assert np.max(np.abs(K - rbf_kernel(X, gamma=0.5))) < 1e-12
+    assert np.max(np.abs(K_rbf - rbf_kernel(X, gamma=0.5))) < 1e-12
 
 
 def test_plot_has_the_two_panels(res):
