@@ -34,8 +34,8 @@ Implementation notes
   (Bottou's; with eta0 <= 1/(curvature * max ||psi||^2) every step is stable);
   ``schedule="pegasos"``: eta_t = 1 / (lam (t + 1)) (Shalev-Shwartz et al.).
 - The loops of the cached strategies are compiled (numba, lazily, on first
-  call; :mod:`.sgd_steps`, re-exported here); each has a plain-numpy twin ``*_ref`` (in :mod:`._reference`) used by
-  the tests.
+  call; :mod:`.sgd_steps`, re-exported here); each has a plain-numpy twin
+  ``*_ref`` (in :mod:`._reference`) used by the tests.
 
 Pure numerics: no validation, no printing.
 """
