@@ -325,7 +325,7 @@ class ObjectKernel(Kernel):
 
     Examples
     --------
-    A (toy) kernel on sets of points, k(A, B) = |A| |B|: the sets arrive
+    A (toy) kernel on sets of points, ``k(A, B) = |A| |B|``: the sets arrive
     checked, as read-only float64 arrays of shape (m_i, d).
 
     >>> import numpy as np
