@@ -40,7 +40,7 @@ equal K @ v, and a conjugate-gradient ridge solve on it equals the dense one.
 The figure shows the smallest relative eigenvalue of every kernel (left) and
 the whole spectrum of the sigmoid kernel next to two PSD kernels (right).
 
-Run: ``python examples/kernel_algebra.py`` (about 10 seconds)
+Run: ``python examples/kernel_algebra.py`` (about 5 seconds)
 """
 
 import argparse

@@ -31,7 +31,7 @@ k(0, 1), the slope of k(0, t) at 0+, the fitted decay exponent of each
 spectrum and d_eff at three penalties, and draws the curves, the spline's
 k(s, .), the spectra and d_eff against alpha.
 
-Run: ``python examples/kernel_shapes.py`` (about 8 seconds)
+Run: ``python examples/kernel_shapes.py`` (about 5 seconds)
 """
 
 import argparse
