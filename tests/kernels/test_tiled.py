@@ -182,7 +182,7 @@ def test_mirror_tile_refuses_a_tile_outside():
 
 def test_small_rbf_blocks_on_one_thread_equal_the_parallel_loop(monkeypatch):
     """RBF blocks under SERIAL_BLOCK_ENTRIES use the single-thread tile loop (SMO's rows)."""
-    import kernelkit.kernels.vector as vector
+    import kernelkit.kernels.rbf as rbf
     from kernelkit.kernels import KernelRows
 
     rng = np.random.default_rng(10)
@@ -192,7 +192,7 @@ def test_small_rbf_blocks_on_one_thread_equal_the_parallel_loop(monkeypatch):
     serial = rows.rows(index)
     block32 = np.empty((40, 300), np.float32)
     serial32 = rows.rows(index, out=block32).copy()
-    monkeypatch.setattr(vector, "SERIAL_BLOCK_ENTRIES", 0)  # every block in parallel
+    monkeypatch.setattr(rbf, "SERIAL_BLOCK_ENTRIES", 0)  # every block in parallel
     np.testing.assert_allclose(serial, rows.rows(index), rtol=0, atol=1e-15)
     np.testing.assert_array_equal(serial32, rows.rows(index, out=block32))
     np.testing.assert_allclose(serial, rbf_kernel(X[index], X, gamma=0.2), rtol=0, atol=1e-13)
