@@ -1,6 +1,6 @@
 """
 Choosing hyperparameters: leave-one-out, cross-validation, the marginal likelihood
-=================================================================================
+==================================================================================
 
 Lecture: Model selection for kernel methods -- the regularisation path of
 kernel ridge from one eigendecomposition with its exact leave-one-out error,
@@ -46,7 +46,12 @@ from kernelkit.diagnostics import rademacher_bound
 from kernelkit.kernels import RBF
 from kernelkit.linalg import eigh_psd
 from kernelkit.models import KernelRidgeCV, KernelSVCCV, LearnedKernelRidge
-from kernelkit.tuning import centre_targets, eigen_path, kernel_parameters, log_marginal_likelihood
+from kernelkit.tuning import (
+    centre_targets,
+    eigen_path,
+    kernel_parameters,
+    log_marginal_likelihood,
+)
 
 GAMMA = 1.0  # the ridge path's and the SVM's kernel exp(-gamma ||x - y||^2)
 

@@ -1,6 +1,6 @@
 """
 Learning in the dual: ridge two ways, ridge for classes, the tube of SVR, the losses
-===================================================================================
+====================================================================================
 
 Lecture: Learning with kernels -- kernel ridge regression in the dual,
 (K + n lambda I) u = y, against ridge in the primal on the explicit features;
@@ -112,7 +112,7 @@ def run(quick=False):
     inside = np.setdiff1d(np.arange(len(x)), svr.support_)
     results.update(
         x_sinc=x[:, 0], t_sinc=t, svr=svr, ridge=ridge,
-        n_support=int(len(svr.support_)), n_sinc=len(x),
+        n_support=len(svr.support_), n_sinc=len(x),
         max_residual_inside=float(residual[inside].max()) if len(inside) else 0.0,
         min_residual_support=float(residual[svr.support_].min()),
         svr_dual_coef=svr.dual_coef_[0].copy(), svr_support=svr.support_.copy())
@@ -122,8 +122,9 @@ def run(quick=False):
     print(f"  max |dual prediction - primal prediction| = {results['dual_vs_primal']:.1e} "
           f"(predictions up to {results['scale']:.2f});  max |w - Z'u| = "
           f"{results['w_vs_Zu']:.1e}")
-    for size in (results["n_small"], results["n_large"]):
-        print(f"  KernelRidge.fit on n = {size:3d}: solver {results['solver_' + ('small' if size == results['n_small'] else 'large')]!r}")
+    for which in ("small", "large"):
+        print(f"  KernelRidge.fit on n = {results['n_' + which]:3d}: solver "
+              f"{results['solver_' + which]!r}")
     print(f"\nridge classifier on banana (n = {len(X)}): training accuracy "
           f"{results['classifier_accuracy']:.3f}; max |its score - kernel ridge on +-1| = "
           f"{results['classifier_vs_ridge']:.1e}")

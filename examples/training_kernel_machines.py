@@ -45,7 +45,13 @@ import numpy as np
 
 from kernelkit.datasets import load_banana
 from kernelkit.kernels import RBF
-from kernelkit.solvers import lbfgs_dual, lbfgs_multinomial, newton_dual, pegasos_gram, smo_gram
+from kernelkit.solvers import (
+    lbfgs_dual,
+    lbfgs_multinomial,
+    newton_dual,
+    pegasos_gram,
+    smo_gram,
+)
 from kernelkit.solvers.class_pairs import pair_grams
 from kernelkit.solvers.platt import sigmoid_fit
 
