@@ -13,9 +13,14 @@ up to tens of thousands. Two facts shape this module:
   place and its jitter retries restore the input from its untouched upper
   triangle instead of from a copy.
 
-(A little over 500 lines: the Cholesky with its crash-safe blocking and jitter
-ladder is most of it and reads best in one place; PCG and the eigen-solvers
-for leave-one-out are the rest.)
+Why this module is long: it is the room of dense linear algebra that every
+solver, feature map and tuning path imports, and its largest part is one
+algorithm, the robust Cholesky -- the blocking that keeps LAPACK away from the
+crashing large ``dpotrf``, the jitter ladder and the restore from the untouched
+upper triangle that avoids any n x n copy -- whose pieces only make sense
+together. PCG with its resumable state (for checkpoints) and the eigen-solvers
+for leave-one-out share its finiteness checks and BLAS thread control; as a
+separate room each would be one more floor for no gain in clarity.
 """
 
 from __future__ import annotations

@@ -10,8 +10,11 @@ Sums and products are flat n-ary nodes (a sum of 3,000 kernels is one node with
 3,000 terms, walked by loops); other nodes may nest at most :data:`MAX_DEPTH`
 deep, so no walk over a kernel can exhaust Python's recursion limit.
 
-(About 600 lines: one node class per row of the lectures' table, each short;
-splitting them would separate the n-ary nodes from the depth rule they share.)
+Why this module is long: it holds one node class per row of the lectures'
+table (sum, product, scaling, power, exp, warping, composition, bilinear form),
+each short, and they share the depth rule, the term naming and the PSD and
+shift-invariance bookkeeping defined at the top; split, the n-ary nodes would
+sit apart from the rule that keeps every walk over them non-recursive.
 """
 
 from __future__ import annotations

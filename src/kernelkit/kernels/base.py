@@ -17,9 +17,14 @@ raises :class:`~kernelkit.exceptions.NonFiniteKernelError`, unless the
 kernel's :meth:`Kernel.value_bound` proves every value finite beforehand (then
 no pass over the block is spent on it).
 
-(About 750 lines: the Kernel base class is the contract every kernel
-and consumer shares -- parameters, the block API with its finiteness check, the
-operators of the algebra and the JSON form -- and reads best in one place.)
+Why this module is long: the :class:`Kernel` base class is the one contract
+that every kernel and every consumer shares -- declared parameters and
+``set_params``, the block API (``prepare``, ``block``, ``diag_prepared``) with
+its single finiteness check, data-dependent widths fixed by ``resolve``, the
+operators of the algebra and the JSON form -- and a subclass author reads it
+top to bottom to learn which hooks to write. Its methods are short; cutting the
+class into mixins over several files would scatter that contract without making
+any part simpler.
 """
 
 from __future__ import annotations
