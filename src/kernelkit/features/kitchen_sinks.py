@@ -55,6 +55,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._budget import row_blocks, rows_per_block
+from .._fit_state import RestoresOnFailure
 from .._validation import Interval, Options, check_kernel_values, check_vectors, validate_params
 from ._output import FeatureNamesOutMixin, record_feature_names
 
@@ -67,7 +68,8 @@ _BANDWIDTH_QUANTILE = 0.1  # each default bump covers about 10 % of the training
 _BANDWIDTH_SAMPLE = 500
 
 
-class RandomKitchenSinks(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
+class RandomKitchenSinks(RestoresOnFailure, FeatureNamesOutMixin, TransformerMixin,
+                         BaseEstimator):
     """Random kitchen sinks psi(x; w_1), ..., psi(x; w_q) as a transformer.
 
     Parameters

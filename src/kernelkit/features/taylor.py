@@ -35,6 +35,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._budget import require, row_blocks, rows_per_block
+from .._fit_state import RestoresOnFailure
 from .._validation import Interval, Options, check_kernel_values, check_vectors, validate_params
 from ..kernels import RBF
 from ..kernels.data_dependent import GAMMA_RULES
@@ -131,7 +132,8 @@ def _taylor_plan(n_features, degree):
     return slices, np.concatenate(last_mult)
 
 
-class TaylorFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
+class TaylorFeatures(RestoresOnFailure, FeatureNamesOutMixin, TransformerMixin,
+                     BaseEstimator):
     """Explicit truncated Taylor features of the Gaussian (RBF) kernel.
 
     ``phi_a(x) = exp(-gamma ||x||^2) sqrt((2 gamma)^|a| / a!) x^a`` for every

@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._fit_state import RestoresOnFailure
 from .._validation import Interval, validate_params
 from ..kernels.graphs import WeisfeilerLehman
 from ._output import FeatureNamesOutMixin
@@ -46,7 +47,8 @@ def _signatures(labels, indptr, indices):
     return out
 
 
-class WeisfeilerLehmanFeatures(FeatureNamesOutMixin, TransformerMixin, BaseEstimator):
+class WeisfeilerLehmanFeatures(RestoresOnFailure, FeatureNamesOutMixin, TransformerMixin,
+                               BaseEstimator):
     """Sparse Weisfeiler-Lehman label counts of graphs: the WL kernel's explicit features.
 
     Parameters

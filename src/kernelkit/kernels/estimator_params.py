@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import inspect
 
+from .._fit_state import RestoresOnFailure
 from .base import Kernel
 from .registry import parse_kernel
 
@@ -55,8 +56,11 @@ def unknown_parameter_message(name, unknown, kwargs, params):
             f"{', '.join(params)}")
 
 
-class KernelParamsMixin:
+class KernelParamsMixin(RestoresOnFailure):
     """``set_params(kernel__<name>=...)`` for kernels given as strings.
+
+    Its subclasses also fit all or nothing (:mod:`kernelkit._fit_state`): a fit
+    that raises, Ctrl-C included, leaves the estimator as before the call.
 
     Put it first among the bases of an estimator whose ``kernel`` parameter
     may be an expression string. Parameter names follow the parsed kernel:

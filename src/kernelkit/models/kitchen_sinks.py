@@ -13,6 +13,7 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fit_state import RestoresOnFailure
 from .._validation import Interval, Options, check_vectors, validate_params
 from ..features.kitchen_sinks import RandomKitchenSinks
 from ..solvers.box_erm import box_erm
@@ -81,7 +82,7 @@ _KITCHEN_SINKS_CONSTRAINTS = {
 }
 
 
-class _KitchenSinksBase(BaseEstimator):
+class _KitchenSinksBase(RestoresOnFailure, BaseEstimator):
     """Parameters and fitting shared by the two estimators (documented on each)."""
 
     _param_constraints = _KITCHEN_SINKS_CONSTRAINTS
