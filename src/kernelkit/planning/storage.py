@@ -7,7 +7,7 @@ caller's), so the estimator's ``plan_`` shows why.
 
 from __future__ import annotations
 
-from .._budget import ROW_CACHE_SHARE, STORE_SHARE, budget
+from .._budget import ROW_CACHE_SHARE, STORE_SHARE, budget, require
 from .._units import format_bytes
 from .choices import Choice
 
@@ -24,7 +24,9 @@ def decide_store(what, nbytes, setting="auto", share=STORE_SHARE, memory=None):
     nbytes : float
         Its size.
     setting : {"auto", True, False}, default="auto"
-        The user's setting: ``True``/``False`` force the answer.
+        The user's setting: ``True``/``False`` force the answer; a forced store
+        still fits the whole budget, or :class:`~kernelkit.MemoryBudgetError` is
+        raised before anything is allocated.
     share : float, default=STORE_SHARE
         Fraction of the budget it may take under ``"auto"``.
     memory : int, optional
@@ -35,9 +37,12 @@ def decide_store(what, nbytes, setting="auto", share=STORE_SHARE, memory=None):
     Choice
         ``value`` is the decision (bool).
     """
+    memory = budget() if memory is None else memory
+    if setting is True:  # the budget is the user's too: a forced store must fit it
+        require(nbytes, f"storing {what} (cache=True)", "leave cache='auto' (computed on "
+                "demand within the budget)", memory=memory)
     if setting is True or setting is False:
         return Choice(f"store {what}", setting, f"forced by the user ({format_bytes(nbytes)})")
-    memory = budget() if memory is None else memory
     keep = float(nbytes) <= share * float(memory)
     rel = "<=" if keep else ">"
     part = "" if share == 1.0 else f"{share:g} of "

@@ -502,7 +502,10 @@ class _RowCache:
                 top = np.argpartition(-score, k - 1)[:k] if k < cand.size else np.arange(cand.size)
                 top = top[np.isfinite(score[top])]
                 want.extend(cand[top].tolist())
-        want = np.asarray(want, dtype=np.int64)
+        self.store(np.asarray(want, dtype=np.int64), istate)
+
+    def store(self, want, istate):
+        """Compute the rows ``want`` into the least recently used slots (never row i's)."""
         age = self.last_use.copy()
         if self.slot_of[istate[_I]] >= 0:  # row i is needed again with row j: keep it
             age[self.slot_of[istate[_I]]] = np.iinfo(np.int64).max
@@ -633,14 +636,15 @@ def smo_kernel(kernel, X, y, C, *, tol=1e-3, max_iter=None, shrinking=True, cach
                   callback=callback)[0]
 
 
-def row_source(kernel_rows, cache_bytes=None, batch=64):
+def row_source(kernel_rows, cache_bytes=None, batch=64, cache_class=None):
     """An LRU row cache over ``kernel_rows`` of ``cache_bytes`` (default: the
     planner's row-cache share of the budget), at least ``batch + 2`` rows, and the
-    diagonal QD that SMO's working-set selection needs."""
+    diagonal QD that SMO's working-set selection needs. ``cache_class``: a
+    subclass of the cache (epsilon-SVR's, whose rows i and i + n are one row)."""
     n = kernel_rows.shape[0]
     if cache_bytes is None:
         cache_bytes = row_cache_bytes()
     n_slots = int(min(n, max(batch + 2, cache_bytes // (8 * n))))
     batch = max(1, min(batch, n_slots - 2)) if n_slots > 2 else 1
     QD = np.ascontiguousarray(kernel_rows.diag(), dtype=np.float64)
-    return _RowCache(kernel_rows, n_slots, batch), QD
+    return (cache_class or _RowCache)(kernel_rows, n_slots, batch), QD
