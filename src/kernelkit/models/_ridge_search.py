@@ -25,7 +25,7 @@ from ..tuning.nystroem_path import (WHITENING_RTOL, NystroemPath, accumulate_mom
 from ..tuning.paths import (blas_threads_for, centre_targets, cholesky_path,
                             choose_factorisation, eigen_path, squared_distances)
 from ._base import kernel_for_data, report_plan
-from .kernel_ridge import _distinct_row_centers as distinct_row_centers, merge_rows_choice
+from ..solvers.falkon_rows import distinct_row_centers, merge_rows_choice
 
 __all__ = ["SOLVERS", "EXACT_MAX_N", "TUNING_CENTERS", "search", "tuning_centers"]
 

@@ -3,7 +3,6 @@ Nystroem by Falkon's preconditioned conjugate gradient."""
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 
 from numbers import Integral, Real
@@ -15,18 +14,15 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .. import config
-from .._fit_state import RestoresOnFailure
 from .._progress import progress
 from ..exceptions import InvalidParameterError
 from .._validation import Interval, Options, validate_params
-from .._budget import budget as memory_budget, format_bytes, require
 from ..features import ExplicitFeatures, explicit_feature_dim
-from ..features.centers import distinct_centers, select_centers, uniform_centers
 from ..gram import GramOperator, gram, kernel_matmat
-from ..planning import Choice, falkon_centers, falkon_store_choice, plan_ridge
+from ..planning.kernel_ridge import MIXED_MIN_N, plan_kernel_ridge
 from ..solvers import dual_ridge, primal_ridge
-from ..solvers.duplicates import merge_duplicate_rows
 from ..solvers.falkon import falkon
+from ..solvers.falkon_rows import draw_centers, merge_rows_choice
 from ..solvers.ridge_mixed import MIXED_RTOL, dual_ridge_mixed
 from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (check_alpha, check_sample_weight, resolve_estimator_kernel,
@@ -102,7 +98,7 @@ def compute_dtype(X):
             else np.float64)
 
 
-class _RidgePredictor(RestoresOnFailure, RegressorMixin, BaseEstimator):
+class _RidgePredictor(RegressorMixin, BaseEstimator):
     """Prediction and tags shared by the kernel ridge estimators."""
 
     def predict(self, X, return_std=False):
@@ -298,11 +294,9 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
             raise InvalidParameterError(f"{type(self).__name__}: {exc}") from None
         return resolve_estimator_kernel(self.kernel)
 
-    def _n_centers(self, n):
-        return falkon_centers(n) if self.n_centers == "auto" else min(int(self.n_centers), n)
-
     def fit(self, X, y, sample_weight=None):
-        """Fit the model.
+        """Fit the model: validate, plan (:func:`~kernelkit.planning.plan_kernel_ridge`
+        makes every automatic choice, kept in ``plan_``), then execute the plan.
 
         Parameters
         ----------
@@ -319,62 +313,38 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
         X, y = validate_fit_data(self, kernel, X, y)
         kernel = kernel_for_data(kernel, X, self)  # gamma="scale" fixed from the training X
         y = np.asarray(y, dtype=np.float64)
-        n = X.shape[0]
+        n, d = X.shape[0], input_dim(X)
         sw = check_sample_weight(sample_weight, n)
         y, self.intercept_ = center_targets(y, sw, self.fit_intercept)
         alpha = check_alpha(self.alpha, 1 if y.ndim == 1 else y.shape[1])
-        budget = memory_budget()
-        D = None if kernel == "precomputed" else explicit_feature_dim(kernel, input_dim(X))
-        M = None if kernel == "precomputed" else self._n_centers(n)
-        auto_centers = M is not None and self.solver == "auto" and self.n_centers == "auto"
-        self.plan_ = plan_ridge(n, input_dim(X), n_components=D, memory=budget,
-                                n_centers="auto" if auto_centers else M,
-                                n_targets=1 if y.ndim == 1 else y.shape[1])
-        if auto_centers:
-            M = self.plan_.problem.get("M", M)
-        solver = self.plan_.choice if self.solver == "auto" else self.solver
-        if self.solver != "auto":
-            agree = ("as the planner would pick" if self.plan_.choice == self.solver else
-                     f"the planner would pick {self.plan_.choice}")
-            self.plan_ = dataclasses.replace(
-                self.plan_, choice=self.solver,
-                reason=f"solver={self.solver!r} set by the user ({agree}: {self.plan_.reason})")
-        if solver == "falkon" and kernel == "precomputed":
-            raise ValueError("solver='falkon' needs the kernel itself to evaluate K(X, "
-                             "centers); it cannot work from kernel='precomputed'. Use "
-                             "solver='dual' or pass a kernel")
-        if solver == "primal" and D is None:
-            raise ValueError(f"solver='primal' needs a kernel with a finite explicit feature "
-                             f"map (linear, polynomial); {kernel!r} has none. Use "
-                             "solver='dual'")
-        mixed = False
-        if solver in ("dual", "none"):
-            solver = "dual"
-            if kernel != "precomputed":
-                precision = precision_choice(self.precision, kernel, n, alpha, budget)
-                self.plan_ = self.plan_.with_choices(precision)
-                mixed = precision.value == "mixed"
-                require((4.0 if mixed else 8.0) * n * n,
-                        f"exact kernel ridge on n={n} samples (the {n} x {n} "
-                        f"{'float32' if mixed else 'float64'} Gram matrix)",
-                        hint=_no_fit_hint(self.plan_), memory=budget)
-        store_knm = merged = None
-        if solver == "falkon":  # decided before the fit, so that the printed plan shows it
-            merged, merge_choice = merge_rows_choice(X, y, sw)
-            rows = n if merged is None else len(merged.X)
-            store_knm = falkon_store_choice(rows, M, np.dtype(compute_dtype(X)).itemsize)
-            self.plan_ = self.plan_.with_choices(merge_choice, store_knm)
+        fit_plan = plan_kernel_ridge(
+            n, d, kernel, alpha=alpha, solver=self.solver, n_centers=self.n_centers,
+            n_features=None if kernel == "precomputed" else explicit_feature_dim(kernel, d),
+            n_targets=1 if y.ndim == 1 else y.shape[1], precision=self.precision,
+            itemsize=np.dtype(compute_dtype(X)).itemsize, mixed_min_n=MIXED_MIN_N,
+            find_repeated_rows=lambda: merge_rows_choice(X, y, sw))
+        self.plan_ = fit_plan.plan
         report_plan(self, self.verbose)
         self.kernel_ = kernel
-        self.solver_ = solver
+        self.solver_ = fit_plan.solver
         self.n_samples_fit_ = n
         self._fit_alpha = alpha
         self._fit_sample_weight = sw  # the GP view's noise alpha / s_i (predict return_std)
         self.__dict__.pop("_posterior_factor", None)
         self.n_iter_ = 1  # a direct solve; falkon overwrites it
-        if solver == "falkon":
-            self._fit_falkon(kernel, X, y, alpha, sw, M, store_knm.value, merged)
-        elif solver == "dual" and mixed:
+        if fit_plan.solver == "falkon":
+            self._fit_falkon(kernel, X, y, alpha, sw, fit_plan)
+        elif fit_plan.solver == "dual":
+            self._fit_dual(kernel, X, y, alpha, sw, fit_plan.mixed)
+        else:
+            self.feature_map_ = ExplicitFeatures(kernel).fit(X)
+            Z = self.feature_map_.transform(X)
+            self.coef_, self.jitter_ = primal_ridge(Z, y, alpha, sample_weight=sw)
+        return self
+
+    def _fit_dual(self, kernel, X, y, alpha, sw, mixed):
+        """(K + alpha S^-1) u = y: a float64 Cholesky, or mixed precision."""
+        if mixed:
             self.X_fit_ = X
             res = dual_ridge_mixed(kernel, X, y, float(alpha.flat[0]), sample_weight=sw)
             self.dual_coef_, self.jitter_ = res.coef, res.jitter
@@ -385,42 +355,27 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
                     f"with relative residual {np.max(res.residual_norm):.2e} > "
                     f"{MIXED_RTOL:g} (residual_norm_): the system is too ill-conditioned "
                     "for a float32 factor. Use precision='float64', or a larger alpha.",
-                    ConvergenceWarning, stacklevel=2)
-        elif solver == "dual":
-            if kernel == "precomputed":
-                K = np.array(X, dtype=np.float64, order="C")
-                self.X_fit_ = None
-            else:
-                K = gram(kernel, X)
-                self.X_fit_ = X
-            if K.dtype != np.float64:
-                K = K.astype(np.float64)
-            self.dual_coef_, self.jitter_ = dual_ridge(K, y, alpha, sample_weight=sw,
-                                                       overwrite_K=True)
+                    ConvergenceWarning, stacklevel=3)
+            return
+        if kernel == "precomputed":
+            K = np.array(X, dtype=np.float64, order="C")
+            self.X_fit_ = None
         else:
-            self.feature_map_ = ExplicitFeatures(kernel).fit(X)
-            Z = self.feature_map_.transform(X)
-            self.coef_, self.jitter_ = primal_ridge(Z, y, alpha, sample_weight=sw)
-        return self
+            K = gram(kernel, X)
+            self.X_fit_ = X
+        if K.dtype != np.float64:
+            K = K.astype(np.float64)
+        self.dual_coef_, self.jitter_ = dual_ridge(K, y, alpha, sample_weight=sw,
+                                                   overwrite_K=True)
 
-    def _fit_falkon(self, kernel, X, y, alpha, sw, M, store, merged=None):
+    def _fit_falkon(self, kernel, X, y, alpha, sw, fit_plan):
         if alpha.size > 1 and not np.all(alpha == alpha[0]):
             raise ValueError("solver='falkon' takes one alpha for all targets (its "
                              "preconditioner depends on alpha); fit one model per alpha")
-        rng = check_random_state(self.random_state)
-        if self.center_selection == "distinct" and merged is not None:
-            centers, weights, choice = _distinct_row_centers(merged, M, rng)
-        else:
-            method = "uniform" if self.center_selection == "distinct" else self.center_selection
-            idx = select_centers(kernel, X, M, method, rng)
-            kept, counts = distinct_centers(X, idx)
-            centers, weights = X[kept], None if len(kept) == len(idx) else counts
-            choice = Choice(
-                "distinct centers", len(kept),
-                f"{len(idx)} drawn, {len(idx) - len(kept)} repeated rows dropped (the model "
-                "is the same; their counts weight the preconditioner; "
-                "center_selection='distinct' draws M different rows)" if len(kept) < len(idx)
-                else f"all {len(idx)} drawn rows distinct")
+        merged = fit_plan.merged
+        centers, weights, choice = draw_centers(kernel, X, fit_plan.n_centers,
+                                                self.center_selection,
+                                                check_random_state(self.random_state), merged)
         self.plan_ = self.plan_.with_choices(choice)
         alpha = float(alpha.flat[0])
         if merged is not None:  # the same problem on the distinct rows (merge_rows_choice)
@@ -429,7 +384,7 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
         with progress(self.max_iter, "Falkon CG", self.verbose) as bar:
             res = falkon(kernel, X, centers, y, alpha, sample_weight=sw,
                          tol=self.tol, maxiter=self.max_iter, dtype=compute_dtype(X),
-                         store=store, center_weights=weights,
+                         store=fit_plan.store_knm, center_weights=weights,
                          callback=lambda _: bar.update(1))
             bar.finish(falkon_stop_reason(res, self.tol, self.max_iter))
         self.plan_ = self.plan_.with_choices(res.preconditioner_choice, res.solve_choice)
@@ -456,86 +411,3 @@ def falkon_stop_reason(res, tol, max_iter):
     if res.converged:
         return f"converged: relative residual {worst:.2e} <= tol {tol:g}"
     return f"stopped at max_iter={max_iter}: relative residual {worst:.2e} > tol {tol:g}"
-
-
-def _distinct_row_centers(merged, M, rng):
-    """``center_selection="distinct"``: M of the distinct rows, uniformly, and their weights.
-
-    The weight of a center is the summed sample weight of the training rows
-    equal to it (rows of weight 0 are not drawn), so that the preconditioner's
-    K_MM diag(w) K_MM / sum(w) still stands for K_nM' S K_nM / sum(S).
-    """
-    pool = np.flatnonzero(merged.sample_weight > 0)
-    M = min(M, len(pool))
-    pick = pool[uniform_centers(len(pool), M, rng)]
-    return merged.X[pick], merged.sample_weight[pick], Choice(
-        "distinct centers", M,
-        f"drawn uniformly among the {len(pool)} distinct training rows (of "
-        f"{merged.n_rows}), each weighted in the preconditioner by the rows it stands for")
-
-
-#: From this n on, precision="auto" solves the dual in mixed precision: the n^3/3
-#: Cholesky dominates (float64 at n = 12000: ~10 s here) and the float32 one takes
-#: half of it, while the float64 products of the iterations cost O(n^2 d) each.
-MIXED_MIN_N = 12000
-
-
-def precision_choice(precision, kernel, n, alpha, memory):
-    """The dual solver's arithmetic ("float64" or "mixed") as a :class:`Choice`."""
-    if precision != "auto":
-        return Choice("precision", precision, "set by the user")
-    if getattr(kernel, "input_kind", None) != "vector":
-        return Choice("precision", "float64", "not a vector kernel: the mixed solver's "
-                      "recomputed products would cost too much")
-    if np.size(alpha) > 1 and not np.all(alpha == alpha.flat[0]):
-        return Choice("precision", "float64", "one alpha per target: one eigendecomposition")
-    if 8.0 * n * n > memory:  # the float32 matrix is the smaller need, fitting or not
-        return Choice("precision", "mixed", f"the float64 Gram matrix "
-                      f"({format_bytes(8.0 * n * n)}) does not fit the budget "
-                      f"{format_bytes(memory)}; the float32 one needs half")
-    if n >= MIXED_MIN_N:
-        return Choice("precision", "mixed", f"n = {n} >= {MIXED_MIN_N}: float32 Cholesky "
-                      "(half the time and memory) preconditioning float64 conjugate gradient")
-    return Choice("precision", "float64", f"n = {n} < {MIXED_MIN_N}: one float64 Cholesky")
-
-
-def merge_rows_choice(X, y, sample_weight):
-    """Falkon's rows: repeated rows merged into one weighted row (an exact reduction).
-
-    For the squared loss, identical rows x_i = x (weights s_i) are one row with
-    weight S = sum s_i and target the s-weighted mean of their y_i: the same
-    minimiser (:mod:`kernelkit.solvers.duplicates`). Falkon is then run on the
-    k distinct rows with weights ``S * k / n`` and ``alpha * k / n``, which
-    keeps its lam = alpha / n and its K'SK / n scaling, so its iterates are
-    those of the unmerged problem (up to rounding) at k / n of the cost per
-    iteration. Arrays only: sparse or string input is not checked.
-
-    Returns
-    -------
-    merged : MergedRows or None
-    choice : Choice
-    """
-    n = len(y)
-    if not isinstance(X, np.ndarray) or X.dtype == object:  # sparse rows, objects (trees...)
-        what = ("objects (sets, trees, ...)" if isinstance(X, np.ndarray)
-                else f"{type(X).__name__} input")
-        return None, Choice("repeated rows", "not checked",
-                            f"{what}: rows are compared as arrays only")
-    merged = merge_duplicate_rows(X, y, sample_weight)
-    if merged is None:
-        return None, Choice("repeated rows", "none", f"all {n} rows distinct")
-    k = len(merged.X)
-    return merged, Choice(
-        "repeated rows", "merged",
-        f"{k} distinct of {n} rows: each repeated row fitted once, weighted by its count "
-        f"(targets averaged; the same solution, K_nM {k / n:.0%} of the size)")
-
-
-def _no_fit_hint(plan):
-    """What to do when nothing fits: said in the MemoryBudgetError of exact ridge."""
-    fk = next((c for c in plan.candidates if c.name == "falkon"), None)
-    if fk is None or fk.feasible:
-        return "subsample"
-    return (f"use solver='falkon' with fewer n_centers (with M={plan.problem.get('M')} it "
-            f"needs {format_bytes(fk.memory)}), or subsample")
-

@@ -17,6 +17,9 @@ Modules, by subject:
 - ``sgd``: :func:`plan_sgd` (the four SGD strategies; ``plan`` is its old name);
 - ``storage``: :func:`decide_store`, :func:`falkon_store_choice`,
   :func:`row_cache_bytes`, :func:`row_cache_choice`;
+- ``kernel_ridge``: :func:`plan_kernel_ridge`, every decision of a
+  :class:`~kernelkit.models.KernelRidge` fit in one call (strategy, centers,
+  precision, does it fit, K_nM kept);
 - ``machines``: :func:`choose_machine_solver`, :func:`choose_newton_inner`,
   :func:`choose_logistic_solver`.
 
@@ -26,6 +29,7 @@ and the rates (``kernelkit.config``).
 
 from .choices import Candidate, Choice, Plan
 from .costs import FIT_OVERHEAD_S, RATES
+from .kernel_ridge import MIXED_MIN_N, RidgeFitPlan, plan_kernel_ridge, precision_choice
 from .machines import (LOGISTIC_LBFGS_MAX_N, LOGISTIC_NEWTON_MIN_C, NEWTON_DIRECT_MAX_N,
                        NEWTON_MAX_N, choose_logistic_solver, choose_machine_solver,
                        choose_newton_inner)
@@ -39,4 +43,5 @@ __all__ = ["Candidate", "Choice", "Plan", "plan_sgd", "plan", "plan_ridge", "dec
            "falkon_iterations", "row_cache_bytes", "row_cache_choice", "falkon_centers",
            "RATES", "STRATEGIES", "NEWTON_MAX_N", "NEWTON_DIRECT_MAX_N", "choose_newton_inner",
            "LOGISTIC_LBFGS_MAX_N", "LOGISTIC_NEWTON_MIN_C", "choose_logistic_solver",
-           "FIT_OVERHEAD_S", "FALKON_ITERATIONS", "FALKON_MIN_N"]
+           "FIT_OVERHEAD_S", "FALKON_ITERATIONS", "FALKON_MIN_N", "plan_kernel_ridge",
+           "RidgeFitPlan", "precision_choice", "MIXED_MIN_N"]

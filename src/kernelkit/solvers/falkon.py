@@ -333,10 +333,13 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
     dtype : {np.float64, np.float32}, default=np.float64
         Precision of K_nM storage and products (``GramOperator(block_dtype=...)``)
         and of the preconditioner's factorisations.
-    store : bool, optional
-        Keep K_nM in memory. Default: when ``itemsize * n * M + 16 M^2`` bytes
-        fit the memory budget (:func:`kernelkit.planning.falkon_store_choice`; the
-        choice is returned as ``store_choice``).
+    store : bool or Choice, optional
+        Keep K_nM in memory. A :class:`~kernelkit.planning.Choice` (the caller's
+        plan, as :func:`kernelkit.planning.plan_kernel_ridge` makes it) is
+        followed as it is and returned as ``store_choice``. Default: when
+        ``itemsize * n * M + 16 M^2`` bytes fit the memory budget
+        (:func:`kernelkit.planning.falkon_store_choice`; the choice is returned as
+        ``store_choice``).
     callback : callable, optional
         Called as ``callback(n_iter)`` after each iteration (progress bars).
     operator : object, optional
@@ -416,8 +419,9 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
         if weights.shape != (M,) or not np.all(weights > 0):
             raise ValueError(f"center_weights must be {M} positive numbers")
     if operator is None:
-        store_choice = falkon_store_choice(n, M, dtype.itemsize,
-                                           "auto" if store is None else bool(store))
+        store_choice = (store if isinstance(store, Choice) else  # the caller's plan
+                        falkon_store_choice(n, M, dtype.itemsize,
+                                            "auto" if store is None else bool(store)))
     else:
         if sample_weight is not None:
             raise ValueError("with an operator, give the sample weights to the operator")
