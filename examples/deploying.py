@@ -35,16 +35,22 @@ import contextlib
 import io
 import os
 import tempfile
+import warnings
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import kernelkit
-from kernelkit.cli import main as kernelkit_command
+from kernelkit import cli
 from kernelkit.datasets import load_cpu_act
 from kernelkit.kernels import RBF
-from kernelkit.models import KernelKNeighborsRegressor, KernelRidge, KitchenSinksRegressor
+from kernelkit.models import (
+    KernelKNeighborsRegressor,
+    KernelRidge,
+    KitchenSinksRegressor,
+)
 from kernelkit.persistence import save
 
 GAMMA, ALPHA = 0.05, 0.1
@@ -84,19 +90,15 @@ def write_csv(path, X, names, y=None, target=None):
 
 
 def command(*argv):
-    """Run ``kernelkit <argv>``; return its exit code and what it printed on stdout."""
+    """Run ``kernelkit <argv>`` (``cli.main``); return its exit code and its stdout."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = kernelkit_command([str(a) for a in argv])
+        code = cli.main([str(a) for a in argv])
     return code, out.getvalue()
 
 
 def run(quick=False):
     """Save/load round trips of four models, then the command line on CSV files."""
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning
-
     Xtr, ytr, Xte, yte, names, target = data(quick)
     rows = []
     print(f"cpu_act: {len(Xtr)} training and {len(Xte)} test rows, target {target!r}\n")

@@ -43,8 +43,12 @@ import numpy as np
 from sklearn.neighbors import KNeighborsClassifier
 
 from kernelkit.datasets import load_banana, load_dna_splice
-from kernelkit.kernels import Laplacian, Linear, Polynomial, RBF, WeightedDegree
-from kernelkit.models import KernelKNeighborsClassifier, KernelKNeighborsRegressor, most_similar
+from kernelkit.kernels import RBF, Laplacian, Linear, Polynomial, WeightedDegree
+from kernelkit.models import (
+    KernelKNeighborsClassifier,
+    KernelKNeighborsRegressor,
+    most_similar,
+)
 from kernelkit.solvers import sq_distances
 
 QUADRATIC = Polynomial(degree=2, gamma=1.0, coef0=0.0)

@@ -58,7 +58,7 @@ def test_rahimi_recht_bound_written_out_and_never_below_the_measured_frequency(r
         assert r["bound"] == pytest.approx(closed, rel=1e-12)
         se = np.sqrt(0.25 / rr["n_draws"])
         assert r["measured"] <= r["bound"] + 3 * se
-    kw = dict(sigma2=rr["sigma2"], diameter=rr["diameter"], n_features=d)
+    kw = {"sigma2": rr["sigma2"], "diameter": rr["diameter"], "n_features": d}
     assert rahimi_recht_bound(rr["D_needed"], eps, **kw) <= 0.05
     assert rahimi_recht_bound(rr["D_needed"] - 1, eps, **kw) > 0.05
     # the sampled sup over the pairs: measured P falls from 1 towards 0 as D grows
