@@ -104,10 +104,10 @@ def ridge(quick):
     X, y = regression_data(n)
     Xd = da.from_array(X, chunks=n // 4)
     M = 60 if quick else 300
-    feat = DaskKernelRidge(RIDGE_KERNEL, alpha=0.1, solver="features", n_components=M,
+    feat = DaskKernelRidge(RIDGE_KERNEL, alpha=0.1, solver="features", n_centers=M,
                            fit_intercept=False, random_state=0).fit(Xd, y)
     kw = {"alpha": 1.0, "tol": 1e-10, "max_iter": 200, "random_state": 0, "fit_intercept": False}
-    fal = DaskKernelRidge(RIDGE_KERNEL, solver="falkon", n_components=M, **kw).fit(Xd, y)
+    fal = DaskKernelRidge(RIDGE_KERNEL, solver="falkon", n_centers=M, **kw).fit(Xd, y)
     local = kernelkit.KernelRidge(RIDGE_KERNEL, solver="falkon", n_centers=M, **kw).fit(X, y)
     return {"X": X, "y": y, "alpha_features": 0.1, "features_model": feat,
             "features_pred": feat.predict(Xd).compute(), "features_passes": feat.n_passes_,
