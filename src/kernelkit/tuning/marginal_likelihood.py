@@ -135,7 +135,7 @@ def optimize_marginal_likelihood(params, X, y, alpha, *, alpha_bounds=(1e-8, 1e5
         The kernel at the optimum.
     alpha : float
     lml : float
-    result : :class:`~kernelkit.tuning._optimize.OptimizationResult`
+    result : :class:`~kernelkit.tuning.OptimizationResult`
         Its ``fun`` is ``-lml``; its ``x`` is (theta, log alpha), or theta alone
         when alpha is fixed.
     """
