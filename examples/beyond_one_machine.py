@@ -81,7 +81,7 @@ def kmeans(quick):
     X, label = blobs(600 if quick else 6000, seed=2)
     Xd = da.from_array(X, chunks=len(X) // 3)
     start = X[:3]  # the first three points, whatever blobs they fall in
-    km = DaskKernelKMeans(3, kernel=KERNEL, n_components=60 if quick else 200, init=start,
+    km = DaskKernelKMeans(3, kernel=KERNEL, n_components=60, init=start,
                           random_state=0).fit(Xd)
     labels = km.predict(Xd).compute()
     Z = km.feature_map_.transform(X)
@@ -100,7 +100,7 @@ def ridge(quick):
 
     from kernelkit.dask import DaskKernelRidge
 
-    n = 1000 if quick else 20000
+    n = 1000 if quick else 10000
     X, y = regression_data(n)
     Xd = da.from_array(X, chunks=n // 4)
     M = 60 if quick else 300
