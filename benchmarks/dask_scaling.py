@@ -119,7 +119,7 @@ def kddcup_case(client, quick):
     np.save(f"{tmp}/y.npy", ytr)
     Xd, yd = from_npy(f"{tmp}/X.npy", 50_000), from_npy(f"{tmp}/y.npy", 50_000)
     clf = DaskKernelRidgeClassifier(f"rbf(gamma={KDD_GAMMA})", alpha=ALPHA, solver="features",
-                                    features="rff", n_components=500, random_state=0)
+                                    features="rff", n_centers=500, random_state=0)
     clf.client = client
     wall, _, busy, share, moved = measured(client, lambda: clf.fit(Xd, yd), 2)
     rec = {"n": n_train, "n_test": len(Xte), "D": 500, "gamma": KDD_GAMMA, "alpha": ALPHA,
@@ -162,12 +162,12 @@ def main():
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=None) as lc, Client(lc) as client:
         # warm the workers (imports, numba compilation) before any clock starts
-        warm = DaskKernelRidge(kernel, solver="falkon", n_components=20, max_iter=2)
+        warm = DaskKernelRidge(kernel, solver="falkon", n_centers=20, max_iter=2)
         warm.client = client
         warm.fit(*friedman_dask(20_000, 10_000, seed=5))
         # (1) features, one pass: cluster vs in memory
         Xd, yd = friedman_dask(n, chunk)
-        est = DaskKernelRidge(kernel, alpha=1.0, solver="features", n_components=D,
+        est = DaskKernelRidge(kernel, alpha=1.0, solver="features", n_centers=D,
                               random_state=0)
         est.client = client
         wall, _, busy, share, moved = measured(client, lambda: est.fit(Xd, yd), 2)
@@ -192,7 +192,7 @@ def main():
 
         # (2) Falkon, K_nM persisted on the workers
         Xf, yf = friedman_dask(n_falkon, chunk // 2, seed=1)
-        fk = DaskKernelRidge(kernel, alpha=1.0, solver="falkon", n_components=M, tol=1e-6,
+        fk = DaskKernelRidge(kernel, alpha=1.0, solver="falkon", n_centers=M, tol=1e-6,
                              max_iter=30, random_state=0)
         fk.client = client
         wall, _, busy, share, moved = measured(client, lambda: fk.fit(Xf, yf), 2)
@@ -225,7 +225,7 @@ def main():
         pid = list(client.run(os.getpid).values())[0]
         delay = 0.3 * results["features"]["dask_s"]
         killer = threading.Timer(delay, lambda: os.kill(pid, signal.SIGKILL))
-        again = DaskKernelRidge(kernel, alpha=1.0, solver="features", n_components=D,
+        again = DaskKernelRidge(kernel, alpha=1.0, solver="features", n_centers=D,
                                 random_state=0)
         again.client = client
         killer.start()
@@ -258,7 +258,7 @@ def main():
                           memory_limit=limit, dashboard_address=None) as lc, \
                 Client(lc) as client:
             Xo, yo = from_npy(f"{tmp}/X.npy", 50_000), from_npy(f"{tmp}/y.npy", 50_000)
-            oc = DaskKernelRidge(kernel, alpha=1.0, solver="features", n_components=64,
+            oc = DaskKernelRidge(kernel, alpha=1.0, solver="features", n_centers=64,
                                  random_state=0)
             oc.client = client
             wall, _, busy, share, moved = measured(client, lambda: oc.fit(Xo, yo), 2)
@@ -266,7 +266,7 @@ def main():
             rec = {"n": n_ooc, "d": d_ooc, "store_bytes": store, "worker_limit_bytes": limit,
                    "ratio": store / limit, "features_s": wall, "overhead_share": share,
                    "load": load(), "features_rmse": rmse(oc.predict(X7), y7)}
-            fo = DaskKernelRidge(kernel, alpha=1.0, solver="falkon", n_components=100,
+            fo = DaskKernelRidge(kernel, alpha=1.0, solver="falkon", n_centers=100,
                                  persist=False, max_iter=2, random_state=0)
             fo.client = client
             wall, *_ = measured(client, lambda: fo.fit(Xo, yo), 2)

@@ -20,6 +20,7 @@ from .._validation import Interval, Options, validate_params
 from ..features.centers import uniform_centers
 from ..kernels import resolve_kernel
 from ..models import KernelKMeans
+from ..planning.dask import plan_dask_kmeans
 from ._base import SUB_BLOCK_ROWS, ClientMixin, fit_feature_map, kernel_for_rows
 from ._runtime import (align_rows, as_rows, check_columns, checked_rows, compute, fit_rows,
                        check_worker_room, in_task, is_dask, reports_passes, set_column_names,
@@ -91,6 +92,9 @@ class DaskKernelKMeans(ClientMixin, ClusterMixin, BaseEstimator):
     inertia_ : float
         Weighted sum of squared distances to the nearest mean (at the last means).
     n_iter_ : int
+    plan_ : kernelkit.planning.Plan
+        The Nystroem centers used (``n_components`` capped at n), with
+        ``plan_.explain()``.
     """
 
     _param_constraints = {
@@ -146,7 +150,8 @@ class DaskKernelKMeans(ClientMixin, ClusterMixin, BaseEstimator):
         if n < k:
             raise ValueError(f"n_samples={n} should be >= n_clusters={k}.")
         rng = check_random_state(self.random_state)
-        M = min(int(self.n_components), n)
+        self.plan_ = plan_dask_kmeans(n, int(X.shape[1]), self.n_components, k)
+        M = self.plan_.problem["M"]
         fmap = fit_feature_map(kernel, self._rows(X, uniform_centers(n, M, rng), client),
                                "nystroem", M, rng)
         if isinstance(self.init, str):

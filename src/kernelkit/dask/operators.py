@@ -13,8 +13,9 @@ import numpy as np
 from ..gram import GramOperator, KernelRows
 from ..gram import gram as _memory_gram
 from ..kernels import resolve_kernel
-from .._budget import STORE_SHARE, fits, format_bytes
+from .._budget import budget
 from ..planning import Choice
+from ..planning.dask import persist_choice as plan_persist
 from ._runtime import align_rows, as_rows, compute, in_task, resolve_client, tree_sum
 
 __all__ = ["gram", "DaskGramOperator"]
@@ -116,20 +117,21 @@ def worker_memory(client):
 
 
 def persist_choice(nbytes, client, setting="auto"):
-    """Whether K_nM chunks are persisted (kept on the workers), as a planning Choice."""
-    what = "persist the K_nM chunks"
+    """Whether K_nM chunks are persisted (kept on the workers), as a planning Choice:
+    the room measured on the cluster (:func:`cluster_room`), decided by
+    :func:`kernelkit.planning.dask.persist_choice`."""
+    return plan_persist(nbytes, setting, **cluster_room(client, setting))
+
+
+def cluster_room(client, setting="auto"):
+    """What :func:`kernelkit.planning.dask.persist_choice` reads of the cluster:
+    ``{"room": the workers' memory limit}`` (None if unknown), ``{"local_budget": the
+    memory budget}`` without a client, or nothing when ``persist`` is set by the user."""
     if setting != "auto":
-        return Choice(what, bool(setting), f"persist={setting!r} set by the user")
+        return {}
     if client is None:
-        ok = fits(nbytes, STORE_SHARE)
-        return Choice(what, ok, f"{format_bytes(nbytes)} against half the memory budget "
-                      "on the local scheduler")
-    total = worker_memory(client)
-    if total is None:
-        return Choice(what, False, "the workers' memory limit is unknown: recomputed")
-    ok = nbytes <= STORE_SHARE * total
-    return Choice(what, ok, f"{format_bytes(nbytes)} against half of the workers' "
-                  f"{format_bytes(total)}")
+        return {"local_budget": budget()}
+    return {"room": worker_memory(client)}
 
 
 class DaskGramOperator:
@@ -155,10 +157,12 @@ class DaskGramOperator:
         ``Y`` argument only says that ``K' S y`` is wanted (its values are not
         read; pass :meth:`targets_placeholder`).
     block_dtype : {np.float64, np.float32}, default=np.float64
-    persist : {"auto", True, False}, default="auto"
+    persist : {"auto", True, False} or Choice, default="auto"
         Keep the K chunks on the workers after the first product ("auto":
         when they take at most half the workers' memory, or half the memory
         budget on the local scheduler), else recompute them at every product.
+        A :class:`~kernelkit.planning.Choice` (the estimator's plan) is followed
+        as it is.
     client : distributed.Client, optional
         Default: the default client if there is one, else the local scheduler.
     timeout : float, optional
@@ -189,7 +193,8 @@ class DaskGramOperator:
         self.timeout = timeout
         self.n_passes = 0
         nbytes = self.block_dtype.itemsize * self.shape[0] * self.shape[1]
-        self.store_choice = persist_choice(nbytes, self.client, persist)
+        self.store_choice = (persist if isinstance(persist, Choice) else  # the caller's plan
+                             persist_choice(nbytes, self.client, persist))
         # Small state: one key each in every graph (recomputable, never scattered).
         self._kernel_key = delayed(self.kernel, pure=True)
         self._C_key = delayed(self.C, pure=True)

@@ -18,6 +18,7 @@ Two solvers, both with their randomness drawn once on the client:
 from __future__ import annotations
 
 import os
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -31,7 +32,7 @@ from ..exceptions import InvalidParameterError
 from ..features.centers import uniform_centers
 from ..kernels import resolve_kernel
 from ..models import KernelRidge, KernelRidgeClassifier
-from ..planning import Choice, falkon_centers
+from ..planning.dask import plan_dask_ridge
 from ..solvers.falkon import falkon
 from ..solvers.normal_equations import solve_normal_equations
 from ..tuning.grid import warn_if_on_edge
@@ -39,7 +40,7 @@ from ..tuning.nystroem_path import Moments, NystroemPath
 from ._base import ClientMixin, fit_feature_map, kernel_for_rows, normal_equations_pass
 from ._runtime import (align_rows, as_rows, check_columns, checked_rows, compute, fit_rows,
                        check_worker_room, is_dask, reports_passes, set_column_names)
-from .operators import DaskGramOperator, persist_choice
+from .operators import DaskGramOperator, cluster_room
 from .predict import map_rows
 
 __all__ = ["DaskKernelRidge", "DaskKernelRidgeClassifier"]
@@ -49,7 +50,8 @@ _CONSTRAINTS = {
     "alpha": [Interval(Real, 0, None, note="the ridge penalty"), "array-like"],
     "solver": [Options(str, ("auto", "features", "falkon"))],
     "features": [Options(str, ("nystroem", "rff"))],
-    "n_components": [Interval(Integral, 1, None), Options(str, ("auto",))],
+    "n_centers": [Interval(Integral, 1, None), Options(str, ("auto",))],
+    "n_components": [Interval(Integral, 1, None), Options(str, ("auto", "deprecated"))],
     "tol": [Interval(Real, 0, None, closed="neither")],
     "max_iter": [Interval(Integral, 1, None)],
     "persist": [Options(str, ("auto",)), "boolean"],
@@ -64,14 +66,15 @@ _CONSTRAINTS = {
 
 class _DaskRidgeBase(ClientMixin, BaseEstimator):
     def __init__(self, kernel="rbf", alpha=1.0, *, solver="auto", features="nystroem",
-                 n_components="auto", tol=1e-7, max_iter=100, persist="auto",
+                 n_centers="auto", tol=1e-7, max_iter=100, persist="auto",
                  chunk_rows=None, timeout=None, random_state=None, fit_intercept=True,
-                 checkpoint=None, verbose=0):
+                 checkpoint=None, verbose=0, n_components="deprecated"):
         self.verbose = verbose
         self.kernel = kernel
         self.alpha = alpha
         self.solver = solver
         self.features = features
+        self.n_centers = n_centers
         self.n_components = n_components
         self.tol = tol
         self.max_iter = max_iter
@@ -94,34 +97,19 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         sw = align_rows(sample_weight, X, "sample_weight")
         if sw is not None:
             sw = checked_rows(sw.astype(np.float64), "sample_weight", "weights")
-        M = (falkon_centers(n) if self.n_components == "auto"
-             else min(int(self.n_components), n))
         dtype = (np.float32 if X.dtype == np.float32 and config.get_config()["dtype"] ==
                  "float32" else np.float64)
         alphas = _alpha_grid(self.alpha, type(self).__name__)
-        choice = self.solver
-        if alphas is not None:  # chosen by GCV from the features' one pass
-            if choice == "falkon":
-                raise InvalidParameterError(
-                    f"{type(self).__name__}: a list of alphas is chosen by GCV from the "
-                    "normal equations of solver='features'; Falkon takes one alpha")
-            if sample_weight is not None:
-                raise InvalidParameterError(
-                    f"{type(self).__name__}: choosing alpha by GCV does not take "
-                    "sample_weight; pass one alpha")
-            self.solver_choice_ = Choice(
-                "solver", "features", "a list of alphas: GCV along the path of the one pass's "
-                "normal equations" if choice == "auto" else f"solver={choice!r} set by the user")
-            choice = "features"
-        elif choice == "auto":
-            stored = persist_choice(np.dtype(dtype).itemsize * n * M, client, self.persist)
-            choice = "falkon" if stored.value else "features"
-            self.solver_choice_ = Choice(
-                "solver", choice, "K_nM fits on the workers: Falkon's iterations read it"
-                if stored.value else "K_nM does not fit on the workers: one pass of "
-                "features instead of recomputed Falkon iterations")
-        else:
-            self.solver_choice_ = Choice("solver", choice, f"solver={choice!r} set by the user")
+        fit_plan = plan_dask_ridge(
+            n, d, solver=self.solver, n_centers=self._centers_setting(),
+            alpha_list=alphas is not None, weighted=sample_weight is not None,
+            itemsize=np.dtype(dtype).itemsize, persist=self.persist,
+            name=type(self).__name__, **cluster_room(  # measured only when it decides
+                client, self.persist if self.solver != "features" and alphas is None
+                else None))
+        self.plan_ = fit_plan.plan
+        self.solver_choice_ = fit_plan.solver_choice
+        choice, M = fit_plan.solver, fit_plan.n_centers
         if alphas is None:
             self.alpha_ = float(self.alpha)
         Y, self.intercept_ = self._center_targets(Y, sw, client)
@@ -132,10 +120,24 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         self.n_samples_fit_ = n
         self.solver_ = choice
         if choice == "falkon":
-            self._fit_falkon(kernel, X, Y, sw, M, rng, dtype, client)
+            self._fit_falkon(kernel, X, Y, sw, M, rng, dtype, client, fit_plan.store_choice)
         else:
             self._fit_features(kernel, X, Y, sw, M, rng, client, alphas)
         return self
+
+    def _centers_setting(self):
+        """``n_centers``, or the deprecated ``n_components`` with a FutureWarning."""
+        if isinstance(self.n_components, str) and self.n_components == "deprecated":
+            return self.n_centers
+        if not (isinstance(self.n_centers, str) and self.n_centers == "auto"):
+            raise InvalidParameterError(
+                f"{type(self).__name__}: give the centers as n_centers only (n_components "
+                f"is its deprecated name; got n_centers={self.n_centers!r} and "
+                f"n_components={self.n_components!r})")
+        warnings.warn(f"{type(self).__name__}: n_components is deprecated and will be "
+                      "removed in a future version; use n_centers (KernelRidge's name for "
+                      "the same number of centers)", FutureWarning, stacklevel=5)
+        return self.n_components
 
     def _center_targets(self, Y, sw, client):
         """``(Y - mean, mean)`` with the (weighted) column means from one reduction
@@ -157,11 +159,11 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         mean = mean[0] if Y.ndim == 1 else mean
         return Y - mean, (float(mean) if Y.ndim == 1 else mean)
 
-    def _fit_falkon(self, kernel, X, Y, sw, M, rng, dtype, client):
+    def _fit_falkon(self, kernel, X, Y, sw, M, rng, dtype, client, store_choice):
         idx = uniform_centers(int(X.shape[0]), M, rng)  # as KernelRidge's "uniform"
         centers = np.asarray(compute(X[idx], client, self.timeout, what="the centers' rows"))
         op = DaskGramOperator(kernel, X, centers, sample_weight=sw, targets=Y,
-                              block_dtype=dtype, persist=self.persist, client=client,
+                              block_dtype=dtype, persist=store_choice, client=client,
                               timeout=self.timeout)
         try:
             res = falkon(kernel, None, centers, op.targets_placeholder(), float(self.alpha),
@@ -176,6 +178,7 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         self.jitter_ = float(res.jitter)
         self.store_choice_ = op.store_choice
         self.n_passes_ = op.n_passes
+        self.plan_ = self.plan_.with_choices(res.preconditioner_choice, res.solve_choice)
 
     def _fit_features(self, kernel, X, Y, sw, D, rng, client, alphas=None):
         if self.features == "nystroem":
@@ -201,6 +204,7 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         self.gcv_ = path.gcv(alphas).mean(axis=1)
         self.alpha_ = float(alphas[int(np.argmin(self.gcv_))])
         self.alpha_choice_ = warn_if_on_edge("alpha", alphas, self.alpha_, stacklevel=4)
+        self.plan_ = self.plan_.with_choices(self.alpha_choice_)
         W, _, jitter = solve_normal_equations(ne, self.alpha_)
         self.coef_ = W[:, 0] if self._one_target else W
         self.jitter_ = float(jitter)
@@ -306,11 +310,13 @@ class DaskKernelRidge(RegressorMixin, _DaskRidgeBase):
         A choice at the list's edge warns :class:`~kernelkit.tuning.GridEdgeWarning`.
     solver : {"auto", "features", "falkon"}, default="auto"
         ``"auto"``: Falkon when the K_nM chunks fit on the workers (see
-        ``persist``), else features (one pass). Kept in ``solver_choice_``.
+        ``persist``), else features (one pass). Kept in ``plan_`` (and
+        ``solver_choice_``).
     features : {"nystroem", "rff"}, default="nystroem"
         The feature map of ``solver="features"``.
-    n_components : int or "auto", default="auto"
-        Centers M (Falkon, Nystroem) or random features D; ``"auto"`` is
+    n_centers : int or "auto", default="auto"
+        Centers M (Falkon, Nystroem) or random features D, as
+        :class:`kernelkit.KernelRidge`'s ``n_centers``; ``"auto"`` is
         Falkon's sqrt(n) log(n) within [100, 20000].
     tol, max_iter : float, int
         Falkon's conjugate-gradient tolerance and iteration cap.
@@ -336,6 +342,8 @@ class DaskKernelRidge(RegressorMixin, _DaskRidgeBase):
         Fit the centred target (its weighted mean from one reduction over y)
         and add the mean back at prediction (``intercept_``), as
         :class:`kernelkit.KernelRidge` does; False fits no intercept.
+    n_components : int or "auto", optional
+        Deprecated name of ``n_centers`` (a ``FutureWarning``); use ``n_centers``.
 
     Attributes
     ----------
@@ -358,7 +366,13 @@ class DaskKernelRidge(RegressorMixin, _DaskRidgeBase):
         GCV mean squared error of each alpha of the list (averaged over targets).
     alpha_choice_ : kernelkit.planning.Choice
         Whether ``alpha_`` lies inside its list (:func:`kernelkit.tuning.warn_if_on_edge`).
+    plan_ : kernelkit.planning.Plan
+        The plan (:func:`kernelkit.planning.plan_dask_ridge`): the solver, the
+        centers, whether K_nM stays on the workers, and what the fit found
+        (Falkon's preconditioner, the alpha's place in its list);
+        ``plan_.explain()`` prints it.
     solver_choice_, store_choice_ : kernelkit.planning.Choice
+        The solver's and K_nM's choices of ``plan_`` (kept for compatibility).
 
     Notes
     -----

@@ -20,6 +20,9 @@ Modules, by subject:
 - ``kernel_ridge``: :func:`plan_kernel_ridge`, every decision of a
   :class:`~kernelkit.models.KernelRidge` fit in one call (strategy, centers,
   precision, does it fit, K_nM kept);
+- ``dask``: :func:`plan_dask_ridge`, :func:`plan_dask_kmeans` (the Dask
+  estimators' plans: centers, Falkon or features, K_nM kept on the workers,
+  from the cluster's memory passed in as a number);
 - ``machines``: :func:`choose_machine_solver`, :func:`choose_newton_inner`,
   :func:`choose_logistic_solver`.
 
@@ -29,6 +32,7 @@ and the rates (``kernelkit.config``).
 
 from .choices import Candidate, Choice, Plan
 from .costs import FIT_OVERHEAD_S, RATES
+from .dask import DaskRidgePlan, plan_dask_kmeans, plan_dask_ridge
 from .kernel_ridge import MIXED_MIN_N, RidgeFitPlan, plan_kernel_ridge, precision_choice
 from .machines import (LOGISTIC_LBFGS_MAX_N, LOGISTIC_NEWTON_MIN_C, NEWTON_DIRECT_MAX_N,
                        NEWTON_MAX_N, choose_logistic_solver, choose_machine_solver,
@@ -44,4 +48,5 @@ __all__ = ["Candidate", "Choice", "Plan", "plan_sgd", "plan", "plan_ridge", "dec
            "RATES", "STRATEGIES", "NEWTON_MAX_N", "NEWTON_DIRECT_MAX_N", "choose_newton_inner",
            "LOGISTIC_LBFGS_MAX_N", "LOGISTIC_NEWTON_MIN_C", "choose_logistic_solver",
            "FIT_OVERHEAD_S", "FALKON_ITERATIONS", "FALKON_MIN_N", "plan_kernel_ridge",
-           "RidgeFitPlan", "precision_choice", "MIXED_MIN_N"]
+           "RidgeFitPlan", "precision_choice", "MIXED_MIN_N", "plan_dask_ridge",
+           "plan_dask_kmeans", "DaskRidgePlan"]
