@@ -14,6 +14,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .. import config
+from .._fit_state import RestoresOnFailure
 from .._progress import progress
 from ..exceptions import InvalidParameterError
 from .._validation import Interval, Options, validate_params
@@ -98,7 +99,7 @@ def compute_dtype(X):
             else np.float64)
 
 
-class _RidgePredictor(RegressorMixin, BaseEstimator):
+class _RidgePredictor(RestoresOnFailure, RegressorMixin, BaseEstimator):
     """Prediction and tags shared by the kernel ridge estimators."""
 
     def predict(self, X, return_std=False):
