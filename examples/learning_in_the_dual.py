@@ -27,7 +27,7 @@ the six losses of :func:`kernelkit.solvers.losses.get_loss`, the SVR tube over
 noisy sinc data with kernel ridge for comparison, and the ridge classifier's
 boundary on the bundled banana data.
 
-Run: ``python examples/learning_in_the_dual.py`` (about 2 seconds)
+Run: ``python examples/learning_in_the_dual.py`` (about 5 seconds)
 """
 
 import argparse
