@@ -209,6 +209,8 @@ def plot(results):
     o = results["orthogonal"]
     for v in VARIANTS:
         ax_orth.loglog(o["Ds"], [o["errors"][v, D] for D in o["Ds"]], "o-", label=v)
+    ax_orth.set_xticks(o["Ds"], [str(D) for D in o["Ds"]])
+    ax_orth.minorticks_off()
     ax_orth.set_xlabel("D")
     ax_orth.set_ylabel("||ZZ' - K||_F / ||K||_F")
     ax_orth.set_title(f"orthogonal features (d = {ORTHO_D})")
@@ -219,6 +221,7 @@ def plot(results):
     ax_rr.loglog(D, [max(r["measured"], 1e-3) for r in rr["rows"]], "s-",
                  label="measured P (floor 1e-3)")
     ax_rr.axhline(1.0, color="k", lw=0.8)
+    ax_rr.set_ylim(5e-4, 1e6)
     ax_rr.set_xlabel("D")
     ax_rr.set_ylabel(f"P(sup error >= {BOUND_EPS})")
     ax_rr.set_title("the uniform bound")
