@@ -3,8 +3,8 @@
 The planner (:mod:`kernelkit.planning`) predicts seconds as counted work divided
 by rates. The defaults (:data:`kernelkit.planning.RATES`) were measured on the
 reference machine. :func:`calibrate` (``kernelkit calibrate`` on the command
-line) measures GEMM, Cholesky, kernel-entry and elementwise rates here in about
-a second and caches them in ``$KERNELKIT_CACHE_DIR`` (default
+line) measures GEMM, Cholesky, kernel-entry and elementwise rates here in a few
+seconds (longer the first time, while numba compiles the loops it times) and caches them in ``$KERNELKIT_CACHE_DIR`` (default
 ``~/.cache/kernelkit``) as ``rates.json``. The rates in force are a setting,
 ``kernelkit.get_config()["rates"]`` (read from that cache at first use, with
 ``get_config()["rates_source"]`` saying so); :func:`machine_rates` returns them.
@@ -38,7 +38,8 @@ def _best_of(fn, repeats=3):
 
 
 def calibrate():
-    """Measure the rates now (about half a second) and return them.
+    """Measure the rates now (a few seconds; the first run also compiles the loops it
+    times) and return them.
 
     Returns
     -------
