@@ -32,9 +32,12 @@ have or a gradient reconstruction, keeping its whole state in small arrays.
 same tie-breaking), for tests. Pure numerics: no validation of user input, no
 printing.
 
-(About 630 lines, warm starts included: most of it is the one compiled WSS3 loop with shrinking,
-which must be a single numba function to run at libsvm's speed; the row
-sources and the drivers around it are short.)
+Why this module is long: its core is the one compiled WSS3 loop with shrinking
+and gradient reconstruction, which must stay a single numba function to run at
+libsvm's speed (leaving it for Python at each step would cost more than the
+step); the two row sources (a given Gram matrix, the LRU cache of kernel rows),
+the warm start along C and the drivers around it are short and only make sense
+beside that loop.
 
 References
 ----------
