@@ -41,6 +41,7 @@ from ._base import ClientMixin, fit_feature_map, kernel_for_rows, normal_equatio
 from ._runtime import (align_rows, as_rows, check_columns, checked_rows, compute, fit_rows,
                        check_worker_room, is_dask, reports_passes, set_column_names)
 from .operators import DaskGramOperator, cluster_room
+from ._targets import alpha_grid, check_class_labels, indicator, labels
 from .predict import map_rows
 
 __all__ = ["DaskKernelRidge", "DaskKernelRidgeClassifier"]
@@ -99,14 +100,13 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
             sw = checked_rows(sw.astype(np.float64), "sample_weight", "weights")
         dtype = (np.float32 if X.dtype == np.float32 and config.get_config()["dtype"] ==
                  "float32" else np.float64)
-        alphas = _alpha_grid(self.alpha, type(self).__name__)
+        alphas = alpha_grid(self.alpha, type(self).__name__)
         fit_plan = plan_dask_ridge(
-            n, d, solver=self.solver, n_centers=self._centers_setting(),
+            n, d, solver=self.solver, n_centers=self._centers_setting(), persist=self.persist,
             alpha_list=alphas is not None, weighted=sample_weight is not None,
-            itemsize=np.dtype(dtype).itemsize, persist=self.persist,
-            name=type(self).__name__, **cluster_room(  # measured only when it decides
-                client, self.persist if self.solver != "features" and alphas is None
-                else None))
+            itemsize=np.dtype(dtype).itemsize,
+            name=type(self).__name__, **cluster_room(client, self.persist if (  # when it decides
+                self.solver != "features" and alphas is None) else None))
         self.plan_ = fit_plan.plan
         self.solver_choice_ = fit_plan.solver_choice
         choice, M = fit_plan.solver, fit_plan.n_centers
@@ -131,9 +131,8 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
             return self.n_centers
         if not (isinstance(self.n_centers, str) and self.n_centers == "auto"):
             raise InvalidParameterError(
-                f"{type(self).__name__}: give the centers as n_centers only (n_components "
-                f"is its deprecated name; got n_centers={self.n_centers!r} and "
-                f"n_components={self.n_components!r})")
+                f"{type(self).__name__}: give n_centers only (n_components is its deprecated "
+                f"name), got n_centers={self.n_centers!r}, n_components={self.n_components!r}")
         warnings.warn(f"{type(self).__name__}: n_components is deprecated and will be "
                       "removed in a future version; use n_centers (KernelRidge's name for "
                       "the same number of centers)", FutureWarning, stacklevel=5)
@@ -469,7 +468,7 @@ class DaskKernelRidgeClassifier(ClassifierMixin, _DaskRidgeBase):
                              "samples of at least two classes")
         self.classes_ = classes
         cols = 1 if len(classes) == 2 else len(classes)
-        Y = y.map_blocks(_indicator, classes, dtype=np.float64,
+        Y = y.map_blocks(indicator, classes, dtype=np.float64,
                          chunks=(y.chunks[0], (cols,)), new_axis=1)
         self._one_target = cols == 1
         if self._one_target:
@@ -485,8 +484,8 @@ class DaskKernelRidgeClassifier(ClassifierMixin, _DaskRidgeBase):
         """Labels (a lazy dask array for dask input)."""
         scores = self.decision_function(X)
         if not is_dask(scores):
-            return _labels(scores, self.classes_)
-        return scores.map_blocks(_labels, self.classes_, dtype=self.classes_.dtype,
+            return labels(scores, self.classes_)
+        return scores.map_blocks(labels, self.classes_, dtype=self.classes_.dtype,
                                  drop_axis=[1] if scores.ndim == 2 else [])
 
     def to_local(self):
@@ -499,49 +498,3 @@ class DaskKernelRidgeClassifier(ClassifierMixin, _DaskRidgeBase):
                                     fit_intercept=self.fit_intercept)
         est.classes_ = self.classes_
         return self._ridge_state(est)
-
-
-def _alpha_grid(alpha, name):
-    """None for one alpha; else the list as a float64 array of positive numbers."""
-    if np.ndim(alpha) == 0:
-        return None
-    try:
-        alphas = np.asarray(alpha, dtype=np.float64).ravel()
-    except (TypeError, ValueError):
-        alphas = np.array([np.nan])
-    if alphas.size == 0 or not np.isfinite(alphas).all() or (alphas <= 0).any():
-        raise InvalidParameterError(f"{name}: alpha must be a positive number or a non-empty "
-                                    f"list of positive numbers, got {alpha!r}")
-    return alphas
-
-
-def check_class_labels(classes):
-    """The sorted distinct labels, refused when they cannot be classes: NaN among them,
-    or float values that are not whole numbers (a regression target)."""
-    if classes.dtype.kind == "f":
-        if np.isnan(classes).any():
-            raise ValueError("y contains NaN: a missing label is not a class; drop those rows "
-                             "(e.g. keep = ~da.isnan(y); X, y = X[keep], y[keep])")
-        if not np.isfinite(classes).all():
-            raise ValueError("y contains infinity: labels must be finite")
-        if (classes != np.round(classes)).any():
-            raise ValueError(
-                f"y has {len(classes)} distinct float values, not all whole numbers: it looks "
-                "like a regression target, not class labels; use DaskKernelRidge, or cast "
-                "the labels to int or str if they are classes")
-    elif classes.dtype.kind == "O" and any(c is None or (isinstance(c, float) and c != c)
-                                           for c in classes):
-        raise ValueError("y contains a missing label (None or NaN); drop those rows first")
-    return classes
-
-
-def _indicator(yb, classes):
-    """{-1, +1} one-vs-rest columns of labels ``yb`` (one column for two classes)."""
-    Y = np.where(yb[:, None] == classes[None, :], 1.0, -1.0)
-    return Y[:, 1:] if len(classes) == 2 else Y
-
-
-def _labels(scores, classes):
-    if scores.ndim == 1:
-        return classes[(scores > 0).astype(int)]
-    return classes[np.argmax(scores, axis=1)]
