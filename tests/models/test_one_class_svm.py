@@ -127,11 +127,12 @@ def test_model_file_round_trip(banana, tmp_path):
     assert again.offset_ == kk.offset_
 
 
-def test_novelty_detection_example_runs(capsys):
+def test_novelty_detection_example_runs(capsys, tmp_path):
     import runpy
     from pathlib import Path
 
     script = Path(__file__).resolve().parents[2] / "examples" / "novelty_detection.py"
-    runpy.run_path(str(script), run_name="not_main")["main"]()
+    runpy.run_path(str(script), run_name="not_main")["main"](
+        ["--quick", "--out", str(tmp_path / "novelty.png")])
     out = capsys.readouterr().out
     assert "one-class SVM (nu=0.05)" in out and "largest difference" in out

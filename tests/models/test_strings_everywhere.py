@@ -162,7 +162,8 @@ def test_clear_errors_for_input_that_does_not_fit_the_kernel(make):
 
 
 def test_string_kernel_refuses_the_feature_routes():
-    with pytest.raises(ValueError, match="no finite feature map.*Nystroem"):
+    with pytest.raises(ValueError, match="neither a finite feature map.*nor a spectral density"
+                                         ".*Nystroem"):
         KernelMachine(Spectrum(), solver="sgd", strategy="features_cached").fit(TRAIN, YR)
     with pytest.raises(ValueError, match="no finite explicit feature map|solver='dual'"):
         KernelRidge(Spectrum(), solver="primal").fit(TRAIN, YR)
