@@ -141,3 +141,17 @@ def test_progress_option_shows_the_fits_progress(tmp_path, capsys, monkeypatch):
     assert code == 0 and "Falkon CG" not in quiet
     code, _, err = _run(capsys, *argv, "--progress")
     assert code == 0 and "kernelkit Falkon CG" in err
+
+
+def test_help_imports_no_numerical_library():
+    """kernelkit --help and import kernelkit load neither scikit-learn nor numba."""
+    import subprocess
+    import sys
+
+    code = ("import sys, kernelkit.cli\n"
+            "try:\n    kernelkit.cli.main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('sklearn', 'numba', 'scipy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"
