@@ -2,7 +2,7 @@
 How good are random Fourier features? Error against D on real data, with the bounds
 ===================================================================================
 
-Lecture: Random features -- the approximation error max |z(x)'z(y) - k(x, y)|
+Lecture: Random features -- the approximation error max ``|z(x)'z(y) - k(x, y)|``
 against D, with Hoeffding's bound for one pair and Rahimi & Recht's uniform bound.
 
 On 1,500 standardised rows of the bundled CPU activity data (``cpu_act``,
@@ -12,7 +12,7 @@ shift-invariant kernels: RBF, Laplacian and Cauchy. Next to the observed
 errors it prints
 
 * Hoeffding's level for one fixed pair: with probability >= 1 - delta,
-  |z(x)'z(y) - k(x, y)| < sqrt(8 log(2 / delta) / D);
+  ``|z(x)'z(y) - k(x, y)|`` < sqrt(8 log(2 / delta) / D);
 * Rahimi & Recht's uniform level (Claim 1) for all pairs of a set of the
   data's diameter at once -- infinite for the Laplacian kernel, whose Cauchy
   spectral density has no second moment.

@@ -20,7 +20,7 @@ Euclidean DBSCAN at radius sqrt(-ln(1 - eps^2 / 2) / gamma) -- the same labels.
 A kernel changes DBSCAN when it changes what "near" means: three rays from the
 origin, points dense near it and sparse far out, defeat Euclidean DBSCAN at
 every radius (the rays touch near the origin, their far points are isolated),
-while the normalised linear kernel k(x, y) = x'y / (|x| |y|), whose feature
+while the normalised linear kernel k(x, y) = x'y / (``|x|`` ``|y|``), whose feature
 distance depends on the angle only, makes each ray one tight cluster.
 
 The script prints the adjusted Rand index of every method against the true

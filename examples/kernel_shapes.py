@@ -9,7 +9,7 @@ regression.
 
 A shift-invariant kernel is one curve, t -> k(0, t). The Gaussian (RBF) curve
 is flat at 0 (infinitely smooth: its functions are smooth), the Laplacian
-exp(-|t|) has a kink there (its functions are continuous but rough, Brownian-
+exp(-``|t|``) has a kink there (its functions are continuous but rough, Brownian-
 like), and the Matern family sits in between: nu = 1/2 *is* the Laplacian,
 nu = 3/2 and 5/2 are once and twice differentiable, and nu -> infinity gives
 the Gaussian. The Cauchy kernel 1 / (1 + t^2) is smooth like the Gaussian but

@@ -3,13 +3,13 @@ Weighted sums of random kitchen sinks on the banana data (Rahimi & Recht 2008)
 ==============================================================================
 
 Lecture: Random features -- random kitchen sinks: random cosines, bumps and
-sigmoids fitted by the constrained ERM max_i |beta_i| <= C / q.
+sigmoids fitted by the constrained ERM max_i ``|beta_i|`` <= C / q.
 
 The story of the lectures: instead of optimising the basis functions of
 f(x) = sum_i beta_i psi(x; w_i), draw w_1..w_q at random once and fit only
 the weights, by the constrained ERM
 
-    min (1/n) sum_j l(y_j, f(x_j))   subject to   max_i |beta_i| <= C / q.
+    min (1/n) sum_j l(y_j, f(x_j))   subject to   max_i ``|beta_i|`` <= C / q.
 
 The theory says the excess risk shrinks like C / sqrt(q) + C / sqrt(n):
 more random sinks, better functions. This script shows it on the bundled

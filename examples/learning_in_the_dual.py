@@ -7,7 +7,7 @@ Lecture: Learning with kernels -- kernel ridge regression in the dual,
 ridge classification by +-1 targets; support vector regression; the losses.
 
 The representer theorem says the ridge minimiser of
-(1/n) sum_i (f(x_i) - y_i)^2 + lambda ||f||^2 is f = sum_j u_j k(., x_j) with
+(1/n) sum_i (f(x_i) - y_i)^2 + lambda ``||f||``^2 is f = sum_j u_j k(., x_j) with
 (K + n lambda I) u = y (:func:`kernelkit.solvers.dual_ridge`, n x n). When the
 kernel has a finite feature map, k(x, y) = psi(x)'psi(y), the same f is
 w'psi(x) with (Z'Z + n lambda I) w = Z'y (:func:`kernelkit.solvers.primal_ridge`,
@@ -20,7 +20,7 @@ Ridge classification fits +-1 targets by least squares and predicts the sign
 (:class:`kernelkit.models.KernelRidgeClassifier`): its scores are exactly
 those of kernel ridge on the +-1 targets. Support vector regression
 (:class:`kernelkit.models.KernelSVR`) replaces the squared loss by the
-epsilon-insensitive one, max(0, |r| - epsilon): points inside the tube of
+epsilon-insensitive one, max(0, ``|r|`` - epsilon): points inside the tube of
 half-width epsilon cost nothing and drop out of the expansion (u_i = 0), so
 only the points on or outside the tube are support vectors. The figure draws
 the six losses of :func:`kernelkit.solvers.losses.get_loss`, the SVR tube over

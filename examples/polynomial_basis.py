@@ -8,10 +8,10 @@ Lecture: Kernels and feature maps -- the polynomial kernel's explicit basis
 The polynomial kernel k(x, y) = (gamma x'y + c)^p is a finite sum of products
 of monomials: by the multinomial theorem
 
-    (gamma x'y + c)^p = sum_{|a| <= p} p! / ((p - |a|)! a_1! ... a_d!)
-                        c^(p - |a|) gamma^|a| x^a y^a,
+    (gamma x'y + c)^p = sum_{``|a|`` <= p} p! / ((p - ``|a|``)! a_1! ... a_d!)
+                        c^(p - ``|a|``) gamma^``|a|`` x^a y^a,
 
-so phi_a(x) = sqrt(p! / ((p - |a|)! prod_i a_i!) c^(p - |a|) gamma^|a|) x^a is an
+so phi_a(x) = sqrt(p! / ((p - ``|a|``)! prod_i a_i!) c^(p - ``|a|``) gamma^``|a|``) x^a is an
 explicit feature map, one coordinate per monomial of degree <= p in d
 variables: D = binom(d + p, p) of them (binom(d + p - 1, p) when c = 0: only
 the monomials of degree exactly p). For d = 2, p = 2, c = gamma = 1:

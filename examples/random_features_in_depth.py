@@ -4,7 +4,7 @@ Random features in depth: orthogonal frequencies, the uniform bound, the box
 
 Lecture: Random features -- orthogonal random features (Yu et al. 2016),
 Rahimi & Recht's uniform bound with the spectral second moment, the
-constrained ERM max_i |beta_i| <= C / q of the kitchen sinks, and random
+constrained ERM max_i ``|beta_i|`` <= C / q of the kitchen sinks, and random
 features inside the kernel machine (features=...).
 
 Four parts, each a slide of the notes:
@@ -13,19 +13,19 @@ Four parts, each a slide of the notes:
    frequencies w_j independently from the spectral density; Yu et al. (2016)
    draw them in blocks of d *orthogonal* directions with chi-distributed
    lengths, which keeps E[z(x)'z(y)] = k(x, y) and lowers the variance. The
-   table gives ||Z Z' - K||_F / ||K||_F on 16-dimensional data for
+   table gives ``||Z Z' - K||``_F / ``||K||``_F on 16-dimensional data for
    :class:`kernelkit.features.RandomFourierFeatures` with
    ``variant="cos_bias"``, ``"paired"`` and ``"orthogonal"``.
 2. **The uniform bound.** Rahimi & Recht (2007, Claim 1):
-   P(sup_{x, y in M} |z(x)'z(y) - k(x, y)| >= eps)
+   P(sup_{x, y in M} ``|z(x)'z(y) - k(x, y)|`` >= eps)
    <= 2^8 (sigma_p diam(M) / eps)^2 exp(-D eps^2 / (4 (d + 2))), with
-   sigma_p^2 = E||w||^2 the spectral second moment
+   sigma_p^2 = E``||w||``^2 the spectral second moment
    (:func:`kernelkit.diagnostics.spectral_second_moment`: 2 gamma d for
    the RBF kernel) and :func:`kernelkit.diagnostics.rahimi_recht_bound`.
    Against it, the measured frequency over repeated draws of the largest
    error over the pairs of a sample of M: a valid bound, and a loose one.
 3. **The kitchen sinks' constrained ERM.** q random cosines fitted by
-   min (1/n) sum (y - f)^2 / 2 subject to max |beta_i| <= C / q
+   min (1/n) sum (y - f)^2 / 2 subject to max ``|beta_i|`` <= C / q
    (:func:`kernelkit.solvers.box_erm`, accelerated projected gradient;
    :class:`kernelkit.models.KitchenSinksRegressor`): test error as q grows,
    for a tight and a loose C.

@@ -8,7 +8,7 @@ random units fits any continuous 1-D function as q grows.
 A linear combination of q random features -- cosines cos(w x + b), ReLUs
 max(0, s (x - c)) or steps 1[s (x - c) > 0] with random parameters -- can
 approximate any continuous function on an interval as q grows. This script
-fits a smooth sine, |x| and a step by least squares on q random features of
+fits a smooth sine, ``|x|`` and a step by least squares on q random features of
 each kind, prints the error table and saves the picture.
 
 Run: ``python examples/universal_features.py [--basis cosine|relu|step] [--out FILE]``

@@ -145,7 +145,7 @@ class WeisfeilerLehmanFeatures(RestoresOnFailure, FeatureNamesOutMixin, Transfor
 
         Returns
         -------
-        scipy.sparse.csr_matrix of shape (len(X), n_components_)
+        scipy.sparse.csr_matrix of shape (len(X), ``n_components_``)
             Labels not seen in ``fit`` (and the patterns containing them) are
             not counted.
         """
