@@ -284,3 +284,20 @@ def test_the_reader_sees_imports_inside_functions():
 ])
 def test_cells_keep_escaped_bars(line, expected):
     assert _cells(line) == expected
+
+
+def test_every_long_module_says_why():
+    """No module over 500 lines without the reason in its docstring."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "src" / "kernelkit"
+    silent = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text()
+        if text.count("\n") <= 500:
+            continue
+        doc = ast.get_docstring(ast.parse(text)) or ""
+        if "Why this module is long" not in doc:
+            silent.append(f"{path.relative_to(root)} ({text.count(chr(10))} lines)")
+    assert not silent, f"over 500 lines without a 'Why this module is long' note: {silent}"

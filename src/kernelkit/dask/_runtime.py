@@ -12,6 +12,12 @@ Rules the tasks follow (docs/cluster.md):
   Dask cannot recompute when the worker holding it dies);
 - a partial sum is a tuple of arrays; chunks are summed in a fixed binary
   tree, so the order of the additions never depends on scheduling.
+
+Why this module is long: it holds every rule a kernelkit task follows (one BLAS and
+numba thread, randomness drawn on the client, state as one delayed key, fixed-tree
+sums, the worker's memory checked before any task and given to each task as its
+budget, errors that end the fit within a bounded time) in one place, so that each
+distributed fit follows them without repeating them.
 """
 
 from __future__ import annotations
