@@ -128,3 +128,9 @@ def test_verbose_fits_report_each_pass(capsys, where):
     assert len(lines) >= 3 and all(" done in " in ln for ln in lines)
     DaskKernelRidge("rbf", n_components=20, random_state=0).fit(X, Y)
     assert "kernelkit dask:" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kernel", ["spectrum(k=2)", "mean_embedding", "sst"])
+def test_kernels_on_objects_are_refused_with_the_way_out(kernel):
+    with pytest.raises(ValueError, match="needs a kernel on numeric vectors.*ParallelPostFit"):
+        DaskKernelRidge(kernel, n_centers=5).fit(X, Y)

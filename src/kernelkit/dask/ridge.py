@@ -13,6 +13,10 @@ Two solvers, both with their randomness drawn once on the client:
   (:class:`~kernelkit.dask.operators.DaskGramOperator` passed to
   :func:`kernelkit.solvers.falkon.falkon`); the K_nM chunks stay on the
   workers when they fit, else are recomputed at each iteration.
+
+Why this module is long: two estimators over one base that runs both distributed
+solvers (one pass of normal equations; Falkon with a distributed K_nM) and refits
+over an alpha grid without another pass; the classifier adds only its label coding.
 """
 
 from __future__ import annotations
@@ -90,8 +94,11 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
         """Fit on dask X (n, d) and dask targets Y (n, t)."""
         validate_params(self, _CONSTRAINTS, type(self).__name__)
         kernel = resolve_kernel(self.kernel)
-        if kernel == "precomputed" or kernel.input_kind == "string":
-            raise ValueError(f"{type(self).__name__} needs a kernel on numeric vectors")
+        if kernel == "precomputed" or kernel.input_kind not in ("vector", "any"):
+            raise ValueError(f"{type(self).__name__} needs a kernel on numeric vectors, got "
+                             f"{kernel!r}; for strings, sets, trees or graphs fit the in-memory "
+                             "estimator (kernelkit.KernelRidge) and predict with "
+                             "kernelkit.dask.ParallelPostFit")
         client = self._get_client()
         check_worker_room(client, X, f"{type(self).__name__}.fit")
         n, d = int(X.shape[0]), int(X.shape[1])
