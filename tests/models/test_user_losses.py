@@ -147,3 +147,20 @@ def test_sample_weight_and_intercept_with_a_user_loss(data):
     a = est.fit(X, y + 4.0, sample_weight=w).predict(X)
     b = clone(est).fit(X[rows], y[rows] + 4.0).predict(X)
     np.testing.assert_allclose(a, b, atol=1e-8)
+
+
+def test_a_loss_with_its_kink_at_z_equal_y_is_accepted():
+    """The pinball (quantile) loss has no derivative at z = y: the probe does not hold
+    that against it, and L-BFGS fits it (the 0.9-quantile: ~90% of y below f)."""
+    from kernelkit.models import KernelMachine
+    from kernelkit.solvers import make_loss
+
+    tau = 0.9
+    pinball = make_loss(lambda z, y: np.where(z > y, (1 - tau) * (z - y), tau * (y - z)),
+                        lambda z, y: np.where(z > y, 1 - tau, -tau), name="pinball")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 1))
+    y = X[:, 0] + rng.normal(size=200)
+    model = KernelMachine("linear", loss=pinball, alpha=1e-3, fit_intercept=True).fit(X, y)
+    below = np.mean(y <= model.predict(X))
+    assert 0.8 < below < 0.97

@@ -25,7 +25,7 @@ from .._progress import progress
 from ..exceptions import DivergenceError, MemoryBudgetError
 from ..features import ExplicitFeatures, explicit_feature_dim
 from ..gram import GramOperator, gram
-from ..planning import (NEWTON_MAX_N, Choice, Plan, choose_machine_solver, choose_newton_inner,
+from ..planning import (NEWTON_DIRECT_MAX_N, NEWTON_MAX_N, Choice, Plan, choose_machine_solver, choose_newton_inner,
                         decide_store, plan_sgd)
 from ..solvers.losses import get_loss
 from ..solvers.newton import lbfgs_dual, newton_dual
@@ -276,10 +276,13 @@ def machine_solver_choice(n, loss, solver="auto", fit_intercept=False):
         return Choice("solver", "lbfgs", f"{why} has no curvature for Newton: L-BFGS on its "
                       "value and gradient")
     store = decide_store(f"the {n} x {n} Gram matrix", 8.0 * n * n)
-    if n <= NEWTON_MAX_N and store.value:
-        return Choice("solver", "newton", f"{why}: Newton, n={n} <= {NEWTON_MAX_N} and the "
+    # with an intercept every Newton step is one n x n Cholesky (no CG variant yet):
+    # direct steps only where choose_newton_inner takes them
+    limit = NEWTON_DIRECT_MAX_N if fit_intercept else NEWTON_MAX_N
+    if n <= limit and store.value:
+        return Choice("solver", "newton", f"{why}: Newton, n={n} <= {limit} and the "
                       "Gram matrix fits")
-    return Choice("solver", "lbfgs", f"{why}: L-BFGS (n={n} > {NEWTON_MAX_N} or the Gram "
+    return Choice("solver", "lbfgs", f"{why}: L-BFGS (n={n} > {limit} or the Gram "
                   "matrix does not fit: products with K)")
 
 

@@ -301,9 +301,10 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                                       "in [100, 20000], at least n_components, at most n"))
             else:
                 M = min(n, int(self.n_centers))
-                if self.n_components is not None and self.n_components > M:
+                if self.n_components is not None and k > M:
                     raise InvalidParameterError(
-                        f"n_components={self.n_components} > n_centers={M}: the Nystroem path "
+                        f"n_components={self.n_components} > n_centers={self.n_centers}: the "
+                        "Nystroem path "
                         "has at most one component per center; raise n_centers or lower "
                         "n_components")
                 choices.append(Choice("Nystroem centers", M, "set by the user"

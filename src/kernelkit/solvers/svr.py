@@ -132,7 +132,9 @@ class _TwinRowCache(_RowCache):
         old = old[old >= 0]
         self.slot_of[old] = -1
         self.slot_of[old + n] = -1
-        self.rows[slots] = self.kernel_rows.rows(base)
+        R = self.kernel_rows.rows(base, np.arange(n))  # X's rows once, for both halves
+        self.rows[slots, :n] = R
+        self.rows[slots, n:] = R
         self.n_computed += len(base)
         self.row_of[slots] = base
         self.slot_of[base] = slots
