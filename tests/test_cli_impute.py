@@ -117,3 +117,17 @@ def test_a_pipeline_selecting_columns_by_name_predicts_from_a_csv(capsys, tmp_pa
     assert code == 0, err
     want = model.predict(pd.DataFrame({"a": [3.0, 6.0], "b": [2.0, 5.0], "c": [1.0, 4.0]}))
     np.testing.assert_allclose([float(v) for v in text.split()[1:]], want, rtol=1e-12)
+
+
+def test_na_and_none_are_categories_in_a_text_column(tmp_path):
+    """"NA" or "None" in a text column is a category (--onehot encodes it); only in a
+    numeric column does it mark a gap."""
+    from kernelkit.cli.tables import read_columns
+
+    path = tmp_path / "t.csv"
+    path.write_text("a,alley,y\n1,Pave,1\n2,NA,0\nNA,Grvl,1\n4,None,0\n")
+    table = read_columns(path, target="y", allow_missing=True)
+    assert table.text == ["alley"]
+    assert list(table.columns[1]) == ["Pave", "NA", "Grvl", "None"]
+    np.testing.assert_array_equal(np.isnan(table.columns[0]), [False, False, True, False])
+    assert table.missing == {"a": 1}

@@ -95,7 +95,7 @@ def read_columns(path, target=None, id_column=None, allow_missing=False,
         Unknown target or ID column, ragged rows, empty cells, an empty table.
     """
     from ..datasets import read_table
-    from ..datasets.readers import MISSING_TOKENS, csv_records, read_bytes
+    from ..datasets.readers import GAP_TOKENS, csv_records, read_bytes
 
     if id_column is not None and id_column == target:
         raise ValueError(f"--id {id_column!r} names the --target column; the identifier must "
@@ -148,23 +148,20 @@ def read_columns(path, target=None, id_column=None, allow_missing=False,
         elif name == id_column:
             ids = np.array(cells, dtype=str)
         else:
-            gaps = [k for k, c in enumerate(cells) if not c or c.lower() in MISSING_TOKENS
-                    and c.lower() not in ("inf", "-inf", "+inf", "infinity", "-infinity")]
+            marked = [k for k, c in enumerate(cells) if not c or c.lower() in GAP_TOKENS]
+            col = _numbers(cells, marked)  # None: the column holds text
+            # in a text column "NA" or "None" is a category; only an empty cell is a gap
+            gaps = marked if col is not None else [k for k in marked if not cells[k]]
             if gaps and not allow_missing:
                 raise ValueError(f"{path}: line {linenos[1 + gaps[0]]}, column {name!r} is "
                                  f"{'empty' if not cells[gaps[0]] else repr(cells[gaps[0]])}; "
                                  f"missing values are not supported: {gap_hint}")
-            try:
-                col = np.array([("nan" if k in set(gaps) else c) for k, c in enumerate(cells)]
-                               if gaps else cells, dtype=np.float64)
-                if not np.isfinite(np.delete(col, gaps)).all():
-                    raise ValueError
-            except ValueError:
+            if col is None:
                 if gaps:
                     raise ValueError(
                         f"{path}: line {linenos[1 + gaps[0]]}, column {name!r} has a gap, and "
                         "the column holds text: --impute fills numeric columns only; drop "
-                        "those rows or fill the cells") from None
+                        "those rows or fill the cells")
                 col = np.array(cells, dtype=str)
                 text_cols.append(name)
             if gaps:
@@ -174,6 +171,22 @@ def read_columns(path, target=None, id_column=None, allow_missing=False,
     if not cols:
         raise ValueError(f"{path}: no feature columns left besides the target and --id")
     return Table(names, cols, y, ids, text_cols, missing)
+
+
+def _numbers(cells, gaps):
+    """The column as float64 with NaN at ``gaps``, or None when another cell is not a
+    finite number (a text column)."""
+    col = np.full(len(cells), np.nan)
+    keep = np.ones(len(cells), dtype=bool)
+    keep[gaps] = False
+    try:
+        values = np.array([c for c, k in zip(cells, keep) if k], dtype=np.float64)
+    except ValueError:
+        return None
+    if not np.isfinite(values).all():
+        return None
+    col[keep] = values
+    return col
 
 
 def _number_text(value):

@@ -279,6 +279,9 @@ def _check_finite(X, linenos, feat_names, source):
 #: Texts that mean "no value" in a table: never a class label or a number.
 MISSING_TOKENS = frozenset({"nan", "na", "n/a", "null", "none", "?", "inf", "-inf", "+inf",
                             "infinity", "-infinity"})
+#: Of those, the ones that mark a gap in a numeric column (the infinities are values
+#: refused as such); in a text column they are categories like any other text.
+GAP_TOKENS = frozenset({"nan", "na", "n/a", "null", "none", "?"})
 
 
 def check_target_cells(cells, linenos, name, source):
