@@ -155,3 +155,23 @@ def test_help_imports_no_numerical_library():
                          timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_quote_inside_an_unquoted_cell_is_a_character(tmp_path):
+    data = tmp_path / "t.csv"
+    data.write_text('name,height\nbob,5 ft 10"\nann,6 ft\n')
+    from kernelkit.cli.tables import read_columns
+
+    table = read_columns(data)
+    assert list(table.columns[1]) == ['5 ft 10"', "6 ft"]
+
+
+@pytest.mark.parametrize("value", ["inf", "1e300", "nan", "2.5", "0"])
+def test_counts_on_the_command_line_are_checked(tmp_path, capsys, value):
+    data = tmp_path / "t.csv"
+    data.write_text("a,y\n" + "\n".join(f"{i},{i}" for i in range(30)) + "\n")
+    code, _, err = _run(capsys, "fit", data, "--target", "y", "--solver", "falkon",
+                        "--centers", value, "--out", tmp_path / "m.kk")
+    assert code == 2 and "--centers must be a whole number >= 1" in err
+    code, _, err = _run(capsys, "plan", "--n", value, "--d", "3")
+    assert code == 2 and "--n must be a whole number >= 1" in err

@@ -392,3 +392,10 @@ def test_scikit_learn_spellings_of_kernel_parameters_get_the_kernelkit_one():
         est = cls()
         assert clone(est).get_params() == est.get_params()  # the signature is the original
     assert seen >= 20
+
+
+def test_the_hint_reads_a_kernel_given_by_position():
+    import kernelkit
+
+    with pytest.raises(TypeError, match=r'kernel="poly\(degree=3\)" or kernel=Polynomial\('):
+        kernelkit.KernelRidge("poly", degree=3)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .usage import UsageError, fail_usage
+from .usage import UsageError, fail_usage, parse_count
 
 PROG = "kernelkit"
 #: Random-feature dimension that ``kernelkit plan`` considers when --D is not given.
@@ -345,29 +345,19 @@ def cmd_info(args, out, err):
 
 # ---------------------------------------------------------------- parser and main
 
-def _count(text, name):
-    try:
-        value = float(text)
-    except ValueError:
-        raise UsageError(f"--{name} must be a number such as 1e6, got {text!r}") from None
-    if not value >= 1 or value != int(value) or value > 1e15:
-        raise UsageError(f"--{name} must be a whole number >= 1, got {text!r}")
-    return int(value)
-
-
 def cmd_plan(args, out, err):
     from ..calibration import machine_rates
     from ..config import get_config, parse_memory
     from ..planning import plan_sgd
 
-    n, d = _count(args.n, "n"), _count(args.d, "d")
+    n, d = parse_count(args.n, "--n"), parse_count(args.d, "--d")
     if args.D is None:
         D = DEFAULT_PLAN_D
         err.write(f"{PROG}: random features considered with D={D} (set --D; --D 0 for a "
                   "kernel without a feature map)\n")
     else:
-        D = None if args.D.strip() == "0" else _count(args.D, "D")
-    T = None if args.iterations is None else _count(args.iterations, "iterations")
+        D = None if args.D.strip() == "0" else parse_count(args.D, "--D")
+    T = None if args.iterations is None else parse_count(args.iterations, "--iterations")
     try:
         memory = parse_memory(args.memory) if args.memory else get_config()["memory"]
     except ValueError as exc:

@@ -58,14 +58,14 @@ def parse_fraction(text):
 
 
 def parse_count(text, option):
-    """``text`` as a whole number >= 1."""
+    """``text`` as a whole number >= 1 (at most 1e15; "1e6" is accepted)."""
     try:
-        value = int(float(text))
+        value = float(text)
     except ValueError:
-        fail_usage(f"{option}: {text!r} is not a number")
-    if value < 1 or value != float(text):
+        fail_usage(f"{option} must be a number such as 1e6, got {text!r}")
+    if not 1 <= value <= 1e15 or value != int(value):
         fail_usage(f"{option} must be a whole number >= 1, got {text}")
-    return value
+    return int(value)
 
 
 def column_list(names, limit=8):

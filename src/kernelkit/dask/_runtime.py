@@ -22,6 +22,7 @@ distributed fit follows them without repeating them.
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import numpy as np
@@ -481,7 +482,7 @@ def compute(obj, client, timeout=None, what="the distributed pass"):
                                    f"or too slow; live workers: {_live_workers(client)})")
             try:
                 result = future.result(timeout=min(POLL, left))
-            except TimeoutError:
+            except (TimeoutError, asyncio.TimeoutError):  # the same class from Python 3.11
                 pass
             else:
                 _report(what, time.monotonic() - start, client)

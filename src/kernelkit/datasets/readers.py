@@ -102,7 +102,7 @@ def csv_records(text, delimiter, first_line=1):
         A quote opened and never closed (naming the line where its record starts).
     """
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
-                        skipinitialspace=True, strict=False)
+                        skipinitialspace=True, strict=True)
     out, start = [], first_line
     try:
         for row in reader:
@@ -110,11 +110,10 @@ def csv_records(text, delimiter, first_line=1):
                 out.append((start, row))
             start = first_line + reader.line_num
     except csv.Error as exc:
-        raise ValueError(f"line {start}: {exc}; a cell this long is not a table value: check "
-                         "the delimiter and that every quote is closed") from None
-    if out and text.count('"') % 2:
-        raise ValueError(f"line {out[-1][0]}: a quoted field is opened and never closed; "
-                         "every opening quote needs its closing quote")
+        what = ("a quoted field is opened and never closed; every opening quote needs its "
+                "closing quote" if "end of data" in str(exc) else
+                f"{exc}: check the delimiter and that every quote is closed")
+        raise ValueError(f"line {start}: {what}") from None
     return out
 
 

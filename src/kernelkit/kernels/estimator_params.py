@@ -101,7 +101,8 @@ class KernelParamsMixin(RestoresOnFailure):
         def __init__(self, *args, **kw):
             unknown = [k for k in kw if k not in known]
             if unknown:
-                raise TypeError(unknown_parameter_message(type(self).__name__, unknown, kw,
+                given = {**dict(zip(params, args)), **kw}  # the kernel may come by position
+                raise TypeError(unknown_parameter_message(type(self).__name__, unknown, given,
                                                           params))
             init(self, *args, **kw)
 
