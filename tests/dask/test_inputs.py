@@ -134,3 +134,15 @@ def test_verbose_fits_report_each_pass(capsys, where):
 def test_kernels_on_objects_are_refused_with_the_way_out(kernel):
     with pytest.raises(ValueError, match="needs a kernel on numeric vectors.*ParallelPostFit"):
         DaskKernelRidge(kernel, n_centers=5).fit(X, Y)
+
+
+def test_a_failed_refit_keeps_the_fitted_model():
+    """All or nothing, as in memory: a refit that raises leaves the old classes and
+    coefficients (it used to keep the new classes_ with the old coefficients)."""
+    clf = DaskKernelRidgeClassifier(n_centers=10, random_state=0)
+    clf.fit(X, np.where(X[:, 0] > 0, "a", "b"))
+    before = clf.predict(X)
+    with pytest.raises(Exception):
+        clf.set_params(alpha=-1).fit(X, np.array(["c", "d", "e"] * 100))
+    assert list(clf.classes_) == ["a", "b"]
+    np.testing.assert_array_equal(clf.set_params(alpha=1.0).predict(X), before)

@@ -16,6 +16,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._budget import row_blocks
+from .._fit_state import RestoresOnFailure
 from .._validation import Interval, Options, validate_params
 from ..features.centers import uniform_centers
 from ..kernels import resolve_kernel
@@ -65,7 +66,7 @@ class _Labels:
         return _nearest(self.fmap.transform(np.asarray(Xb)), self.centers)[0].astype(np.intp)
 
 
-class DaskKernelKMeans(ClientMixin, ClusterMixin, BaseEstimator):
+class DaskKernelKMeans(RestoresOnFailure, ClientMixin, ClusterMixin, BaseEstimator):
     """Kernel k-means on Nystroem features, with Lloyd's statistics tree-summed on a cluster.
 
     Parameters

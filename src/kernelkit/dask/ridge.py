@@ -31,6 +31,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .. import config
+from .._fit_state import RestoresOnFailure
 from .._validation import Interval, Options, validate_params
 from ..exceptions import InvalidParameterError
 from ..features.centers import uniform_centers
@@ -69,7 +70,7 @@ _CONSTRAINTS = {
 }
 
 
-class _DaskRidgeBase(ClientMixin, BaseEstimator):
+class _DaskRidgeBase(RestoresOnFailure, ClientMixin, BaseEstimator):
     def __init__(self, kernel="rbf", alpha=1.0, *, solver="auto", features="nystroem",
                  n_centers="auto", tol=1e-7, max_iter=100, persist="auto",
                  chunk_rows=None, timeout=None, random_state=None, fit_intercept=True,
@@ -142,7 +143,7 @@ class _DaskRidgeBase(ClientMixin, BaseEstimator):
                 f"name), got n_centers={self.n_centers!r}, n_components={self.n_components!r}")
         warnings.warn(f"{type(self).__name__}: n_components is deprecated and will be "
                       "removed in a future version; use n_centers (KernelRidge's name for "
-                      "the same number of centers)", FutureWarning, stacklevel=5)
+                      "the same number of centers)", FutureWarning, stacklevel=6)
         return self.n_components
 
     def _center_targets(self, Y, sw, client):
@@ -461,6 +462,7 @@ class DaskKernelRidgeClassifier(ClassifierMixin, _DaskRidgeBase):
         """
         import dask.array as da
 
+        validate_params(self, _CONSTRAINTS, type(self).__name__)  # before the labels' pass
         X, names = fit_rows(X, "X", self.chunk_rows)
         y = align_rows(y, X, "y")
         if y.ndim != 1:

@@ -10,6 +10,8 @@ become a :class:`Tree` (the ``"tree"`` kind of
 
 from __future__ import annotations
 
+import itertools
+
 import re
 from numbers import Real
 
@@ -28,12 +30,13 @@ _BAD_LABEL = re.compile(r"[\s()]")
 # equal productions get equal ids, so a block only concatenates its trees' arrays.
 # (Ids never leave the process: model files hold the bracket text.)
 _PRODUCTIONS: dict = {}
+_NEXT_ID = itertools.count()  # ids from a counter: two threads never share one
 
 
 def _production_id(key):
     pid = _PRODUCTIONS.get(key)
     if pid is None:
-        pid = _PRODUCTIONS.setdefault(key, len(_PRODUCTIONS))
+        pid = _PRODUCTIONS.setdefault(key, next(_NEXT_ID))
     return pid
 
 
@@ -327,11 +330,11 @@ class SubsetTree(ObjectKernel):
     @staticmethod
     def _require_scratch(x_sizes, y_sizes):
         """MemoryBudgetError unless one ``|T1| x |T2|`` table per thread fits a block's share."""
-        import os
+        import numba
 
         if not len(x_sizes) or not len(y_sizes):
             return
-        threads = min(os.cpu_count() or 1, len(x_sizes))
+        threads = min(numba.get_num_threads(), len(x_sizes))  # the loops' own threads
         nbytes = 8.0 * threads * max(x_sizes) * max(y_sizes)
         require(nbytes, f"the subset-tree kernel's table of node pairs (trees of up to "
                 f"{max(max(x_sizes), max(y_sizes))} nodes; |T1| x |T2| floats per thread)",
@@ -343,8 +346,8 @@ class SubsetTree(ObjectKernel):
 
         flat = _flatten(X)
         sizes = np.diff(flat[3])
-        if len(sizes):
-            self._require_scratch(sizes[[np.argmax(sizes)]], sizes[[np.argmax(sizes)]])
+        if len(sizes):  # parallel over the trees: one |T| x |T| table per thread
+            self._require_scratch(sizes, sizes)
         return subset_tree_self(*flat, float(self.decay))
 
     def _block_into(self, X, Y, diag_offset, out):
