@@ -17,6 +17,7 @@ import numpy as np
 from .._budget import BLOCK_SHARE, require, row_blocks
 from .._validation import Interval, check_strings
 from .base import Kernel
+from .objects import normalize_block
 
 __all__ = ["Subsequence", "Spectrum", "WeightedDegree", "kmer_counts"]
 
@@ -33,17 +34,6 @@ class _StringKernel(Kernel):
         raise ValueError(
             f"{self!r} is a kernel on strings: random Fourier features need a shift-invariant "
             "kernel on numeric vectors; approximate it with kernelkit.features.Nystroem instead")
-
-    def _normalize_into(self, out, dx, dy, diag_offset):
-        """out[i, j] /= sqrt(dx_i dy_j); 0 where a string has no features (zero vector)."""
-        with np.errstate(divide="ignore", invalid="ignore"):
-            sx = np.where(dx > 0, 1.0 / np.sqrt(dx), 0.0)
-            sy = np.where(dy > 0, 1.0 / np.sqrt(dy), 0.0)
-        out *= sx[:, None]
-        out *= sy[None, :]
-        if diag_offset >= 0:  # exact ones on the diagonal of a symmetric Gram matrix
-            i = np.arange(min(len(dx), out.shape[1] - diag_offset))
-            out[i, i + diag_offset] = (dx[i] > 0).astype(np.float64)
 
 
 class Subsequence(_StringKernel):
@@ -139,7 +129,7 @@ class Subsequence(_StringKernel):
             dy = self._self_values(Y)
             dx = (dy[diag_offset:diag_offset + len(X)] if diag_offset >= 0
                   else self._self_values(X))
-            self._normalize_into(out, dx, dy, diag_offset)
+            normalize_block(out, dx, dy, diag_offset)
 
     def _diag(self, X):
         if self.normalize:
@@ -261,7 +251,7 @@ class _CountKernel(_StringKernel):
         if self.normalize:
             dx = np.asarray(A.multiply(A).sum(axis=1)).ravel()
             dy = np.asarray(B.multiply(B).sum(axis=1)).ravel()
-            self._normalize_into(out, dx, dy, diag_offset)
+            normalize_block(out, dx, dy, diag_offset)
 
     def _diag(self, X):
         A = self._features(X)
