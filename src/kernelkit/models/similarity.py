@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._budget import require
 from .._validation import Interval, validate_params
 from ..gram import pairwise_blocked
+from ..kernels.objects import normalize_block
 from ..solvers.distances import query_blocks, smallest_k_indices
 from ._base import (KernelParamsMixin, kernel_for_data, reject_precomputed,
                     resolve_estimator_kernel, tag_sparse, validate_fit_X,
@@ -29,23 +30,16 @@ __all__ = ["KernelSimilarity", "most_similar", "normalized_similarities"]
 _N_NEIGHBORS = [Interval(Integral, 1, None)]
 
 
-def _inverse_norms(diag):
-    """1 / sqrt(k(x, x)), and 0 where k(x, x) is 0 (or a round-off below it)."""
-    diag = np.asarray(diag, dtype=np.float64)
-    out = np.zeros_like(diag)
-    pos = diag > 0
-    out[pos] = 1.0 / np.sqrt(diag[pos])
-    return out
-
-
-def normalized_similarities(K, inv_norm_rows, inv_norm_cols):
-    """``K[i, j] / sqrt(k(x_i, x_i) k(y_j, y_j))``, in place, clipped to [-1, 1].
+def normalized_similarities(K, diag_rows, diag_cols):
+    """``K[i, j] / sqrt(k(x_i, x_i) k(y_j, y_j))``, in place, clipped to [-1, 1]
+    (:func:`kernelkit.kernels.objects.normalize_block`, the cosine normalisation every
+    normalised kernel uses).
 
     A point with k(x, x) = 0 (its phi is the zero vector) has similarity 0 to
     everything, as scikit-learn's ``cosine_similarity`` gives zero rows.
     """
-    K *= inv_norm_rows[:, None]
-    K *= inv_norm_cols[None, :]
+    normalize_block(K, np.asarray(diag_rows, dtype=np.float64),
+                    np.asarray(diag_cols, dtype=np.float64))
     np.clip(K, -1.0, 1.0, out=K)  # Cauchy-Schwarz, up to round-off
     return K
 
@@ -167,8 +161,7 @@ class KernelSimilarity(KernelParamsMixin, BaseEstimator):
                 f"the {Xq.shape[0]} x {self.n_samples_fit_} matrix of similarities",
                 hint="ask kneighbors for the nearest items, which works in blocks of queries")
         K = np.asarray(pairwise_blocked(self.kernel_, Xq, self.X_fit_), dtype=np.float64)
-        return normalized_similarities(K, _inverse_norms(diag_q),
-                                       _inverse_norms(self.diag_fit_))
+        return normalized_similarities(K, diag_q, self.diag_fit_)
 
     def kneighbors(self, X=None, n_neighbors=None, return_similarity=True):
         """The most similar items of each query, most similar first.
@@ -201,14 +194,13 @@ class KernelSimilarity(KernelParamsMixin, BaseEstimator):
                              f"{' besides the query itself' if exclude_self else ''}; "
                              "lower n_neighbors")
         Xq, diag_q = self._queries(X)
-        inv_q, inv_fit = _inverse_norms(diag_q), _inverse_norms(self.diag_fit_)
         n_q = Xq.shape[0]
         sim = np.empty((n_q, k))
         ind = np.empty((n_q, k), dtype=np.intp)
         for r0, r1 in query_blocks(n_q, self.n_samples_fit_, n_temporaries=2):
             K = np.asarray(pairwise_blocked(self.kernel_, Xq[r0:r1], self.X_fit_),
                            dtype=np.float64)
-            S = normalized_similarities(K, inv_q[r0:r1], inv_fit)
+            S = normalized_similarities(K, diag_q[r0:r1], self.diag_fit_)
             np.negative(S, out=S)  # the k largest similarities are the k smallest of -S
             if exclude_self:
                 S[np.arange(r1 - r0), np.arange(r0, r1)] = np.inf
