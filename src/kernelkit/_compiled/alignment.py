@@ -61,11 +61,20 @@ def _log_pair(x, y, inv_two_sigma2, triangular):
 
 
 @njit(parallel=True, **_jit)
-def _log_block(xv, xo, yv, yo, inv_two_sigma2, triangular, out):
-    for i in prange(len(xo) - 1):
+def _log_block(xv, xo, yv, yo, inv_two_sigma2, triangular, diag_offset, out):
+    nx, ny = len(xo) - 1, len(yo) - 1
+    sym_end = diag_offset + nx if diag_offset >= 0 else -1
+    for i in prange(nx):
         x = xv[xo[i]:xo[i + 1]]
-        for j in range(len(yo) - 1):
+        gi = i + diag_offset
+        for j in range(ny):
+            if diag_offset >= 0 and gi < j < sym_end:
+                continue  # the upper copy of a pair inside the block: mirrored below
             out[i, j] = _log_pair(x, yv[yo[j]:yo[j + 1]], inv_two_sigma2, triangular)
+    if diag_offset >= 0:
+        for i in range(nx):
+            for j in range(i + diag_offset + 1, min(ny, sym_end)):
+                out[i, j] = out[j - diag_offset, i + diag_offset]
 
 
 @njit(parallel=True, **_jit)
@@ -81,7 +90,7 @@ def log_gak_diag(xv, xo, sigma, triangular, out):
     return out
 
 
-def log_gak_block(xv, xo, yv, yo, sigma, triangular, out):
+def log_gak_block(xv, xo, yv, yo, sigma, triangular, out, diag_offset=-1):
     """log k(x_i, y_j) of the global alignment kernel into ``out`` (float64, (n_x, n_y)).
 
     Parameters
@@ -96,6 +105,10 @@ def log_gak_block(xv, xo, yv, yo, sigma, triangular, out):
         T >= 0: the triangular weight's width (0: no weight).
     out : ndarray of shape (len(xo) - 1, len(yo) - 1), float64
         -inf where no path is allowed (lengths differing by T or more).
+    diag_offset : int, default=-1
+        >= 0 when X's series are Y's from ``diag_offset`` on (a block of a symmetric
+        Gram matrix): each pair inside the block is computed once and mirrored.
     """
-    _log_block(xv, xo, yv, yo, 1.0 / (2.0 * float(sigma) ** 2), int(triangular), out)
+    _log_block(xv, xo, yv, yo, 1.0 / (2.0 * float(sigma) ** 2), int(triangular),
+               int(diag_offset), out)
     return out

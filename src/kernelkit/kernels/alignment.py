@@ -153,7 +153,7 @@ class GlobalAlignment(ObjectKernel):
         X, Y = kernel.prepare(X, Y)
         return kernel._log_block(X, Y)
 
-    def _log_block(self, X, Y):
+    def _log_block(self, X, Y, diag_offset=-1):
         from .._compiled.alignment import log_gak_block
         from .._compiled import interruptible
 
@@ -162,7 +162,7 @@ class GlobalAlignment(ObjectKernel):
             xv, xo = _stack(X)
             yv, yo = (xv, xo) if Y is X else _stack(Y)
             interruptible(log_gak_block)(xv, xo, yv, yo, float(self.sigma),
-                                         int(self.triangular), out)
+                                         int(self.triangular), out, diag_offset)
         return out
 
     def _log_diag(self, X):
@@ -176,7 +176,7 @@ class GlobalAlignment(ObjectKernel):
         return out
 
     def _block(self, X, Y, diag_offset):
-        L = self._log_block(X, Y)
+        L = self._log_block(X, Y, diag_offset)
         if not self.normalize:
             with np.errstate(over="ignore"):  # reported by the block API, with the fix
                 return np.exp(L)
