@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._budget import row_blocks
+from ..features.centers import take_rows
 from ..features.nystroem import Nystroem, nystroem_transform
 from ..kernels import Linear
 from ..planning import Choice
@@ -65,7 +66,7 @@ class DistanceSpace:
         contiguous = rows.size == self.n
         for r0, r1 in query_blocks(rows.size, self.n, n_temporaries=n_temporaries):
             idx = rows[r0:r1]
-            Xq = self.X[r0:r1] if contiguous else _take(self.X, idx)
+            Xq = self.X[r0:r1] if contiguous else take_rows(self.X, idx)
             yield idx, sq_distances(self.kernel, Xq, self.diag[idx], self.X, self.diag)
 
 
@@ -82,12 +83,6 @@ class DistanceSpace:
         np.maximum(d, 0.0, out=d)
         d[d <= ROUNDOFF * (abs(self.diag[i]) + np.abs(self.diag))] = 0.0
         return d
-
-
-def _take(X, idx):
-    if isinstance(X, np.ndarray) or hasattr(X, "tocsr"):
-        return X[idx]
-    return [X[i] for i in idx]
 
 
 def distance_space(kernel, X, approximation, n_centers, random_state):

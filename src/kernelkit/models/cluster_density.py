@@ -23,7 +23,8 @@ from ..planning import Choice, Plan
 from ._base import (KernelParamsMixin, check_sample_weight, kernel_for_data,
                     reject_precomputed, report_plan, resolve_estimator_kernel, tag_sparse,
                     validate_fit_X)
-from ._distance_space import _take, distance_space
+from ..features.centers import take_rows
+from ._distance_space import distance_space
 
 __all__ = ["KernelDBSCAN"]
 
@@ -160,7 +161,7 @@ class KernelDBSCAN(KernelParamsMixin, ClusterMixin, BaseEstimator):
         self.kernel_ = kernel
         self.labels_ = labels
         self.core_sample_indices_ = np.flatnonzero(core).astype(np.intp)
-        self.components_ = _take(X, self.core_sample_indices_)
+        self.components_ = take_rows(X, self.core_sample_indices_)
         self.plan_ = Plan(space.choice.value, reason="radius neighbourhoods by row blocks of "
                           "feature-space distances", problem={"n": n},
                           choices=(space.choice, pairs.choice))
