@@ -17,7 +17,7 @@ from kernelkit import config_context
 from kernelkit.exceptions import InvalidParameterError, MemoryBudgetError, ModelFormatError
 from kernelkit.kernels import RBF, Linear
 from kernelkit.models import KernelPCA
-from kernelkit.persistence._decomposition import KERNEL_PCA_ENTRY
+from kernelkit.persistence._allowlist import allow_list
 
 
 def _data(n=80, d=3, seed=0):
@@ -245,7 +245,7 @@ def test_pipeline_save_load_and_pandas_output(tmp_path):
 
 def test_state_check_refuses_inconsistent_state(tmp_path):
     X, _ = _data()
-    check = KERNEL_PCA_ENTRY[3]
+    check = allow_list()["KernelPCA"].check
     model = KernelPCA(4, eigen_solver="nystroem", n_centers=30, random_state=0).fit(X)
     model.projection_ = model.projection_[:, :3]
     with pytest.raises(ModelFormatError, match="projection_"):

@@ -117,12 +117,12 @@ def test_save_and_load(data, tmp_path):
 
 def test_load_refuses_inconsistent_state(data, tmp_path):
     from kernelkit.exceptions import ModelFormatError
-    from kernelkit.persistence._similarity import KERNEL_SIMILARITY_ENTRY
+    from kernelkit.persistence._allowlist import allow_list
 
     est = KernelSimilarity(kernel="linear").fit(data[0])
     est.diag_fit_ = -est.diag_fit_
     with pytest.raises(ModelFormatError, match="diag_fit_"):
-        KERNEL_SIMILARITY_ENTRY[3]("m.kk", est)
+        allow_list()["KernelSimilarity"].check("m.kk", est)
 
 
 @pytest.mark.parametrize("params", [{"n_neighbors": 0}, {"kernel": "precomputed"},

@@ -23,11 +23,11 @@ import numpy as np
 
 from .._validation import check_params
 from ..features import ExplicitFeatures, Nystroem, RandomFourierFeatures, RandomKitchenSinks
-from ._allowlist import check_ranges
+from ._checks import check_ranges
 from ._format import fail, param_from_json, param_to_json
 
 __all__ = ["FEATURE_MAPS", "FEATURE_MAP_KEY", "encode_features_param", "decode_features_param",
-           "needs_feature_map_node", "machine_entries", "MACHINES"]
+           "needs_feature_map_node", "with_feature_map", "MACHINES"]
 
 #: The feature maps a kernel machine's file may hold (each has its own allow-list entry).
 FEATURE_MAPS = {cls.__name__: cls for cls in (RandomFourierFeatures, Nystroem,
@@ -145,24 +145,22 @@ def _check_primal_with_map(path, model):
     check_ranges(path, model)
 
 
-def machine_entries(registry):
-    """The kernel machines' allow-list entries, their checks extended to a restored
-    ``feature_map_`` (set by the loader before the check); others unchanged."""
-    out = {}
-    for name in MACHINES:
-        cls, arrays, scalars, base_check = registry[name]
+def with_feature_map(entry):
+    """A kernel machine's allow-list entry, its check extended to a restored
+    ``feature_map_`` (set by the loader before the check) and ``coef_`` among its
+    arrays (the ridge learners' w on random features)."""
+    arrays, base_check = entry.arrays, entry.check
 
-        def check(path, model, base_check=base_check):
-            if getattr(model, "feature_map_", None) is None:
-                if getattr(model, "features", None) is not None and _primal(model):
-                    fail(path, "a primal model fitted with features= needs its stored "
-                               "feature map")
-                base_check(path, model)
-            else:
-                _check_primal_with_map(path, model)
+    def check(path, model):
+        if getattr(model, "feature_map_", None) is None:
+            if getattr(model, "features", None) is not None and _primal(model):
+                fail(path, "a primal model fitted with features= needs its stored "
+                           "feature map")
+            base_check(path, model)
+        else:
+            _check_primal_with_map(path, model)
 
-        check.__doc__ = base_check.__doc__
-        if "coef_" not in arrays:  # the ridge learners' w on random features
-            arrays = tuple(arrays) + ("coef_",)
-        out[name] = (cls, arrays, scalars, check)
-    return out
+    check.__doc__ = base_check.__doc__
+    if "coef_" not in arrays:
+        arrays = tuple(arrays) + ("coef_",)
+    return entry._replace(arrays=arrays, check=check)

@@ -7,7 +7,7 @@ strict JSON; the one private attribute a prediction needs (RidgeClassifier's
 label binarizer) is rebuilt on load from ``classes_``, never unpickled. The
 parameters are checked on load by the model's own declared constraints
 (scikit-learn's ``_validate_params``, what its ``fit`` runs), and the state by
-:func:`_check_linear`: shapes agree with each other and with ``n_features_in_``,
+:func:`check_linear`: shapes agree with each other and with ``n_features_in_``,
 every number is finite, the classes are distinct.
 
 Stored: ``Ridge``, ``RidgeClassifier``, ``LinearRegression``,
@@ -26,13 +26,13 @@ from sklearn.svm import LinearSVC, LinearSVR
 
 from ._format import fail
 
-__all__ = ["linear_model_registry", "LINEAR_MODELS"]
+__all__ = ["LINEAR_MODELS", "LINEAR_CLASSIFIERS", "check_linear", "linear_model_view_check"]
 
 _NAMES = ("n_features_in_", "feature_names_in_")
 _REGRESSORS = (Ridge, LinearRegression, SGDRegressor, LinearSVR)
-_CLASSIFIERS = (RidgeClassifier, LogisticRegression, SGDClassifier, LinearSVC)
+LINEAR_CLASSIFIERS = (RidgeClassifier, LogisticRegression, SGDClassifier, LinearSVC)
 #: The linear models a model file may hold (a kernelkit feature map's last step).
-LINEAR_MODELS = _REGRESSORS + _CLASSIFIERS
+LINEAR_MODELS = _REGRESSORS + LINEAR_CLASSIFIERS
 
 
 def _check_params(path, model):
@@ -54,7 +54,7 @@ def _array(path, model, attr):
     return arr
 
 
-def _check_linear(path, model):
+def check_linear(path, model):
     """coef_ (d,) or (k, d) with d = n_features_in_; intercept_ a number, (1,) or (k,)
     as the coefficients; classes_ (classifiers): at least two distinct labels, one row
     of coefficients for two classes (or a (d,) vector), else one per class."""
@@ -76,7 +76,7 @@ def _check_linear(path, model):
                    f"{coef.shape}")
     if coef.ndim == 1 and isinstance(model, (Ridge, LinearRegression)):
         model.intercept_ = float(icpt.reshape(-1)[0])  # a number, written as shape (1,)
-    if isinstance(model, _CLASSIFIERS):
+    if isinstance(model, LINEAR_CLASSIFIERS):
         classes = getattr(model, "classes_", None)
         if classes is None:
             fail(path, f"{name}.classes_ is missing")
@@ -113,10 +113,3 @@ def linear_model_view_check(model):
                          "call densify() before saving")
     return model
 
-
-def linear_model_registry():
-    """Name -> (class, array attributes, JSON attributes, state check)."""
-    return {cls.__name__: (cls, ("coef_", "intercept_"),
-                           (("classes_",) if cls in _CLASSIFIERS else ()) + _NAMES,
-                           _check_linear)
-            for cls in LINEAR_MODELS}

@@ -29,7 +29,7 @@ from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 
 from ._format import fail
 
-__all__ = ["preprocessor_registry", "saved_view", "check_column_spec",
+__all__ = ["check_onehot_state", "check_imputer_state", "saved_view", "check_column_spec",
            "restore_column_transformer", "column_transformer_params"]
 
 _NAMES = ("n_features_in_", "feature_names_in_")
@@ -185,7 +185,7 @@ _ONEHOT_OPTIONS = {"categories": ("auto",), "sparse_output": (False,),
                    "max_categories": (None,)}
 
 
-def _check_onehot_options(path, model):
+def check_onehot_state(path, model):
     for key, allowed in _ONEHOT_OPTIONS.items():
         value = getattr(model, key)
         if isinstance(value, bool) != isinstance(allowed[0], bool) or value not in allowed:
@@ -225,7 +225,7 @@ def _imputer_view(model):
 _IMPUTER_OPTIONS = {"strategy": ("mean", "median", "most_frequent", "constant")}
 
 
-def _check_imputer(path, model):
+def check_imputer_state(path, model):
     if model.strategy not in _IMPUTER_OPTIONS["strategy"]:
         fail(path, f"SimpleImputer.strategy must be one of {list(_IMPUTER_OPTIONS['strategy'])}")
     for key in ("add_indicator", "keep_empty_features", "copy"):
@@ -392,17 +392,3 @@ def _width(est, k):
             continue
     return k
 
-
-# ---- the entries ------------------------------------------------------------------
-def preprocessor_registry():
-    """Name -> (class, array attributes, JSON attributes, state check) of the
-    encoders and imputers (the ColumnTransformer is handled by ``model_files``)."""
-    return {
-        "OneHotEncoder": (OneHotEncoder, ("categories_text_", "categories_float_",
-                                          "categories_int_", "category_kinds_",
-                                          "category_counts_", "drop_columns_"), _NAMES,
-                          _check_onehot_options),
-        "SimpleImputer": (SimpleImputer, ("statistics_",),
-                          ("fit_dtype_", "statistics_dtype_") + _NAMES,
-                          _check_imputer),
-    }

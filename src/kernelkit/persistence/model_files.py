@@ -14,8 +14,8 @@ from sklearn.pipeline import Pipeline
 
 from .._validation import check_params
 from ..kernels import Kernel
-from ._allowlist import check_common_state, is_fitted, registry as estimator_allow_list
-from ._steps import step_registry
+from ._allowlist import REFUSED, allow_list
+from ._checks import check_common_state, is_fitted
 from ._preprocessors import (check_column_spec, column_transformer_params,
                              restore_column_transformer, saved_view)
 from ._format import (ARRAY_DTYPES, FORMAT_NAME, METADATA, atomic_write,
@@ -24,8 +24,8 @@ from ._format import (ARRAY_DTYPES, FORMAT_NAME, METADATA, atomic_write,
                       scalar_to_json)
 from ._format import SPARSE_PARTS, build_csr, sparse_part_specs, sparse_to_arrays
 from ._feature_machines import (FEATURE_MAP_KEY, FEATURE_MAPS, MACHINES, decode_features_param,
-                                encode_features_param, machine_entries, needs_feature_map_node)
-from ._linear_models import LINEAR_MODELS, linear_model_registry, linear_model_view_check
+                                encode_features_param, needs_feature_map_node)
+from ._linear_models import LINEAR_MODELS, linear_model_view_check
 from ._objects import build_objects, is_object_rows, object_part_specs, objects_to_arrays
 
 __all__ = ["save", "load", "read_metadata"]
@@ -52,15 +52,6 @@ def _composite(node):
     return "steps" in node or "transformers" in node or FEATURE_MAP_KEY in node
 
 
-def allow_list():
-    """Every class a model file may hold: kernelkit's estimators and transformers and
-    a few scikit-learn preprocessors and linear models (name -> (class, arrays, JSON
-    attributes, check))."""
-    estimators = estimator_allow_list()
-    return {**estimators, **machine_entries(estimators), **step_registry(),
-            **linear_model_registry()}
-
-
 def _encode(model, registry, prefix, depth):
     """The metadata node of one estimator (or pipeline) and its arrays by member key."""
     name = type(model).__name__
@@ -84,6 +75,8 @@ def _encode(model, registry, prefix, depth):
                 "attributes": {}, "arrays": {}, "steps": steps}, arrays
     if type(model) is ColumnTransformer:
         return _encode_columns(model, registry, prefix, depth)
+    if name in REFUSED and name not in registry:
+        raise ValueError(f"cannot save a {name}: {REFUSED[name]}")
     if name not in registry or type(model) is not registry[name][0]:
         raise ValueError(f"cannot save a {name}: kernelkit model files hold "
                          f"{', '.join(registry)}, and Pipelines and ColumnTransformers of them")
