@@ -43,6 +43,7 @@ import numpy as np
 
 import _common  # noqa: F401  (sets KERNELKIT_SHARED_DATA)
 from _common import RESULTS, alternate, parse_args, peak_rss_gb, print_table, timed, write_json
+from _rates import machine_rates
 
 import kernelkit
 from kernelkit.datasets import load_fashion_mnist, load_shared_table
@@ -53,7 +54,7 @@ from sklearn.kernel_ridge import KernelRidge as SKRidge
 CAL = {"gamma": 0.5, "alpha": 0.1, "n_test": 640, "seed": 0, "n_centers": 5000,
        "center_selection": "kmeans++"}
 FASHION = {"features": "sqrt(pixels), unit-norm rows", "gamma": 3.0, "alpha": 1e-3,
-           "n_centers": [13500, 15000], "max_iter": 10}
+           "configs": [(13500, "uniform"), (15000, "uniform")], "max_iter": 10}
 SVC_60K = {"accuracy": 0.900, "fit_s": 300.0, "predict_s": 82.0,
            "source": "SVC(C=10, gamma='scale'), measured on this machine (not rerun)"}
 
@@ -106,6 +107,49 @@ def california(quick):
     return rows
 
 
+def work_bound(n, M, d, t, iterations, stored, n_test, rates, dtype=np.float32):
+    """Seconds a Falkon fit + predict needs at this run's measured rates (a lower bound).
+
+    The work of :func:`kernelkit.solvers.falkon.falkon` and of the prediction,
+    each step at the rate of its kind of work (``rates`` from
+    :func:`_rates.machine_rates`; products and exps added, as both keep the
+    same cores busy; a read-bound step is the larger of its flops at the GEMM
+    rate and its bytes at the stored-matrix read rate):
+
+    * K_MM: 2 M^2 d flops + M^2 exps; the two M x M Cholesky factorisations
+      and the triangular product L'L (lauum): 3 x M^3 / 3 at the Cholesky rate;
+    * K_nM: 2 n M d flops + n M exps per pass: one pass when K_nM is stored,
+      else ``iterations + 1`` (the right-hand side's pass and one per iteration);
+    * the iterations' K_nM' (K_nM V): 4 n M t flops, reading K_nM twice
+      (stored) per iteration, and the right-hand side's K_nM' Y (2 n M t);
+    * triangular solves with the M x M factors, t columns: 4 per iteration, 2
+      for the right-hand side and 1 for the coefficients, M^2 t flops each, at
+      the float64 GEMM rate or reading M^2 / 2 float64 entries;
+    * prediction: 2 n_test M d flops + n_test M exps.
+
+    Returns
+    -------
+    total : float
+    terms : dict of str to float (seconds)
+    """
+    gemm = rates["gemm32_gflops" if dtype == np.float32 else "gemm64_gflops"] * 1e9
+    chol = rates["chol32_gflops" if dtype == np.float32 else "chol64_gflops"] * 1e9
+    stream, exps = rates["stream32_gbs"] * 1e9, rates["exp_gexps"] * 1e9
+    item = np.dtype(dtype).itemsize
+    passes = 1 if stored else iterations + 1
+    terms = {
+        "K_MM": 2.0 * M * M * d / gemm + M * M / exps,
+        "cholesky": M ** 3 / chol,
+        "K_nM": passes * (2.0 * n * M * d / gemm + n * M / exps),
+        "CG products": (iterations + 0.5) * (
+            max(4.0 * n * M * t / gemm, 2.0 * n * M * item / stream) if stored
+            else 4.0 * n * M * t / gemm),
+        "triangular solves": (4 * iterations + 3) * max(
+            M * M * t / (rates["gemm64_gflops"] * 1e9), 4.0 * M * M / stream),
+        "predict": 2.0 * n_test * M * d / gemm + n_test * M / exps}
+    return sum(terms.values()), terms
+
+
 def _features(X):
     """sqrt of the pixels (in [0, 1]), each row scaled to unit Euclidean norm, float32."""
     Z = np.sqrt(X, dtype=np.float32)
@@ -113,16 +157,24 @@ def _features(X):
     return Z
 
 
-def fashion(quick):
+def _stored(clf):
+    """Whether the fit kept K_nM in memory (its plan's choice)."""
+    return any(c.what.startswith("store K_nM") and bool(c.value) for c in clf.plan_.choices)
+
+
+def fashion(quick, rates, configs=None):
+    """Fashion-MNIST rows: ``configs`` is a list of (M, center_selection)."""
     X, y = load_fashion_mnist(subset="train", return_X_y=True, dtype=np.float32)
     Xt, yt = load_fashion_mnist(subset="test", return_X_y=True, dtype=np.float32)
     if quick:
         X, y, Xt, yt = X[:5000], y[:5000], Xt[:2000], yt[:2000]
+    if configs is None:
+        configs = [(1000, "uniform")] if quick else FASHION["configs"]
     rows = []
-    for M in [1000] if quick else FASHION["n_centers"]:
+    for M, centers in configs:
         clf = KernelRidgeClassifier(RBF(gamma=FASHION["gamma"]), alpha=FASHION["alpha"],
                                     solver="falkon", n_centers=M, max_iter=FASHION["max_iter"],
-                                    random_state=0)
+                                    center_selection=centers, random_state=0)
 
         def ours(clf=clf):
             with kernelkit.config_context(dtype="float32"):
@@ -132,9 +184,14 @@ def fashion(quick):
 
         load0 = os.getloadavg()[0]
         fit_s, pred_s, acc = ours()
-        rows.append({"model": f"kernelkit falkon M={M}", "n": len(X), "fit_s": fit_s,
-                     "predict_s": pred_s, "total_s": fit_s + pred_s, "accuracy": acc,
-                     "cg_iter": clf.n_iter_, "peak_rss_gb": peak_rss_gb(),
+        bound, terms = work_bound(len(X), M, X.shape[1], len(np.unique(y)), clf.n_iter_,
+                                  _stored(clf), len(Xt), rates)
+        rows.append({"model": f"kernelkit falkon M={M} {centers}", "n": len(X), "M": M,
+                     "centers": centers, "fit_s": fit_s, "predict_s": pred_s,
+                     "total_s": fit_s + pred_s, "accuracy": acc, "cg_iter": clf.n_iter_,
+                     "stored_knm": _stored(clf), "bound_s": bound,
+                     "time_over_bound": (fit_s + pred_s) / bound, "bound_terms_s": terms,
+                     "peak_rss_gb": peak_rss_gb(),
                      "loadavg_1min_before_after": [load0, os.getloadavg()[0]]})
         clf = None
     if quick:
@@ -153,27 +210,42 @@ def fashion(quick):
                         "accuracy": SVC_60K["accuracy"]})
     for row in rows[1:]:
         row["ratio"] = rows[0]["total_s"] / row["total_s"]
-    print("\nFashion-MNIST: fit + predict (seconds), test accuracy")
+    print("\nFashion-MNIST: fit + predict (seconds), test accuracy, and the time over the "
+          "work bound at this run's rates")
     print_table(rows, [("model", "model", "s"), ("n", "n", "d"), ("fit_s", "fit s", ".3g"),
                        ("predict_s", "predict s", ".3g"), ("total_s", "total s", ".3g"),
-                       ("ratio", "ratio", ".3g"), ("accuracy", "accuracy", ".4f"),
-                       ("cg_iter", "CG it", "d")])
+                       ("ratio", "vs SVC", ".3g"), ("accuracy", "accuracy", ".4f"),
+                       ("cg_iter", "CG it", "d"), ("bound_s", "bound s", ".3g"),
+                       ("time_over_bound", "time/bound", ".2f")])
     for row in rows[1:]:
         print(f"{row['model']}: load average (1 min) before / after: "
-              f"{row['loadavg_1min_before_after'][0]:.2f} / {row['loadavg_1min_before_after'][1]:.2f}")
+              f"{row['loadavg_1min_before_after'][0]:.2f} / "
+              f"{row['loadavg_1min_before_after'][1]:.2f}; bound terms (s): "
+              + ", ".join(f"{k} {v:.2f}" for k, v in row["bound_terms_s"].items()))
     return rows
 
 
 def main():
     args = parse_args(__doc__.splitlines()[0])
-    part = os.environ.get("FALKON_PART", "all")  # "california" or "fashion": one part only
+    # "california", "fashion" (every Fashion-MNIST row) or "fmnist60k" (the README row only)
+    part = os.environ.get("FALKON_PART", "all")
+    if part not in ("all", "california", "fashion", "fmnist60k"):
+        raise SystemExit(f"FALKON_PART must be all, california, fashion or fmnist60k, "
+                         f"got {part!r}")
     path = RESULTS / f"falkon{'_quick' if args.quick else ''}.json"
     old = json.loads(path.read_text()) if part != "all" and path.exists() else {}
+    rates = machine_rates(args.quick)
     with kernelkit.config_context(memory="12GB"):  # not the default 70% of what is free now
         cal = california(args.quick) if part in ("all", "california") else old.get("california")
-        fm = fashion(args.quick) if part in ("all", "fashion") else old.get("fashion_mnist")
+        if part == "fmnist60k":
+            fm = fashion(args.quick, rates, None if args.quick else [FASHION["configs"][0]])
+        elif part in ("all", "fashion"):
+            fm = fashion(args.quick, rates)
+        else:
+            fm = old.get("fashion_mnist")
     write_json("falkon", {"california": cal, "fashion_mnist": fm, "settings": {
-        "california": CAL, "fashion": FASHION, "svc_60k_quoted": SVC_60K}}, quick=args.quick)
+        "california": CAL, "fashion": FASHION, "svc_60k_quoted": SVC_60K},
+        "rates_this_run": rates, "loadavg_at_end": os.getloadavg()}, quick=args.quick)
 
 
 if __name__ == "__main__":
