@@ -17,7 +17,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from .base import Kernel, max_abs
-from . import _sparse, spectral
+from . import _rbf_grid, _sparse, spectral
 from .data_dependent import check_resolved
 from ._vector_common import _GAMMA, _POSITIVE, _inner_bound, _inner_into, _sq_norms
 
@@ -137,6 +137,29 @@ def _rbf_values_loop(size):
     from .._compiled import rbf_from_inner, rbf_tile
 
     return rbf_tile if size < SERIAL_BLOCK_ENTRIES else rbf_from_inner
+
+
+def _grid_values(route, gamma):
+    """The tile function of the grid route: exact integer distances from float32 products.
+
+    ``G`` is the float32 product of the route's integer rows (the engine multiplies
+    ``values.operands``); ``aa + bb - 2 G`` is then an exact integer distance,
+    scaled by gamma / s^2; pairs beyond the exactness proof are recomputed exactly.
+    """
+    from .._compiled import rbf_tile
+    from .._compiled.grid import grid_wide_pairs
+
+    A, B, aa, bb = route.A, route.B, route.aa, route.bb
+    factor = gamma / (route.scale * route.scale)  # s^2 exact (s <= 2^16)
+    wide = route.wide_share > 0
+
+    def values(G, r0, r1, c0, c1, diag_offset, out):
+        rbf_tile(G, aa[r0:r1], bb[c0:c1], factor, diag_offset, out)
+        if wide:
+            grid_wide_pairs(A[r0:r1], B[c0:c1], aa[r0:r1], bb[c0:c1], factor, diag_offset, out)
+
+    values.operands = (A, B)
+    return values
 
 
 def _check_length_scales(value):
@@ -289,6 +312,13 @@ class RBF(Kernel):
 
     def _prepare(self, X, Y):
         X, Y = super()._prepare(X, Y)
+        if X.shape[1] >= _rbf_grid.GRID_MIN_FEATURES and not self.is_ard:
+            # Quantised rows (images, counts): centred by an integer vector, so the
+            # prepared rows stay on the grid for the tiles' exact float32 products.
+            scale = _rbf_grid.grid_scale(X, Y)
+            snapped = None if scale is None else _rbf_grid.grid_centred(X, Y, scale)
+            if snapped is not None:
+                return snapped
         if X is Y:
             Xc, _ = _centered(X, X)
             return Xc, Xc
@@ -345,18 +375,40 @@ class RBF(Kernel):
         if _sparse.is_sparse(X) or _sparse.is_sparse(Y) or X.dtype != Y.dtype \
                 or X.dtype not in (np.float64, np.float32) or self.is_ard:
             return None  # ARD: the row-block path, which divides by the length scales
+        from .._compiled import rbf_tile
+
+        gamma = self.gamma_value
+        if X.dtype == np.float64:
+            route = self.product_route(X, Y)
+            if route.used:
+                return _grid_values(route, gamma)
         xx = np.einsum("ij,ij->i", X, X, dtype=np.float64)
         yy = xx if Y is X else np.einsum("ij,ij->i", Y, Y, dtype=np.float64)
         if not xx.max(initial=0.0) + yy.max(initial=0.0) <= _PLAIN_SQ_NORM_LIMIT:
             return None
-        from .._compiled import rbf_tile
-
-        gamma = self.gamma_value
 
         def values(G, r0, r1, c0, c1, diag_offset, out):
             rbf_tile(G, xx[r0:r1], yy[c0:c1], gamma, diag_offset, out)
 
         return values
+
+    def product_route(self, X, Y):
+        """How the tiles of K(X, Y) multiply prepared float64 rows: exact float32
+        products of integers when the rows lie on a grid (:mod:`._rbf_grid`), else
+        float64 products; decided from the rows and returned with the reason.
+
+        Parameters
+        ----------
+        X, Y : prepared rows (``prepare``), dense float64
+
+        Returns
+        -------
+        kernelkit.kernels._rbf_grid.GridRoute
+        """
+        if self.is_ard or _sparse.is_sparse(X) or _sparse.is_sparse(Y) \
+                or X.dtype != np.float64 or Y.dtype != np.float64:
+            return _rbf_grid.GridRoute(False, "not dense float64 rows of an isotropic RBF")
+        return _rbf_grid.grid_route(X, Y, self.gamma_value)
 
     def _diag(self, X):
         return np.ones(X.shape[0])

@@ -14,6 +14,8 @@ mirrored by the thread that computed it.
 
 A kernel takes part by returning a tile function from ``_tile_values(X, Y)``
 (RBF does, on dense float64 rows and on the float32 rows of its fast path);
+a tile function with an ``operands`` attribute ``(X', Y')`` has the engine
+multiply those rows instead (RBF's exact float32 products of rows on a grid);
 every other kernel, sparse rows and small matrices keep the row-block path.
 The numbers are those of the row-block path: products of the same prepared
 rows in the same precision, the same elementwise loop, the exact diagonal.
@@ -119,6 +121,9 @@ def tiled_gram(kernel, X, Y, out, *, symmetric, check=None, on_block=None):
     values = kernel._tile_values(X, Y)
     if values is None:
         return False
+    # A kernel may multiply other rows than the prepared ones (RBF's grid route:
+    # the rows' integers in float32, whose products are exact).
+    X, Y = getattr(values, "operands", (X, Y))
     tr, tc = tile_shape(X.shape[1], m)
     tiles = _tiles(n, m, tr, tc, symmetric)
     product = np.result_type(X.dtype, Y.dtype)  # float32 rows: RBF's float32 fast path

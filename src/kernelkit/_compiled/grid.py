@@ -1,0 +1,115 @@
+"""Compiled passes of RBF's grid route (:mod:`kernelkit.kernels._rbf_grid`).
+
+Rows whose coordinates are integers divided by one scale s (8-bit images,
+counts) are multiplied as float32 integers: every product and partial sum of
+a pair with ``||a|| ||b|| <= 2**24`` is an integer float32 holds exactly, so
+the float32 matrix product is exact. These loops find the integers (and
+refuse rows off the grid) and recompute, exactly in float64, the few pairs
+whose norms are too large for that proof. Serial and ``nogil``: the tiled
+Gram engine runs them from two threads at once. Their plain-numpy twins are
+in ``tests/test_gram_grid.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._common import _exp, interruptible
+
+__all__ = ["grid_integers", "grid_wide_pairs"]
+
+_serial = dict(cache=True, nogil=True, error_model="numpy")
+# Integers up to 2^24 are exact in float32.
+_FLOAT32_INTEGERS = 16777216.0
+
+
+@njit(**_serial)
+def _grid_integers(X, scale, out, sq):
+    n, d = X.shape
+    for i in range(n):
+        acc = 0.0
+        for k in range(d):
+            a = np.rint(X[i, k] * scale)
+            if a / scale != X[i, k] or abs(a) > _FLOAT32_INTEGERS:
+                return False
+            out[i, k] = np.float32(a)
+            acc += a * a
+        sq[i] = acc
+    return True
+
+
+@interruptible
+def grid_integers(X, scale):
+    """The integers ``a = rint(X * scale)`` as float32, and their squared row norms.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d), float64, C-contiguous
+    scale : float
+        The grid's scale s (``X = fl(a / s)``).
+
+    Returns
+    -------
+    (ndarray of shape (n, d) float32, ndarray of shape (n,) float64) or None
+        None when some ``fl(a / s) != x`` (the row is not on the grid) or
+        ``|a| > 2**24`` (not exact in float32). The squared norms are sums
+        of integers, exact while they stay below 2**53 (the caller checks).
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    out = np.empty(X.shape, dtype=np.float32)
+    sq = np.empty(X.shape[0])
+    if not _grid_integers(X, float(scale), out, sq):
+        return None
+    return out, sq
+
+
+@njit(**_serial)
+def _grid_wide_pairs(A, B, aa, bb, gamma, diag_offset, out):
+    n, m = out.shape
+    d = A.shape[1]
+    limit = _FLOAT32_INTEGERS * _FLOAT32_INTEGERS
+    fixed = 0
+    for i in range(n):
+        for j in range(m):
+            if aa[i] * bb[j] <= limit or (diag_offset >= 0 and j == i + diag_offset):
+                continue
+            dot = 0.0  # integer products below 2^48, sums below 2^53: exact
+            for k in range(d):
+                dot += np.float64(A[i, k]) * np.float64(B[j, k])
+            dist = aa[i] + bb[j] - 2.0 * dot
+            if dist < 0.0:
+                dist = 0.0
+            out[i, j] = _exp(-gamma * dist)
+            fixed += 1
+    return fixed
+
+
+@interruptible
+def grid_wide_pairs(A, B, aa, bb, gamma, diag_offset, out):
+    """Recompute exactly the RBF values of pairs with ``||a||^2 ||b||^2 > 2**48``.
+
+    ``out[i, j] = exp(-gamma (aa[i] + bb[j] - 2 a_i'b_j))`` with the integer
+    product summed in float64 (exact), for the pairs whose float32 product
+    the exactness proof does not cover; other entries are left as they are.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, d), float32 integers
+    B : ndarray of shape (m, d), float32 integers
+    aa, bb : ndarray of shape (n,), (m,)
+        Squared norms of the rows of A and B.
+    gamma : float
+        The factor of the integer squared distances (gamma / s^2).
+    diag_offset : int
+        Entries ``(i, i + diag_offset)`` are a symmetric matrix's exact diagonal: kept.
+    out : ndarray of shape (n, m), float64, rows may be strided
+
+    Returns
+    -------
+    int
+        The number of entries recomputed.
+    """
+    return _grid_wide_pairs(A, B, np.ascontiguousarray(aa, dtype=np.float64),
+                            np.ascontiguousarray(bb, dtype=np.float64), float(gamma),
+                            int(diag_offset if diag_offset is not None else -1), out)
