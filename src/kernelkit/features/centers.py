@@ -23,12 +23,13 @@ non-vector inputs (strings) work too.
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
 
 from .._budget import require, row_blocks, rows_per_block
 from .._compiled import sqdist_from_inner
 from ..gram import gram
-from ..linalg import eigh_psd
+from ..linalg import robust_cholesky
 
 __all__ = ["CENTER_METHODS", "select_centers", "uniform_centers", "kmeanspp_centers",
            "leverage_centers", "leverage_scores", "sq_dist_from_inner", "take_rows",
@@ -160,21 +161,25 @@ def leverage_scores(kernel, X, ridge, pilot):
 
     ``l_i = (k(x_i, x_i) - K_iP (K_PP + ridge I)^-1 K_Pi) / ridge``, the
     estimate of ``[K (K + ridge I)^-1]_ii`` of Alaoui & Mahoney (2015) and
-    Musco & Musco (2017), with P the pilot rows. Computed in row blocks.
+    Musco & Musco (2017), with P the pilot rows. With the Cholesky factor
+    ``K_PP + ridge I = L L'``, the quadratic form is ``||L^-1 K_Pi||^2``: one
+    P x P factorisation (P^3 / 3 flops, a third of an eigendecomposition's
+    memory and a fraction of its time), then triangular solves in row blocks.
     """
-    P = len(pilot)  # K_PP, its eigendecomposition (copy + dsyevd work) and B: 4 P x P arrays
-    require(32.0 * P * P, f"ridge-leverage centers (a pilot of {P} rows, {P} x {P} matrices)",
+    P = len(pilot)  # K_PP, factored in place
+    require(8.0 * P * P, f"ridge-leverage centers (a pilot of {P} rows, a {P} x {P} matrix)",
             hint="use fewer centers")
     XP = take_rows(X, pilot)
-    KPP = gram(kernel, XP)
-    w, Q = eigh_psd(KPP)
-    # (K_PP + ridge I)^-1 = Q diag(1 / (w + ridge)) Q', applied as B = Q diag(1/sqrt(.)).
-    B = Q / np.sqrt(w + ridge)
+    KPP = np.array(gram(kernel, XP), dtype=np.float64, order="C")
+    KPP.flat[:: P + 1] += ridge
+    chol = robust_cholesky(KPP, overwrite_a=True)
     diag = kernel.diag(X)
     scores = np.empty(_n(X))
     for r0, r1 in row_blocks(_n(X), rows_per_block(len(pilot))):
-        G = gram(kernel, take_rows(X, range(r0, r1)), XP) @ B
-        scores[r0:r1] = (diag[r0:r1] - np.einsum("ij,ij->i", G, G)) / ridge
+        G = scipy.linalg.solve_triangular(
+            chol.L, np.asarray(gram(kernel, XP, take_rows(X, range(r0, r1))), dtype=np.float64),
+            lower=True, check_finite=False)
+        scores[r0:r1] = (diag[r0:r1] - np.einsum("ij,ij->j", G, G)) / ridge
     return np.maximum(scores, 0.0)
 
 
