@@ -16,13 +16,14 @@ from __future__ import annotations
 import numpy as np
 
 from ._budget import STORE_SHARE, row_blocks, rows_per_block
-from ._progress import progress
+from ._progress import is_verbose, progress
 from .kernels import KernelRows, resolve_kernel
 from .kernels.base import pairwise_blocked  # re-exported: blocks of validated inputs
-from .planning import decide_store
+from .planning import Choice, decide_store
 from ._validation import check_same_n_features
 
-__all__ = ["gram", "GramOperator", "KernelRows", "kernel_matmat", "pairwise_blocked"]
+__all__ = ["gram", "GramOperator", "KernelRows", "kernel_matmat", "pairwise_blocked",
+           "product_choice"]
 
 
 def _validated(kernel, X, Y):
@@ -68,8 +69,45 @@ def gram(kernel, X, Y=None, *, verbose=0):
     """
     kernel, X, Y = _validated(kernel, X, Y)
     kernel = kernel.resolve(X)  # gamma="scale" fixed on X, as k(X, Y) does
+    if is_verbose(verbose) and hasattr(kernel, "product_route"):
+        print(f"  {_product_choice(kernel, X, Y)}")  # the automatic choice, as plan_ prints it
     with _BlockProgress(verbose) as on_block:
         return pairwise_blocked(kernel, X, Y, on_block=on_block)
+
+
+def product_choice(kernel, X, Y=None):
+    """How the matrix products of ``gram(kernel, X, Y)`` run, decided from the rows.
+
+    RBF multiplies rows that lie on a grid of integers / s (8-bit images,
+    counts) as float32 integers, exactly (twice the float64 rate); other rows
+    and kernels multiply in float64 (see :mod:`kernelkit.kernels._rbf_grid`).
+    ``gram(..., verbose=1)`` prints this choice.
+
+    Parameters
+    ----------
+    kernel : Kernel or str
+    X : array-like of shape (n_samples_X, n_features)
+    Y : array-like of shape (n_samples_Y, n_features), optional
+
+    Returns
+    -------
+    kernelkit.planning.Choice
+        ``value`` is ``"exact float32 products of grid integers"`` or
+        ``"float64 products"``; the reason gives the grid, the share of pairs
+        recomputed in float64 and the error bound per entry.
+    """
+    kernel, X, Y = _validated(kernel, X, Y)
+    return _product_choice(kernel.resolve(X), X, Y)
+
+
+def _product_choice(kernel, X, Y):
+    route = None
+    if hasattr(kernel, "product_route"):
+        route = kernel.product_route(*kernel.prepare(X, Y))
+    if route is None:
+        return Choice("Gram products", "float64 products", f"{kernel!r} has no other route")
+    value = "exact float32 products of grid integers" if route.used else "float64 products"
+    return Choice("Gram products", value, route.reason)
 
 
 class _BlockProgress:

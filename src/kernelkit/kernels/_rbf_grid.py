@@ -54,7 +54,8 @@ def grid_scale(X, Y):
     The candidate is ``rint(1 / smallest nonzero |x|)`` over the first
     :data:`_SAMPLE_ROWS` rows of each (``255`` for 8-bit images with a pixel
     at 1/255, ``1`` for counts); only those rows are checked (a cheap
-    rejection of ordinary float data): the whole rows are checked by
+    rejection of ordinary float data; ``1`` when that is at least 1/2): the
+    whole rows are checked by
     :func:`kernelkit._compiled.grid.grid_integers` later.
 
     Returns
@@ -66,7 +67,8 @@ def grid_scale(X, Y):
     head = np.abs(np.concatenate([np.ravel(X[:_SAMPLE_ROWS]), np.ravel(Y[:_SAMPLE_ROWS])]))
     positive = head[head > 0]
     with np.errstate(over="ignore", divide="ignore"):
-        scale = 1.0 if positive.size == 0 else float(np.rint(1.0 / positive.min()))
+        smallest = positive.min() if positive.size else 1.0
+        scale = 1.0 if smallest >= 0.5 else float(np.rint(1.0 / smallest))
     if not 1.0 <= scale <= _MAX_SCALE:
         return None
     for rows in (X[:_SAMPLE_ROWS], Y[:_SAMPLE_ROWS]):
@@ -132,8 +134,10 @@ def grid_error_bound(gamma, scale, norm_x, norm_y):
     """
     E = _U * (norm_x + norm_y) / scale
     t_max = (norm_x + norm_y) / scale
-    spread = math.exp(min(700.0, gamma * (2.0 * t_max * E + E * E)))
-    return 4.0 * _U + (E * math.sqrt(2.0 * gamma / math.e) + gamma * E * E) * spread
+    if gamma * (2.0 * t_max * E + E * E) > 1.0:  # so wide a spread: only |K| <= 1 is left
+        return 1.0
+    spread = math.exp(gamma * (2.0 * t_max * E + E * E))
+    return min(1.0, 4.0 * _U + (E * math.sqrt(2.0 * gamma / math.e) + gamma * E * E) * spread)
 
 
 @dataclass

@@ -1,0 +1,215 @@
+"""RBF's grid route (kernels/_rbf_grid.py): exact float32 products of rows on a grid.
+
+References: brute-force kernels from the inputs in long double (the exact
+integer distances, or coordinate differences of the float64 inputs), and
+scikit-learn's ``rbf_kernel``; the compiled loops against plain-numpy twins.
+The tiled engine normally starts at 2**20 entries; the tests lower that
+threshold so small matrices go through the same tiles.
+"""
+
+import numpy as np
+import pytest
+from sklearn.metrics.pairwise import rbf_kernel
+
+from kernelkit import gram
+from kernelkit._compiled.grid import grid_integers, grid_wide_pairs
+from kernelkit.gram import product_choice
+from kernelkit.kernels import RBF
+from kernelkit.kernels import _rbf_grid
+from kernelkit.kernels import tiled
+
+
+@pytest.fixture
+def tiles_for_small(monkeypatch):
+    monkeypatch.setattr(tiled, "MIN_TILED_ENTRIES", 0)
+
+
+def images(rng, n, d, levels=256):
+    """8-bit images as a library loads them: integers / 255 in float64."""
+    return rng.integers(0, levels, size=(n, d)) / 255.0
+
+
+def exact_rbf(X, Y, gamma):
+    """exp(-gamma ||x - y||^2) of the float64 inputs, summed in long double (near exact)."""
+    Xl, Yl = X.astype(np.longdouble), Y.astype(np.longdouble)
+    D = np.empty((len(X), len(Y)), dtype=np.longdouble)
+    for i in range(len(X)):
+        diff = Xl[i] - Yl
+        D[i] = np.einsum("jk,jk->j", diff, diff)
+    return np.exp(-np.longdouble(gamma) * D)
+
+
+def bound_for(X, Y, gamma, scale):
+    nx = np.sqrt(np.max(np.sum(np.rint(X * scale) ** 2, axis=1)))
+    ny = np.sqrt(np.max(np.sum(np.rint(Y * scale) ** 2, axis=1)))
+    return _rbf_grid.grid_error_bound(gamma, scale, nx, ny)
+
+
+# ---- the compiled loops against their twins ---------------------------------------
+
+def grid_integers_ref(X, scale):
+    A = np.rint(X * scale)
+    if not np.array_equal(A / scale, X) or np.abs(A).max(initial=0) > 2.0 ** 24:
+        return None
+    return A.astype(np.float32), np.sum(A * A, axis=1)
+
+
+def grid_wide_pairs_ref(A, B, aa, bb, gamma, diag_offset, out):
+    out = out.copy()
+    for i in range(len(A)):
+        for j in range(len(B)):
+            if aa[i] * bb[j] <= 2.0 ** 48 or (diag_offset >= 0 and j == i + diag_offset):
+                continue
+            dot = int(np.dot(A[i].astype(np.int64), B[j].astype(np.int64)))
+            out[i, j] = np.exp(-gamma * max(aa[i] + bb[j] - 2 * dot, 0.0))
+    return out
+
+
+def test_grid_integers_matches_twin():
+    rng = np.random.default_rng(0)
+    X = images(rng, 30, 40)
+    got, ref = grid_integers(X, 255.0), grid_integers_ref(X, 255.0)
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
+    off = X.copy()
+    off[3, 7] += 1e-9  # one coordinate off the grid
+    assert grid_integers(off, 255.0) is None and grid_integers_ref(off, 255.0) is None
+    assert grid_integers(np.full((2, 3), 2.0 ** 25), 1.0) is None  # not exact in float32
+
+
+def test_grid_wide_pairs_matches_twin():
+    rng = np.random.default_rng(1)
+    A = rng.integers(-3000, 3000, size=(7, 40)).astype(np.float32)
+    A[:2] = rng.integers(-3, 3, size=(2, 40))  # small rows: not wide
+    aa = np.sum(A.astype(np.float64) ** 2, axis=1)
+    out = rng.random((7, 7))
+    for diag in (-1, 0):
+        got = out.copy()
+        n_fixed = grid_wide_pairs(A, A, aa, aa, 1e-8, diag, got)
+        np.testing.assert_allclose(got, grid_wide_pairs_ref(A, A, aa, aa, 1e-8, diag, out),
+                                   rtol=1e-15, atol=0)
+        assert n_fixed == np.sum((aa[:, None] * aa[None, :] > 2.0 ** 48)
+                                 & ~(np.eye(7, dtype=bool) if diag == 0 else False))
+
+
+# ---- the route's values -------------------------------------------------------------
+
+@pytest.mark.parametrize("gamma", [1 / 784, 0.05, 2.0])
+def test_images_equal_exact_kernel_within_bound(tiles_for_small, gamma):
+    rng = np.random.default_rng(2)
+    X, Y = images(rng, 90, 100), images(rng, 70, 100)
+    kernel = RBF(gamma=gamma)
+    assert kernel.product_route(*kernel.prepare(X, Y)).used
+    K = gram(kernel, X, Y)
+    err = np.abs(K - exact_rbf(X, Y, gamma)).max()
+    assert err <= bound_for(X, Y, gamma, 255.0)
+    # scikit-learn's float64 expansion: within its own round-off of the same values
+    np.testing.assert_allclose(K, rbf_kernel(X, Y, gamma=gamma), rtol=0, atol=1e-12)
+
+
+def test_symmetric_gram_exact_diagonal_and_mirror(tiles_for_small):
+    rng = np.random.default_rng(3)
+    X = images(rng, 120, 64)
+    K = gram(RBF(gamma=0.02), X)
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+    np.testing.assert_array_equal(K, K.T)
+    assert np.abs(K - exact_rbf(X, X, 0.02)).max() <= bound_for(X, X, 0.02, 255.0)
+
+
+def test_counts_and_nearly_equal_rows(tiles_for_small):
+    """Integer counts (s = 1), rows one unit apart: the kernel exp(-gamma) exactly,
+    where the float64 expansion of uncentred rows loses digits."""
+    rng = np.random.default_rng(4)
+    X = rng.integers(10_000, 11_000, size=(60, 48)).astype(np.float64)
+    Y = X.copy()
+    Y[np.arange(60), rng.integers(0, 48, 60)] += 1.0
+    gamma = 0.3
+    K = gram(RBF(gamma=gamma), X, Y)
+    exact = exact_rbf(X, Y, gamma)
+    assert np.abs(K - exact).max() <= bound_for(X, Y, gamma, 1.0)
+    np.testing.assert_allclose(np.diag(K), np.exp(-gamma), rtol=4e-16)
+
+
+def test_huge_gamma(tiles_for_small):
+    """Values underflow except for equal rows: still the exact kernel."""
+    rng = np.random.default_rng(5)
+    X = images(rng, 40, 50, levels=4)
+    Y = np.vstack([X[:10], images(rng, 30, 50, levels=4)])
+    for gamma in (1e4, 1e300):
+        K = gram(RBF(gamma=gamma), X, Y)
+        assert np.abs(K - exact_rbf(X, Y, gamma)).max() <= bound_for(X, Y, gamma, 255.0)
+        np.testing.assert_array_equal(np.diag(K[:10, :10]), 1.0)
+
+
+def test_large_norm_pairs_recomputed_exactly(tiles_for_small):
+    """A few rows so large that their float32 products round: recomputed in float64."""
+    rng = np.random.default_rng(6)
+    X = rng.integers(0, 3, size=(400, 64)).astype(np.float64)
+    X[:3] = 2 * rng.integers(150_000, 250_000, size=(3, 64)) + 1  # odd, large
+    Y = rng.integers(0, 40, size=(50, 64)).astype(np.float64)
+    gamma = 1e-13
+    kernel = RBF(gamma=gamma)
+    route = kernel.product_route(*kernel.prepare(X, Y))
+    assert route.used and 0 < route.wide_share <= _rbf_grid.MAX_WIDE_SHARE
+    # the proof is needed: float32 products of those rows do round
+    A, B = route.A[:3], route.B
+    assert not np.array_equal(A @ B.T, A.astype(np.float64) @ B.T.astype(np.float64))
+    K = gram(kernel, X, Y)
+    assert np.abs(K - exact_rbf(X, Y, gamma)).max() <= bound_for(X, Y, gamma, 1.0)
+
+
+def test_bound_holds_over_random_grids(tiles_for_small):
+    """Brute-force errors never exceed the bound (which may be loose)."""
+    rng = np.random.default_rng(7)
+    worst = 0.0
+    for trial in range(6):
+        scale = float(rng.choice([1, 10, 255, 4096]))
+        d = int(rng.integers(32, 90))
+        X = rng.integers(-500, 500, size=(50, d)) / scale
+        Y = rng.integers(-500, 500, size=(40, d)) / scale
+        gamma = float(10.0 ** rng.uniform(-4, 1)) * scale ** 2 / d / 1e4
+        kernel = RBF(gamma=gamma)
+        assert kernel.product_route(*kernel.prepare(X, Y)).used
+        err = float(np.abs(gram(kernel, X, Y) - exact_rbf(X, Y, gamma)).max())
+        bound = bound_for(X, Y, gamma, scale)
+        assert err <= bound
+        worst = max(worst, err / bound)
+    assert worst > 0.0  # the comparison measures something
+
+
+# ---- the decision ---------------------------------------------------------------
+
+def test_route_decision_from_the_data():
+    rng = np.random.default_rng(8)
+    kernel = RBF(gamma=0.1)
+    gaussian = rng.standard_normal((50, 64))
+    route = kernel.product_route(*kernel.prepare(gaussian, gaussian))
+    assert not route.used and "not on a grid" in route.reason
+    narrow = images(rng, 50, 10)
+    assert not kernel.product_route(*kernel.prepare(narrow, narrow)).used  # d < 32
+    wide = rng.integers(-40_000, 40_000, size=(50, 64)).astype(np.float64)
+    route = kernel.product_route(*kernel.prepare(wide, wide))
+    assert not route.used and route.wide_share > _rbf_grid.MAX_WIDE_SHARE
+    ard = RBF(length_scale=np.ones(64))
+    pics = images(rng, 50, 64)
+    assert not ard.product_route(*ard.prepare(pics, pics)).used
+    choice = product_choice(kernel, pics)
+    assert choice.value == "exact float32 products of grid integers"
+    assert "integers / 255" in choice.reason
+    assert product_choice(kernel, gaussian).value == "float64 products"
+
+
+def test_gram_prints_the_choice_when_verbose(capsys):
+    rng = np.random.default_rng(9)
+    gram(RBF(gamma=0.1), images(rng, 20, 40), verbose=1)
+    assert "Gram products: exact float32 products of grid integers" in capsys.readouterr().out
+    gram(RBF(gamma=0.1), images(rng, 20, 40))
+    assert capsys.readouterr().out == ""
+
+
+def test_off_grid_rows_keep_the_float64_values(tiles_for_small):
+    """Rows near but not on the grid take float64 products: same values as before."""
+    rng = np.random.default_rng(10)
+    X = images(rng, 60, 40) + 1e-12
+    K = gram(RBF(gamma=0.1), X)
+    np.testing.assert_allclose(K, rbf_kernel(X, gamma=0.1), rtol=0, atol=1e-13)
