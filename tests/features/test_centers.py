@@ -136,6 +136,22 @@ def test_leverage_scores_with_every_row_as_pilot_are_exact():
                                atol=1e-8)
 
 
+def test_leverage_scores_from_a_pilot_are_the_nystroem_residual():
+    # Alaoui & Mahoney's estimate: (k_ii - K_iP (K_PP + ridge I)^-1 K_Pi) / ridge, by an
+    # explicit solve; it is never below the exact ridge leverage score (the Nystroem
+    # residual is at least the exact one).
+    X = np.random.default_rng(1).normal(size=(80, 3))
+    kernel, ridge, pilot = RBF(gamma=0.3), 0.05, np.arange(0, 80, 3)
+    K = gram(kernel, X)
+    KP = K[:, pilot]
+    quad = np.einsum("ij,ji->i", KP, np.linalg.solve(K[np.ix_(pilot, pilot)]
+                                                     + ridge * np.eye(len(pilot)), KP.T))
+    ours = leverage_scores(kernel, X, ridge, pilot)
+    np.testing.assert_allclose(ours, (np.diag(K) - quad) / ridge, rtol=1e-8, atol=1e-10)
+    exact = np.diag(K @ np.linalg.inv(K + ridge * np.eye(len(X))))
+    assert (ours >= exact - 1e-8).all()
+
+
 def test_leverage_centers_are_distinct_and_seeded(blobs):
     a = leverage_centers(RBF(gamma=0.1), blobs, 20, np.random.RandomState(0))
     b = leverage_centers(RBF(gamma=0.1), blobs, 20, np.random.RandomState(0))
