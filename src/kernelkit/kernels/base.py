@@ -81,13 +81,7 @@ def check_sparse_support(kernel, X, name="X"):
             f"{name}.toarray() if the dense array fits in memory")
 
 
-def _output_dtype(*arrays):
-    if config.get_config()["dtype"] == "float32" and all(a.dtype == np.float32 for a in arrays):
-        return np.float32
-    return np.float64
-
-
-def pairwise_blocked(kernel, X, Y=None, on_block=None):
+def pairwise_blocked(kernel, X, Y=None, on_block=None, out=None):
     """Kernel matrix ``K[i, j] = k(X[i], Y[j])`` computed in row blocks.
 
     ``X`` and ``Y`` must already be validated for ``kernel``. Numbers are
@@ -98,14 +92,20 @@ def pairwise_blocked(kernel, X, Y=None, on_block=None):
     and mirrored; the kernel is told which entries are diagonal, so distance
     kernels make them exact. ``on_block(rows_done, n_rows)``, if given, is
     called after each block (the caller's progress; numerics never print).
+    ``out``, if given, is a C-contiguous array of the result's shape and dtype
+    written into (a warm buffer reused across fits: no fresh-page faults).
     """
     symmetric = Y is None
     # Decide the output dtype from the inputs as given: prepare makes them float64.
-    out_dtype = (_output_dtype(X, X if symmetric else Y) if kernel.input_kind == "vector"
+    out_dtype = (config.matrix_dtype(X, X if symmetric else Y) if kernel.input_kind == "vector"
                  else np.float64)
     rows = KernelRows(kernel, X, Y)
     n, m = rows.shape
-    out = np.empty((n, m), dtype=out_dtype)
+    if out is None:
+        out = np.empty((n, m), dtype=out_dtype)
+    elif out.shape != (n, m) or out.dtype != out_dtype or not out.flags.c_contiguous:
+        raise ValueError(f"out must be a C-contiguous {np.dtype(out_dtype)} array of shape "
+                         f"{(n, m)}, got {out.dtype} {out.shape}")
     from .tiled import tiled_gram
 
     check = None if rows.proven_finite(out) else (

@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._progress import is_verbose, progress
 from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
-from ..planning import Plan, decide_store, row_cache_choice
+from ..planning import Plan, decide_store, row_cache_bytes, row_cache_choice
 from ..solvers.one_class import one_class_gram, one_class_kernel
 from ._base import KernelParamsMixin, kernel_for_data, warn_smo_stopped
 from ._base import (as_float64_rows, check_sample_weight, check_symmetric_gram, report_plan,
@@ -173,7 +173,8 @@ class KernelOneClassSVM(KernelParamsMixin, OutlierMixin, BaseEstimator):
                     res = one_class_gram(gram(kernel, Xk), nu, Cs[keep], **opts)
                 else:
                     choices += (row_cache_choice(m),)
-                    res = one_class_kernel(kernel, Xk, nu, Cs[keep], **opts)
+                    res = one_class_kernel(kernel, Xk, nu, Cs[keep],
+                                           cache_bytes=row_cache_bytes(), **opts)
         self.kernel_ = kernel
         sv = np.flatnonzero(res.alpha > 0)
         self.support_ = keep[sv].astype(np.int64)

@@ -24,10 +24,13 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._progress import is_verbose, progress
 from .._validation import Interval, Options, validate_params
-from ..gram import GramOperator, gram
-from ..planning import Plan, decide_store, row_cache_choice
+from .. import config
+from ..gram import GramOperator, gram, pairwise_blocked
+from ..planning import Plan, decide_store, row_cache_bytes, row_cache_choice
+from ..planning.storage import warm_buffer_choice
 from ..solvers.pegasos import pegasos_gram, pegasos_kernel, pegasos_objectives
 from ..solvers.class_pairs import pair_grams, pair_grams_bytes, sub_gram
+from ..solvers.buffers import borrow, give_back
 from ..solvers.smo import smo_gram, smo_kernel
 from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (check_sample_weight, check_symmetric_gram, resolve_estimator_kernel,
@@ -57,6 +60,12 @@ def _ovr_decision(dec, n_classes):
             votes[:, b] += dec[:, p] < 0
             p += 1
     return votes + conf / (3 * (np.abs(conf) + 1))
+
+
+def _float32_policy(X):
+    """Whether the dtype policy keeps K in float32 (float32 inputs under
+    ``config_context(dtype="float32")``): then no pooled float64 buffer."""
+    return config.get_config()["dtype"] == "float32" and getattr(X, "dtype", None) == np.float32
 
 
 class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin, BaseEstimator):
@@ -360,13 +369,25 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
         """
         n = len(order)
         if n_classes == 2 or self.multiclass == "ovr":
+            pooled = None
             if kernel == "precomputed":
                 K = np.ascontiguousarray(np.asarray(X, np.float64)[np.ix_(order, order)])
-            else:
-                K = gram(kernel, X[order]) if self._store_choice(n, choices) else None
-            rows = np.arange(n)
-            for a in range(1 if n_classes == 2 else n_classes):
-                yield rows, np.where(yk == a, 1.0, -1.0), K
+            elif not self._store_choice(n, choices):
+                K = None
+            elif _float32_policy(X):
+                K = gram(kernel, X[order])
+            else:  # into a warm pooled buffer (given back when the problems are solved)
+                pooled, warm = borrow((n, n))
+                choices.append(warm_buffer_choice(f"the {n} x {n} Gram matrix", pooled.nbytes,
+                                                  warm))
+                K = pairwise_blocked(kernel, X[order], out=pooled)
+            try:
+                rows = np.arange(n)
+                for a in range(1 if n_classes == 2 else n_classes):
+                    yield rows, np.where(yk == a, 1.0, -1.0), K
+            finally:
+                if pooled is not None:
+                    give_back(pooled)
             return
         pair_rows = {}
         for a in range(n_classes):
@@ -378,8 +399,15 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
             for (a, b), (rows, ys) in pair_rows.items():
                 yield rows, ys, sub_gram(K, starts, a, b)
         elif self._store_pairs(starts, choices):
-            for a, b, K in pair_grams(kernel, X[order], starts):
-                yield (*pair_rows[a, b], K)
+            size = int(pair_grams_bytes(np.diff(starts)) // 8)
+            pooled, warm = borrow((size,))
+            choices.append(warm_buffer_choice("the class pairs' Gram matrices", pooled.nbytes,
+                                              warm))
+            try:
+                for a, b, K in pair_grams(kernel, X[order], starts, out=pooled):
+                    yield (*pair_rows[a, b], K)
+            finally:
+                give_back(pooled)
         else:
             for rows, ys in pair_rows.values():
                 yield rows, ys, None
@@ -409,6 +437,7 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
                                    random_state=self.random_state, callback=steps)
             return {"alpha": r.alpha, "bias": 0.0, "n_iter": r.n_iter,
                     **pegasos_objectives(Ksub, kernel, Xsub, r.alpha, ysub, Csub)}
+        cache_bytes = row_cache_bytes()
         if is_hard(self.C):
             if Ksub is None:
                 choices.append(row_cache_choice(m))
@@ -420,7 +449,7 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
         else:
             choices.append(row_cache_choice(m))
             r = smo_kernel(kernel, Xsub, ysub, Csub, tol=self.tol, max_iter=self.max_iter,
-                           callback=callback)
+                           cache_bytes=cache_bytes, callback=callback)
         return {"alpha": r.alpha, "bias": r.bias, "n_iter": r.n_iter,
                 "dual": r.dual_objective, "gap": r.duality_gap, "converged": r.converged,
                 "violation": r.max_violation}

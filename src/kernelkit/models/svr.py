@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .._progress import is_verbose, progress
 from .._validation import Interval, Options, validate_params
 from ..gram import GramOperator, gram
-from ..planning import Plan, decide_store, row_cache_choice
+from ..planning import Plan, decide_store, row_cache_bytes, row_cache_choice
 from ..solvers.svr import svr_gram, svr_kernel
 from ._hard_margin import hard_tube_choice, is_hard, solve_hard_tube
 from ._base import KernelParamsMixin, kernel_for_data, warn_smo_stopped
@@ -152,7 +152,8 @@ class KernelSVR(KernelParamsMixin, RegressorMixin, BaseEstimator):
                     res = svr_gram(gram(kernel, Xk), y[keep], Cs[keep], eps, **opts)
                 else:
                     choices += (row_cache_choice(2 * m),)
-                    res = svr_kernel(kernel, Xk, y[keep], Cs[keep], eps, **opts)
+                    res = svr_kernel(kernel, Xk, y[keep], Cs[keep], eps,
+                                     cache_bytes=row_cache_bytes(), **opts)
         self.kernel_ = kernel
         sv = np.flatnonzero(res.coef != 0)
         self.support_ = keep[sv].astype(np.int64)

@@ -11,7 +11,8 @@ from .._budget import ROW_CACHE_SHARE, STORE_SHARE, budget, require
 from .._units import format_bytes
 from .choices import Choice
 
-__all__ = ["decide_store", "falkon_store_choice", "row_cache_bytes", "row_cache_choice"]
+__all__ = ["decide_store", "falkon_store_choice", "row_cache_bytes", "row_cache_choice",
+           "warm_buffer_choice"]
 
 
 def decide_store(what, nbytes, setting="auto", share=STORE_SHARE, memory=None):
@@ -70,3 +71,13 @@ def row_cache_choice(n, memory=None):
     rows = int(min(n, nbytes // (8 * max(n, 1))))
     return Choice("kernel-row cache", f"{rows} of {n} rows",
                   f"{format_bytes(nbytes)} = {ROW_CACHE_SHARE:g} of the memory budget")
+
+
+def warm_buffer_choice(what, nbytes, warm):
+    """Whether ``what`` was written into a warm pooled buffer
+    (:mod:`kernelkit.solvers.buffers`) or new memory, as a :class:`Choice`."""
+    if warm:
+        return Choice(f"buffer of {what}", "warm (reused)",
+                      f"{format_bytes(nbytes)} kept from an earlier fit: no fresh-page faults")
+    return Choice(f"buffer of {what}", "new", f"{format_bytes(nbytes)} of new memory (kept "
+                  "for the next fit within a quarter of the memory budget)")

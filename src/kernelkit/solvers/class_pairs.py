@@ -36,7 +36,7 @@ def pair_grams_bytes(counts):
     return 8.0 * (float(np.sum(counts ** 2)) + top * top)
 
 
-def pair_grams(kernel, X, starts):
+def pair_grams(kernel, X, starts, out=None):
     """The Gram matrices of the one-vs-one problems, without the n x n matrix.
 
     ``X`` is sorted by class, class c occupying rows ``starts[c]:starts[c+1]``.
@@ -46,16 +46,28 @@ def pair_grams(kernel, X, starts):
     same 55% of the pairs (for 10 equal classes) as a symmetric n x n Gram
     matrix, in O(sum n_c^2 + max (n_a + n_b)^2) memory instead of O(n^2) (3.2
     GB at n = 20,000). K is a view of one reused buffer: valid until the next
-    item.
+    item. ``out``, if given, is a flat float64 buffer of at least
+    :func:`pair_grams_bytes` / 8 entries that holds the class blocks and the
+    pairs' matrices (a warm buffer from :mod:`.buffers`: no fresh pages).
     """
     kernel_rows = KernelRows(kernel, X)
     Xp = kernel_rows.X
     n_classes = len(starts) - 1
     counts = np.diff(starts)
     # The engine computes each symmetric block's lower half and mirrors it.
-    within = [pairwise_blocked(kernel, Xp[starts[c]:starts[c + 1]]) for c in range(n_classes)]
     top = int(np.sort(counts)[-2:].sum())
-    buf = np.empty(top * top)
+    if out is None:
+        within = [pairwise_blocked(kernel, Xp[starts[c]:starts[c + 1]])
+                  for c in range(n_classes)]
+        buf = np.empty(top * top)
+    else:
+        within, at = [], 0
+        for c in range(n_classes):
+            nc = int(counts[c])
+            within.append(pairwise_blocked(kernel, Xp[starts[c]:starts[c + 1]],
+                                           out=out[at:at + nc * nc].reshape(nc, nc)))
+            at += nc * nc
+        buf = out[at:at + top * top]
     for a in range(n_classes):
         for b in range(a + 1, n_classes):
             na, nb = int(counts[a]), int(counts[b])

@@ -57,10 +57,9 @@ import time
 import numpy as np
 from numba import njit
 
-from .._budget import row_blocks, rows_per_block
+from .._budget import ROW_CACHE_SHARE, budget, row_blocks, rows_per_block
 from .._compiled import interruptible
 from ..gram import KernelRows
-from ..planning import row_cache_bytes
 
 __all__ = ["SMOResult", "smo_gram", "smo_kernel", "seed_alpha", "default_max_iter",
            "PROGRESS_CHUNK"]
@@ -623,8 +622,10 @@ def smo_kernel(kernel, X, y, C, *, tol=1e-3, max_iter=None, shrinking=True, cach
     y, C, tol, max_iter, shrinking, callback, alpha0
         As :func:`smo_gram`.
     cache_bytes : int, optional
-        Size of the row cache; default a quarter of the memory budget
-        (``kernelkit.config``). At least ``batch + 2`` rows are kept.
+        Size of the row cache, decided by the caller's plan (the estimators pass
+        :func:`kernelkit.planning.row_cache_bytes`); default
+        :data:`~kernelkit._budget.ROW_CACHE_SHARE` of the memory budget, the
+        same value. At least ``batch + 2`` rows are kept.
     batch : int, default=64
         Rows computed per cache miss (the missing row and the most violating
         uncached ones), in one call of the kernel (one matrix product).
@@ -640,13 +641,14 @@ def smo_kernel(kernel, X, y, C, *, tol=1e-3, max_iter=None, shrinking=True, cach
 
 
 def row_source(kernel_rows, cache_bytes=None, batch=64, cache_class=None):
-    """An LRU row cache over ``kernel_rows`` of ``cache_bytes`` (default: the
-    planner's row-cache share of the budget), at least ``batch + 2`` rows, and the
+    """An LRU row cache over ``kernel_rows`` of ``cache_bytes`` (a plain value from the
+    caller's plan; default :data:`~kernelkit._budget.ROW_CACHE_SHARE` of the
+    budget), at least ``batch + 2`` rows, and the
     diagonal QD that SMO's working-set selection needs. ``cache_class``: a
     subclass of the cache (epsilon-SVR's, whose rows i and i + n are one row)."""
     n = kernel_rows.shape[0]
     if cache_bytes is None:
-        cache_bytes = row_cache_bytes()
+        cache_bytes = int(budget() * ROW_CACHE_SHARE)
     n_slots = int(min(n, max(batch + 2, cache_bytes // (8 * n))))
     batch = max(1, min(batch, n_slots - 2)) if n_slots > 2 else 1
     QD = np.ascontiguousarray(kernel_rows.diag(), dtype=np.float64)
