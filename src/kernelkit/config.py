@@ -44,7 +44,7 @@ import re
 from pathlib import Path
 
 __all__ = ["get_config", "set_config", "config_context", "parse_memory", "reload_rates",
-           "REFERENCE_RATES", "rates_cache_path", "machine_key"]
+           "matrix_dtype", "REFERENCE_RATES", "rates_cache_path", "machine_key"]
 
 #: Sustained rates on the reference machine (2-core Zen 4; see BENCHMARKS.md):
 #: GEMM-like flops, Cholesky flops, kernel entries per second (elementwise exp
@@ -220,6 +220,32 @@ def set_config(memory=None, dtype=None, verbosity=None, rates=None) -> None:
     """Change settings globally (for this process). ``None`` leaves a setting as it is."""
     _merge(_ensure_global(), _validated(memory=memory, dtype=dtype, verbosity=verbosity,
                                         rates=rates), "set_config")
+
+
+def matrix_dtype(*inputs):
+    """The dtype policy, in one place: the dtype of the large matrices computed from
+    ``inputs`` (Gram matrices and their blocks, K_nM, features).
+
+    ``numpy.float32`` when the setting ``dtype`` is ``"float32"`` and every input is
+    float32, else ``numpy.float64``. Sums are accumulated in float64 either way;
+    inputs without a dtype (lists of strings or objects) count as not float32.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.ones((2, 2), dtype=np.float32)
+    >>> matrix_dtype(x).__name__
+    'float64'
+    >>> with config_context(dtype="float32"):
+    ...     matrix_dtype(x).__name__, matrix_dtype(x, x.astype(np.float64)).__name__
+    ('float32', 'float64')
+    """
+    import numpy as np  # here: importing kernelkit.config loads no numerics
+
+    if get_config()["dtype"] == "float32" and all(
+            getattr(a, "dtype", None) == np.float32 for a in inputs):
+        return np.float32
+    return np.float64
 
 
 def reload_rates() -> dict:

@@ -81,12 +81,6 @@ def check_sparse_support(kernel, X, name="X"):
             f"{name}.toarray() if the dense array fits in memory")
 
 
-def _output_dtype(*arrays):
-    if config.get_config()["dtype"] == "float32" and all(a.dtype == np.float32 for a in arrays):
-        return np.float32
-    return np.float64
-
-
 def pairwise_blocked(kernel, X, Y=None, on_block=None, out=None):
     """Kernel matrix ``K[i, j] = k(X[i], Y[j])`` computed in row blocks.
 
@@ -103,7 +97,7 @@ def pairwise_blocked(kernel, X, Y=None, on_block=None, out=None):
     """
     symmetric = Y is None
     # Decide the output dtype from the inputs as given: prepare makes them float64.
-    out_dtype = (_output_dtype(X, X if symmetric else Y) if kernel.input_kind == "vector"
+    out_dtype = (config.matrix_dtype(X, X if symmetric else Y) if kernel.input_kind == "vector"
                  else np.float64)
     rows = KernelRows(kernel, X, Y)
     n, m = rows.shape

@@ -93,10 +93,9 @@ def center_targets(y, sample_weight, fit_intercept):
     return y - mean, (float(mean) if y.ndim == 1 else np.asarray(mean, dtype=np.float64))
 
 
-def compute_dtype(X):
-    """float32 kernel blocks for float32 input under ``config_context(dtype="float32")``."""
-    return (np.float32 if X.dtype == np.float32 and config.get_config()["dtype"] == "float32"
-            else np.float64)
+#: float32 kernel blocks for float32 input under ``config_context(dtype="float32")``
+#: (the one dtype policy, :func:`kernelkit.config.matrix_dtype`).
+compute_dtype = config.matrix_dtype
 
 
 class _RidgePredictor(RestoresOnFailure, RegressorMixin, BaseEstimator):
