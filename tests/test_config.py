@@ -155,3 +155,30 @@ def test_environment_variable_unset(fresh_global, monkeypatch):
 def test_public_names():
     assert kernelkit.config_context is config_context
     assert kernelkit.get_config is get_config and kernelkit.set_config is set_config
+
+
+@pytest.mark.parametrize("policy, inputs, expected", [
+    ("float64", ["f4"], "float64"),  # the default keeps float64 matrices
+    ("float32", ["f4"], "float32"),
+    ("float32", ["f4", "f4"], "float32"),
+    ("float32", ["f4", "f8"], "float64"),  # every input must be float32
+    ("float32", ["f8"], "float64"),
+    ("float32", ["list"], "float64"),  # strings and objects have no float32 to keep
+])
+def test_matrix_dtype_is_the_dtype_policy(policy, inputs, expected):
+    import numpy as np
+
+    arrays = [["a", "b"] if kind == "list" else np.zeros((2, 2), dtype=kind) for kind in inputs]
+    with config_context(dtype=policy):
+        assert np.dtype(config.matrix_dtype(*arrays)) == np.dtype(expected)
+
+
+def test_gram_follows_the_policy():
+    import numpy as np
+
+    from kernelkit.gram import gram
+
+    X = np.random.default_rng(0).normal(size=(5, 2)).astype(np.float32)
+    for policy in ("float64", "float32"):
+        with config_context(dtype=policy):
+            assert gram("rbf", X).dtype == np.dtype(policy)
