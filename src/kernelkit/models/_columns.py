@@ -20,13 +20,15 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._budget import budget, format_bytes, require
+from .._budget import budget
 from .._progress import progress
-from ..exceptions import DivergenceError, MemoryBudgetError
+from ..exceptions import DivergenceError
 from ..features import ExplicitFeatures, explicit_feature_dim
 from ..gram import GramOperator, gram
-from ..planning import (NEWTON_DIRECT_MAX_N, NEWTON_MAX_N, Choice, Plan, choose_machine_solver, choose_newton_inner,
-                        decide_store, plan_sgd)
+from ..planning import Plan
+from ..planning.machines import (machine_solver_choice as plan_machine_solver,
+                                 newton_factored_choice, plan_machine_dual)
+from ..planning.sgd import plan_machine_sgd
 from ..solvers.losses import get_loss
 from ..solvers.newton import lbfgs_dual, newton_dual
 from ..solvers.newton_cg import newton_cg_dual
@@ -88,19 +90,16 @@ class ColumnFit:
 SGD_TOL = 1e-2
 
 
-def gram_or_operator(kernel, X):
-    """K stored when it takes at most half the memory budget, else an operator that
-    recomputes its rows per product (L-BFGS then works in u-space, slower).
+def gram_or_operator(kernel, X, store):
+    """K stored (``store``, as planned: :func:`kernelkit.planning.machines.gram_store_choice`),
+    else an operator that recomputes its rows per product (L-BFGS then works in
+    u-space, slower).
 
     Returns
     -------
-    K : ndarray or GramOperator
-    choice : Choice
-        The storage decision, for ``plan_``.
+    ndarray or GramOperator
     """
-    n = X.shape[0]
-    choice = decide_store(f"the {n} x {n} Gram matrix", 8.0 * n * n)
-    return (gram(kernel, X) if choice.value else GramOperator(kernel, X)), choice
+    return gram(kernel, X) if store else GramOperator(kernel, X)
 
 
 def _stack(coefs):
@@ -135,7 +134,7 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
     n, d = X.shape[0], input_dim(X)
     lam = alpha / n
     if solver_choice is None:
-        solver_choice = machine_solver_choice(n, loss, solver, fit_intercept)
+        solver_choice = machine_solver_choice(n, loss, solver, fit_intercept)  # planned
     solver = solver_choice.value
     k = Y.shape[1]
     if not takes_strings(kernel):
@@ -147,46 +146,25 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
                                f"{'with' if loss.smooth else 'without'} curvature)")
         if fit_intercept:
             problem["intercept"] = "fitted, unpenalised"
-        if solver == "newton" and fit_intercept:
-            require(8.0 * n * n, f"solver='newton' on n={n} samples (the {n} x {n} Gram matrix)",
-                    hint="use solver='lbfgs' (products with K, never stored)")
+        fit_plan = plan_machine_dual(n, problem, solver_choice, fit_intercept)
+        plan = fit_plan.plan
+        if fit_plan.step is not None:  # Newton
             K = gram(kernel, X)
-            results = [_with_progress(newton_intercept_dual, K, Y[:, j], loss, lam, tol,
-                                      max_iter, sample_weight, verbose, _desc("Newton", j, k))
-                       for j in range(k)]
-            choices = (solver_choice,
-                       Choice(f"store the {n} x {n} Gram matrix", True,
-                              f"Newton's steps need it ({format_bytes(8.0 * n * n)})"),
-                       Choice("Newton's step", "direct",
-                              "with the intercept, one Cholesky factorisation per step"))
-        elif solver == "newton":
-            require(8.0 * n * n, f"solver='newton' on n={n} samples (the {n} x {n} Gram matrix)",
-                    hint="use solver='lbfgs' (products with K, never stored) or solver='sgd'")
-            store = Choice(f"store the {n} x {n} Gram matrix", True,
-                           f"Newton's steps need it ({format_bytes(8.0 * n * n)})")
-            inner = choose_newton_inner(n)
-            K = gram(kernel, X)
-            newton = newton_dual if inner.value == "direct" else newton_cg_dual
+            newton = {"intercept": newton_intercept_dual, "direct": newton_dual,
+                      "cg": newton_cg_dual}[fit_plan.step]
             results = [_with_progress(newton, K, Y[:, j], loss, lam, tol, max_iter,
                                       sample_weight, verbose, _desc("Newton", j, k))
                        for j in range(k)]
-            choices = (solver_choice, store, inner)
-            factored = sum(getattr(r, "direct_steps", 0) for r in results)
-            if factored:  # newton_cg_dual's fallback at small alpha, said in plan_
-                choices += (Choice("Newton's steps factored", factored,
-                                   "their CG would have needed more than a factorisation's "
-                                   "worth of products with K (small alpha: ill-conditioned "
-                                   "steps); the block of the samples with curvature was "
-                                   "factored instead"),)
+            if fit_plan.step != "intercept":  # newton_cg_dual's report of its fallback
+                plan = plan.with_choices(newton_factored_choice(
+                    sum(getattr(r, "direct_steps", 0) for r in results)))
         else:
-            K, store = gram_or_operator(kernel, X)
+            K = gram_or_operator(kernel, X, fit_plan.store)
             solve = lbfgs_dual if not fit_intercept else \
                 (lambda *a, **kw: lbfgs_dual(*a, fit_intercept=True, **kw))
             results = [_with_progress(solve, K, Y[:, j], loss, lam, tol, max_iter,
                                       sample_weight, verbose, _desc("L-BFGS", j, k))
                        for j in range(k)]
-            choices = (solver_choice, store)
-        plan = Plan(solver, reason=solver_choice.reason, problem=problem, choices=choices)
         gradient_norm = np.array([r.grad_norm for r in results], dtype=np.float64)
         warn_not_converged(solver, [r.converged for r in results], gradient_norm, max_iter, tol)
         return ColumnFit(solver, "dual", _stack([r.coef for r in results]),
@@ -207,18 +185,11 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
     elif fmap is not None:
         D = explicit_feature_dim(kernel, d)
     T = int(n_epochs) * n
-    plan = plan_sgd(n, d, kernel, loss.name, n_features=D, iterations=T,
-                    memory=budget()).with_choices(solver_choice)
-    if strategy == "auto":
-        strategy = plan.choice
-        if strategy == "none":
-            raise MemoryBudgetError("no SGD strategy fits the memory budget:\n"
-                                    + plan.explain())
-    if strategy.startswith("features") and fmap is None:  # no finite map: random features
-        fmap, rff_choice = random_fourier_map(kernel, strategy, random_state)  # or refuses
-        D = fmap.n_components
-        plan = plan_sgd(n, d, kernel, loss.name, n_features=D, iterations=T,
-                        memory=budget()).with_choices(solver_choice, rff_choice)
+    plan, strategy, n_random = plan_machine_sgd(
+        n, d, kernel, loss.name, n_features=D, iterations=T, strategy=strategy,
+        solver_choice=solver_choice, has_map=fmap is not None, memory=budget())
+    if n_random is not None:  # no finite map: random features (or a refusal)
+        fmap = random_fourier_map(kernel, strategy, random_state, n_random)
     if fmap is not None and features is None:
         fmap = fmap.fit(X)
     # One step size for every strategy (so all four learn the same model).
@@ -257,33 +228,12 @@ def fit_columns(kernel, X, Y, loss, alpha, *, epsilon=1.35, solver, strategy, fe
 
 
 def machine_solver_choice(n, loss, solver="auto", fit_intercept=False):
-    """The kernel machine's solver as a :class:`~kernelkit.planning.Choice`.
-
-    Built-in losses without an intercept: :func:`~kernelkit.planning.choose_machine_solver`.
-    A user loss: Newton when it has a curvature (and n <= ``NEWTON_MAX_N`` with
-    the Gram matrix fitting), else L-BFGS (SGD's steps are compiled for the
-    built-in losses). With ``fit_intercept``: Newton or L-BFGS (SGD has no
-    intercept); the losses without curvature (hinge, epsilon-insensitive) are
-    refused by the estimators' parameter checks before this.
-    """
-    if solver != "auto":
-        return Choice("solver", solver, "set by the user")
-    if not is_user_loss(loss) and not fit_intercept:
-        return choose_machine_solver(n, loss.name, solver)
-    why = (f"the user loss {loss.name!r}" if is_user_loss(loss)
-           else "fit_intercept=True (SGD has no intercept)")
-    if not loss.smooth and is_user_loss(loss):
-        return Choice("solver", "lbfgs", f"{why} has no curvature for Newton: L-BFGS on its "
-                      "value and gradient")
-    store = decide_store(f"the {n} x {n} Gram matrix", 8.0 * n * n)
-    # with an intercept every Newton step is one n x n Cholesky (no CG variant yet):
-    # direct steps only where choose_newton_inner takes them
-    limit = NEWTON_DIRECT_MAX_N if fit_intercept else NEWTON_MAX_N
-    if n <= limit and store.value:
-        return Choice("solver", "newton", f"{why}: Newton, n={n} <= {limit} and the "
-                      "Gram matrix fits")
-    return Choice("solver", "lbfgs", f"{why}: L-BFGS (n={n} > {limit} or the Gram "
-                  "matrix does not fit: products with K)")
+    """The kernel machine's solver as a :class:`~kernelkit.planning.Choice`, planned by
+    :func:`kernelkit.planning.machines.machine_solver_choice` from the loss's name and
+    kind (the losses without curvature are refused with an intercept by the
+    estimators' parameter checks before this)."""
+    return plan_machine_solver(n, loss.name, solver, fit_intercept, user_loss=is_user_loss(loss),
+                               smooth=bool(getattr(loss, "smooth", True)))
 
 
 def _desc(what, j, k):

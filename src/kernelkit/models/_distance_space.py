@@ -21,7 +21,7 @@ from .._budget import row_blocks
 from ..features.centers import take_rows
 from ..features.nystroem import Nystroem, nystroem_transform
 from ..kernels import Linear
-from ..planning import Choice
+from ..planning.clustering import distance_space_choice
 from ..gram import pairwise_blocked
 from ..solvers.distances import ROUNDOFF, query_blocks, sq_distances
 
@@ -40,7 +40,7 @@ class DistanceSpace:
         The inputs (exact) or their Nystroem features, shape (n, D').
     diag : ndarray of shape (n,)
         ``kernel.diag(X)``.
-    choice : Choice
+    choice : kernelkit.planning.Choice
         What was decided (exact or Nystroem) and why, for ``plan_``.
     nystroem : Nystroem or None
         The fitted map (approximation only).
@@ -49,7 +49,7 @@ class DistanceSpace:
     kernel: object
     X: object
     diag: np.ndarray
-    choice: Choice
+    choice: object  # a kernelkit.planning.Choice
     nystroem: object = None
 
     @property
@@ -101,19 +101,13 @@ def distance_space(kernel, X, approximation, n_centers, random_state):
     """
     n = X.shape[0] if hasattr(X, "shape") else len(X)
     if approximation != "nystroem":
-        choice = Choice("approximation", "exact",
-                        f"approximation=None: distances from the kernel itself, n(n-1)/2 = "
-                        f"{n * (n - 1) // 2} kernel values")
+        choice = distance_space_choice(n)
         return DistanceSpace(kernel, X, np.asarray(kernel.diag(X), dtype=np.float64), choice)
     M = min(int(n_centers), n)
     nys = Nystroem(kernel, n_components=M, random_state=check_random_state(random_state))
     nys.fit(X)
     Z = nystroem_transform(nys.kernel_, X, nys.components_, nys.normalization_)
-    choice = Choice("approximation", "nystroem",
-                    f"approximation='nystroem': Euclidean distances of {Z.shape[1]} Nystroem "
-                    f"features from M = {M} uniform centers (n M = {n * M} kernel values "
-                    f"instead of n(n-1)/2 = {n * (n - 1) // 2}); the distances are those of "
-                    "the Nystroem approximation of the kernel")
+    choice = distance_space_choice(n, "nystroem", M, Z.shape[1])
     diag = np.einsum("ij,ij->i", Z, Z)
     return DistanceSpace(Linear(), Z, diag, choice, nys)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..exceptions import InvalidParameterError
-from ..planning import Choice
+from ..planning.machines import hard_margin_choice, hard_tube_choice  # re-exported
 from ..solvers.hard_margin import (NotSeparableError, hull_distance_bound, not_separable,
                                    solve_unbounded, tube_infeasible, tube_norm_bound)
 from ..solvers.smo import default_max_iter, smo_gram, smo_kernel
@@ -33,17 +33,6 @@ def refuse_hard_pegasos(est):
         raise InvalidParameterError(
             f"{type(est).__name__}: C=inf (the hard margin) is solved by solver='smo'; "
             "Pegasos needs a finite C (its lam = 1 / (C n))")
-
-
-def hard_margin_choice():
-    return Choice("margin", "hard", "C=inf: SMO with an unbounded box (no upper bound on "
-                  "alpha), stopped with an error if the classes' convex hulls in the "
-                  "feature space meet")
-
-
-def hard_tube_choice():
-    return Choice("tube", "hard", "C=inf: every |f(x_i) - y_i| <= epsilon, by SMO with an "
-                  "unbounded box, stopped with an error if no function fits the tube")
 
 
 def _scale(K, kernel, X):

@@ -25,7 +25,7 @@ from ..features.centers import sq_dist_from_inner
 from ..features.nystroem import nystroem_transform
 from ..gram import GramOperator
 from ..kernels import Linear
-from ..planning import Choice, Plan, decide_store
+from ..planning.clustering import plan_kernel_kmeans
 from ..solvers.kernel_kmeans import kernel_kmeans, nearest_means
 from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (check_sample_weight, reject_precomputed, report_plan,
@@ -227,11 +227,11 @@ class KernelKMeans(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transform
                           RuntimeWarning, stacklevel=2)
             n_init = 1
         self.kernel_ = kernel
-        if self.approximation == "nystroem":
-            return self._fit_nystroem(X, sw, C, n_init, rng)
-        store = decide_store(f"the {n} x {n} Gram matrix", 8.0 * n * n)
-        self.plan_ = Plan("exact", reason="approximation=None: Lloyd's iterations on kernel "
-                          "values", problem={"n": n, "k": k}, choices=(store,))
+        plan = plan_kernel_kmeans(n, k, self.approximation)
+        if plan.choice == "nystroem":
+            return self._fit_nystroem(X, sw, C, n_init, rng, plan)
+        self.plan_ = plan
+        store = plan.choices[0]
         report_plan(self, self.verbose)
         with progress(n_init * self.max_iter, "kernel k-means (Lloyd)", self.verbose) as bar:
             res = kernel_kmeans(kernel, X, sw, k, init=self.init if C is None else C,
@@ -269,12 +269,10 @@ class KernelKMeans(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transform
                           f"labels still changing and the means' shift above tol={self.tol:g}; "
                           "increase max_iter (or tol)", ConvergenceWarning, stacklevel=3)
 
-    def _fit_nystroem(self, X, sw, C, n_init, rng):
+    def _fit_nystroem(self, X, sw, C, n_init, rng, plan):
         from sklearn.cluster import KMeans
 
-        why = "approximation='nystroem': Euclidean Lloyd on Nystroem features"
-        self.plan_ = Plan("nystroem", reason=why, problem={"n": X.shape[0], "k": self.n_clusters},
-                          choices=(Choice("approximation", "nystroem", "set by the user"),))
+        self.plan_ = plan
         report_plan(self)
         nys = Nystroem(self.kernel_, n_components=min(self.n_components, X.shape[0]),
                        random_state=rng).fit(X)

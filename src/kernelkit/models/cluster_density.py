@@ -17,9 +17,9 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from .._budget import STORE_SHARE, budget, format_bytes
 from .._validation import Interval, Options, validate_params
-from ..planning import Choice, Plan
+from ..planning import Plan
+from ..planning.clustering import neighbourhood_store_bytes, neighbourhoods_choice
 from ._base import (KernelParamsMixin, check_sample_weight, kernel_for_data,
                     reject_precomputed, report_plan, resolve_estimator_kernel, tag_sparse,
                     validate_fit_X)
@@ -192,7 +192,7 @@ class _RadiusPairs:
     """The pairs (i, j) with d(x_i, x_j) <= eps, by blocks of rows i.
 
     The first pass (:meth:`weighted_counts`) keeps the column indices of
-    every row as CSR while they fit in :data:`STORE_SHARE` of the budget; the
+    every row as CSR while they fit in :data:`~kernelkit._budget.STORE_SHARE` of the budget; the
     later passes replay them, or recompute the distances of the rows they ask
     for. ``choice`` says which.
     """
@@ -212,7 +212,7 @@ class _RadiusPairs:
         n = self.space.n
         counts = np.zeros(n)
         kept, n_pairs = [], 0
-        limit = STORE_SHARE * budget()
+        limit = neighbourhood_store_bytes()  # the planner's rule, applied as pairs are counted
         dtype = np.int32 if n < 2**31 else np.intp
         for i, j in self._computed():
             counts += np.bincount(i, weights=sw[j], minlength=n)
@@ -221,22 +221,15 @@ class _RadiusPairs:
                 kept.append((i, j.astype(dtype)))
             else:
                 kept = None
-        need = format_bytes(n_pairs * (np.dtype(dtype).itemsize + 8))  # row and column
+        need = n_pairs * (np.dtype(dtype).itemsize + 8)  # row and column
+        self.choice = neighbourhoods_choice(kept is not None, n_pairs, need, limit)
         if kept is None:
-            self.choice = Choice("neighbourhoods", "recomputed",
-                                 f"the {n_pairs} pairs within eps need {need}, more than "
-                                 f"{STORE_SHARE:g} of the memory budget "
-                                 f"({format_bytes(limit / STORE_SHARE)}): distances "
-                                 "recomputed by row blocks in each pass")
             return counts
         rows = np.concatenate([i for i, _ in kept]) if kept else np.empty(0, np.intp)
         self.indices = (np.concatenate([j for _, j in kept]) if kept
                         else np.empty(0, dtype))
         self.indptr = np.zeros(n + 1, dtype=np.intp)
         np.cumsum(np.bincount(rows, minlength=n), out=self.indptr[1:])
-        self.choice = Choice("neighbourhoods", "stored",
-                             f"the {n_pairs} pairs within eps take {need}, within "
-                             f"{STORE_SHARE:g} of the memory budget: one pass of distances")
         return counts
 
     def of_rows(self, rows):

@@ -17,10 +17,11 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from .._budget import fits, format_bytes, require
+from .._budget import require
 from .._validation import Interval, Options, validate_params
 from ..exceptions import InvalidParameterError
-from ..planning import Choice, Plan
+from ..planning import Plan
+from ..planning.clustering import LINKAGE_BYTES_PER_PAIR, tree_algorithm_choice
 from ._base import (KernelParamsMixin, kernel_for_data, reject_precomputed, report_plan,
                     resolve_estimator_kernel, tag_sparse, validate_fit_X)
 from ..solvers.linkage import single_linkage_by_rows, ward_chain_linkage
@@ -30,9 +31,8 @@ __all__ = ["KernelAgglomerativeClustering", "cut_tree_labels", "tree_algorithm_c
            "LINKAGE_BYTES_PER_PAIR"]
 
 _LINKAGES = ("ward", "complete", "average", "single")
-#: Peak bytes per pair i < j: the condensed float64 distances and scipy's working
-#: copy of them (its nearest-neighbour chain updates a copy in place).
-LINKAGE_BYTES_PER_PAIR = 16
+# tree_algorithm_choice and LINKAGE_BYTES_PER_PAIR (the tree's bytes per pair) live with
+# the decision, in kernelkit.planning.clustering; re-exported here.
 
 
 class KernelAgglomerativeClustering(KernelParamsMixin, ClusterMixin, BaseEstimator):
@@ -237,45 +237,6 @@ class KernelAgglomerativeClustering(KernelParamsMixin, ClusterMixin, BaseEstimat
         ndarray of shape (n_samples,)
         """
         return self.fit(X).labels_
-
-
-def tree_algorithm_choice(n, linkage, approximation=None, memory=None):
-    """How the tree is built, as a :class:`~kernelkit.planning.Choice`.
-
-    ``"condensed distances"`` (scipy.cluster.hierarchy on the n(n-1)/2
-    distances) when they and scipy's copy fit the budget; else
-    ``"minimum spanning tree"`` for single linkage and ``"nearest-neighbour
-    chain"`` for Ward's linkage on Nystroem features.
-
-    Raises
-    ------
-    MemoryBudgetError
-        For complete or average linkage, or exact Ward, when the distances do
-        not fit; before any work.
-    """
-    n_pairs = n * (n - 1) // 2
-    need = LINKAGE_BYTES_PER_PAIR * n_pairs
-    if fits(need, memory=memory):
-        return Choice("tree", "condensed distances",
-                      f"the {n_pairs} pairwise distances and scipy's working copy take "
-                      f"{format_bytes(need)}, within the memory budget: "
-                      "scipy.cluster.hierarchy.linkage")
-    if linkage == "single":
-        return Choice("tree", "minimum spanning tree",
-                      f"the {n_pairs} pairwise distances ({format_bytes(need)}) do not fit the "
-                      "memory budget: Prim's minimum spanning tree, one row of distances at a "
-                      "time (O(n) memory, n rows of kernel values)")
-    if linkage == "ward" and approximation == "nystroem":
-        return Choice("tree", "nearest-neighbour chain",
-                      f"the {n_pairs} pairwise distances ({format_bytes(need)}) do not fit the "
-                      "memory budget: Ward's nearest-neighbour chain on the centroids of the "
-                      "Nystroem features (O(n M) memory)")
-    require(need, f"{linkage} linkage of {n} points: the n(n-1)/2 = {n_pairs} pairwise "
-                  "feature-space distances and scipy's working copy (16 bytes per pair)",
-            hint="use linkage='single' (a minimum spanning tree in O(n) memory), "
-                 "linkage='ward' with approximation='nystroem' (O(n M) memory), a subsample, "
-                 "or KernelDBSCAN, whose memory grows with n", memory=memory)
-    raise AssertionError("require raises")  # pragma: no cover
 
 
 def cut_tree_labels(children, n_clusters):

@@ -31,13 +31,14 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._budget import budget as memory_budget, format_bytes, require
+from .._budget import require
 from .._validation import Interval, Options, validate_params
 from ..exceptions import InvalidParameterError
 from ..features.centers import CENTER_METHODS, select_centers, take_rows
 from ..features.nystroem import EIGH_BYTES_PER_ENTRY
 from ..gram import GramOperator, gram
-from ..planning import Choice, Plan, falkon_centers
+from ..planning.decomposition import (DENSE_BYTES_PER_ENTRY as _DENSE_BYTES_PER_ENTRY,
+                                      DENSE_MAX_N, plan_kernel_pca)
 from ..solvers.kernel_eigen import (center_gram, gram_eigenpairs, nystroem_eigenpairs,
                                     nystroem_project, sign_rule)
 from ._base import (KernelParamsMixin, kernel_for_data, report_plan, resolve_estimator_kernel,
@@ -45,13 +46,8 @@ from ._base import (KernelParamsMixin, kernel_for_data, report_plan, resolve_est
 
 __all__ = ["KernelPCA", "DENSE_MAX_N"]
 
-#: Above this many samples ``eigen_solver="auto"`` takes the Nystroem path (a size
-#: threshold, not a timed cost model): the dense eigendecomposition costs O(n^3) flops
-#: in a tridiagonal reduction that runs at memory speed, the Nystroem one
-#: O(n M d + M^3) with M ~ sqrt(n) log n centers.
-DENSE_MAX_N = 5000
-#: Peak bytes per entry of the dense path: K and LAPACK's copy of it (float64).
-_DENSE_BYTES_PER_ENTRY = 16.0
+# DENSE_MAX_N (the size above which eigen_solver="auto" takes the Nystroem path) and
+# the dense path's bytes per entry live with the decision, in kernelkit.planning.decomposition.
 
 
 class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
@@ -271,48 +267,11 @@ class KernelPCA(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         return Z
 
     def _plan(self, kernel, X, n, k):
-        """The eigen-solver and the number of centers, recorded in ``plan_``."""
-        dense_bytes = _DENSE_BYTES_PER_ENTRY * n * n
-        budget = memory_budget()
-        M = None
-        if kernel == "precomputed" and self.eigen_solver == "auto":
-            choice = Choice("eigen-solver", "dense", "kernel='precomputed': K is given")
-        elif self.eigen_solver != "auto":
-            choice = Choice("eigen-solver", self.eigen_solver, "set by the user")
-        elif n > DENSE_MAX_N:
-            choice = Choice("eigen-solver", "nystroem", f"n={n} > {DENSE_MAX_N}: the dense "
-                            "eigendecomposition would cost O(n^3)")
-        elif dense_bytes > budget:
-            choice = Choice("eigen-solver", "nystroem", f"the dense path needs "
-                            f"{format_bytes(dense_bytes)} > the memory budget "
-                            f"{format_bytes(budget)}")
-        else:
-            choice = Choice("eigen-solver", "dense", f"n={n} <= {DENSE_MAX_N} and "
-                            f"{format_bytes(dense_bytes)} <= the memory budget "
-                            f"{format_bytes(budget)}")
-        if self.eigen_solver == "auto" and choice.value == "dense" and n > 200 and k < 10:
-            choice = Choice("eigen-solver", "arpack", choice.reason + "; n > 200 and "
-                            "n_components < 10: ARPACK's Lanczos iterations (scikit-learn's rule)")
-        choices = [choice]
-        if choice.value == "nystroem":
-            if self.n_centers == "auto":
-                M = min(n, max(falkon_centers(n), k if self.n_components else 0))
-                choices.append(Choice("Nystroem centers", M, "n_centers='auto': sqrt(n) log n, "
-                                      "in [100, 20000], at least n_components, at most n"))
-            else:
-                M = min(n, int(self.n_centers))
-                if self.n_components is not None and k > M:
-                    raise InvalidParameterError(
-                        f"n_components={self.n_components} > n_centers={self.n_centers}: the "
-                        "Nystroem path "
-                        "has at most one component per center; raise n_centers or lower "
-                        "n_components")
-                choices.append(Choice("Nystroem centers", M, "set by the user"
-                                      + (f" (capped at n={n})" if M < self.n_centers else "")))
-        self.plan_ = Plan(choice.value, reason=choice.reason,
-                          problem={"n": n, "k": k} if M is None else {"n": n, "k": k, "M": M},
-                          choices=tuple(choices))
-        return choice.value, M
+        """The eigen-solver and the number of centers (:func:`plan_kernel_pca`), in ``plan_``."""
+        self.plan_ = plan_kernel_pca(n, k, precomputed=kernel == "precomputed",
+                                     eigen_solver=self.eigen_solver, n_centers=self.n_centers,
+                                     n_components=self.n_components)
+        return self.plan_.choice, self.plan_.problem.get("M")
 
     # ---- the eigen-solvers (numerics in kernelkit.solvers.kernel_eigen) ----------------
     def _fit_dense(self, kernel, X, n, k, solver):

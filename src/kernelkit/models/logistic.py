@@ -11,6 +11,7 @@ from .._progress import progress
 from .._validation import Interval, Options, validate_params
 from ..exceptions import InvalidParameterError
 from ..planning import Plan, choose_logistic_solver
+from ..planning.machines import gram_store_choice
 from ..solvers.newton import lbfgs_multinomial
 from ._base import KernelParamsMixin, kernel_for_data
 from ._base import report_plan, resolve_estimator_kernel, validate_classifier_data
@@ -156,7 +157,8 @@ class KernelLogisticRegression(KernelParamsMixin, _ScoreClassifier):
         self.multi_class_ = "multinomial"
         if kernel.input_kind in ("vector", "any"):
             X = as_float64_rows(X)  # sparse rows stay sparse
-        K, store = gram_or_operator(kernel, X)
+        store = gram_store_choice(n)  # planned before the Gram matrix is computed
+        K = gram_or_operator(kernel, X, store.value)
         with progress(self.max_iter, "L-BFGS (multinomial)", self.verbose, unit="steps") as bar:
             res = lbfgs_multinomial(K, (Y > 0).astype(np.float64), 1.0 / (n * self.C),
                                     tol=self.tol, max_iter=self.max_iter, sample_weight=sw,

@@ -14,7 +14,8 @@ Modules, by subject:
 - ``costs``: the rates in force, the budget, a fit's fixed overhead;
 - ``ridge``: :func:`plan_ridge` (dual, primal or Falkon), Falkon's centers and
   iterations;
-- ``sgd``: :func:`plan_sgd` (the four SGD strategies; ``plan`` is its old name);
+- ``sgd``: :func:`plan_sgd` (the four SGD strategies; ``plan`` is its old name),
+  :func:`plan_machine_sgd` (a kernel machine's SGD fit: strategy, random features);
 - ``storage``: :func:`decide_store`, :func:`falkon_store_choice`,
   :func:`row_cache_bytes`, :func:`row_cache_choice`;
 - ``kernel_ridge``: :func:`plan_kernel_ridge`, every decision of a
@@ -24,7 +25,11 @@ Modules, by subject:
   estimators' plans: centers, Falkon or features, K_nM kept on the workers,
   from the cluster's memory passed in as a number);
 - ``machines``: :func:`choose_machine_solver`, :func:`choose_newton_inner`,
-  :func:`choose_logistic_solver`.
+  :func:`choose_logistic_solver`, :func:`plan_machine_dual` (a Newton or L-BFGS
+  fit: Gram matrix stored, Newton's steps), the hard margin and tube;
+- ``decomposition``: :func:`plan_kernel_pca` (eigen-solver, Nystroem centers);
+- ``clustering``: :func:`plan_kernel_kmeans`, the distance methods' space, the
+  agglomerative tree's algorithm, DBSCAN's stored neighbourhoods.
 
 The room imports only the budget arithmetic (``kernelkit._budget``, ``_units``)
 and the rates (``kernelkit.config``).
@@ -32,14 +37,16 @@ and the rates (``kernelkit.config``).
 
 from .choices import Candidate, Choice, Plan
 from .costs import FIT_OVERHEAD_S, RATES
+from .clustering import plan_kernel_kmeans, tree_algorithm_choice
 from .dask import DaskRidgePlan, plan_dask_kmeans, plan_dask_ridge
+from .decomposition import plan_kernel_pca
 from .kernel_ridge import MIXED_MIN_N, RidgeFitPlan, plan_kernel_ridge, precision_choice
 from .machines import (LOGISTIC_LBFGS_MAX_N, LOGISTIC_NEWTON_MIN_C, NEWTON_DIRECT_MAX_N,
                        NEWTON_MAX_N, choose_logistic_solver, choose_machine_solver,
-                       choose_newton_inner)
+                       choose_newton_inner, machine_solver_choice, plan_machine_dual)
 from .ridge import (FALKON_ITERATIONS, FALKON_MIN_N, MIN_AUTO_CENTERS, falkon_centers,
                     falkon_iterations, plan_ridge)
-from .sgd import STRATEGIES, plan, plan_sgd
+from .sgd import STRATEGIES, plan, plan_machine_sgd, plan_sgd
 from .storage import decide_store, falkon_store_choice, row_cache_bytes, row_cache_choice
 
 __all__ = ["Candidate", "Choice", "Plan", "plan_sgd", "plan", "plan_ridge", "decide_store",
@@ -49,4 +56,6 @@ __all__ = ["Candidate", "Choice", "Plan", "plan_sgd", "plan", "plan_ridge", "dec
            "LOGISTIC_LBFGS_MAX_N", "LOGISTIC_NEWTON_MIN_C", "choose_logistic_solver",
            "FIT_OVERHEAD_S", "FALKON_ITERATIONS", "FALKON_MIN_N", "plan_kernel_ridge",
            "RidgeFitPlan", "precision_choice", "MIXED_MIN_N", "plan_dask_ridge",
-           "plan_dask_kmeans", "DaskRidgePlan"]
+           "plan_dask_kmeans", "DaskRidgePlan", "plan_kernel_pca", "plan_kernel_kmeans",
+           "tree_algorithm_choice", "machine_solver_choice", "plan_machine_dual",
+           "plan_machine_sgd"]

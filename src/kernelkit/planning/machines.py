@@ -8,12 +8,18 @@ storage share of the memory budget; each answer a
 
 from __future__ import annotations
 
-from .choices import Choice
+from dataclasses import dataclass
+
+from .._budget import require
+from .._units import format_bytes
+from .choices import Choice, Plan
 from .storage import decide_store
 
 __all__ = ["choose_machine_solver", "choose_newton_inner", "choose_logistic_solver",
            "NEWTON_MAX_N", "NEWTON_DIRECT_MAX_N", "LOGISTIC_LBFGS_MAX_N",
-           "LOGISTIC_NEWTON_MIN_C"]
+           "LOGISTIC_NEWTON_MIN_C", "machine_solver_choice", "gram_store_choice",
+           "plan_machine_dual", "MachineDualPlan", "newton_factored_choice",
+           "hard_margin_choice", "hard_tube_choice"]
 
 
 #: Up to this n, Newton solves each step's system by a Cholesky factorisation
@@ -115,3 +121,131 @@ def choose_machine_solver(n, loss, solver="auto", memory=None):
         return Choice("solver", "sgd", f"Newton needs the Gram matrix: {store.reason}")
     return Choice("solver", "newton", f"n={n} <= {NEWTON_MAX_N} and the Gram matrix fits: "
                   f"{store.reason}")
+
+
+def gram_store_choice(n, memory=None):
+    """Whether the n x n float64 Gram matrix is stored (at most half the budget), as a
+    :class:`Choice`; else products recompute its rows."""
+    return decide_store(f"the {n} x {n} Gram matrix", 8.0 * n * n, memory=memory)
+
+
+def machine_solver_choice(n, loss_name, solver="auto", fit_intercept=False, *, user_loss=False,
+                          smooth=True, memory=None):
+    """The kernel machine's solver as a :class:`Choice`.
+
+    Built-in losses without an intercept: :func:`choose_machine_solver`. A user
+    loss (``user_loss``, named ``loss_name``, ``smooth`` when it has a
+    curvature): Newton when it has a curvature (and n <= :data:`NEWTON_MAX_N`
+    with the Gram matrix fitting), else L-BFGS (SGD's steps are compiled for the
+    built-in losses). With ``fit_intercept``: Newton (n <=
+    :data:`NEWTON_DIRECT_MAX_N`: each step one n x n Cholesky) or L-BFGS (SGD has
+    no intercept).
+    """
+    if solver != "auto":
+        return Choice("solver", solver, "set by the user")
+    if not user_loss and not fit_intercept:
+        return choose_machine_solver(n, loss_name, solver, memory=memory)
+    why = (f"the user loss {loss_name!r}" if user_loss
+           else "fit_intercept=True (SGD has no intercept)")
+    if not smooth and user_loss:
+        return Choice("solver", "lbfgs", f"{why} has no curvature for Newton: L-BFGS on its "
+                      "value and gradient")
+    store = gram_store_choice(n, memory)
+    # with an intercept every Newton step is one n x n Cholesky (no CG variant yet):
+    # direct steps only where choose_newton_inner takes them
+    limit = NEWTON_DIRECT_MAX_N if fit_intercept else NEWTON_MAX_N
+    if n <= limit and store.value:
+        return Choice("solver", "newton", f"{why}: Newton, n={n} <= {limit} and the "
+                      "Gram matrix fits")
+    return Choice("solver", "lbfgs", f"{why}: L-BFGS (n={n} > {limit} or the Gram "
+                  "matrix does not fit: products with K)")
+
+
+@dataclass(frozen=True)
+class MachineDualPlan:
+    """What a Newton or L-BFGS fit of a kernel machine executes.
+
+    Attributes
+    ----------
+    plan : Plan
+        The estimator's ``plan_`` (before what the solver reports).
+    solver : {"newton", "lbfgs"}
+    step : {"intercept", "direct", "cg"} or None
+        Newton's steps: with an unpenalised intercept, by Cholesky, or by
+        preconditioned CG; None for L-BFGS.
+    store : bool
+        The Gram matrix is stored (Newton always; L-BFGS when it fits).
+    """
+
+    plan: Plan
+    solver: str
+    step: object
+    store: bool
+
+
+def plan_machine_dual(n, problem, solver_choice, fit_intercept=False, memory=None):
+    """The plan of a kernel machine solved in u-space by Newton or L-BFGS.
+
+    Parameters
+    ----------
+    n : int
+    problem : dict
+        What ``plan_`` says of the problem (n, d, the loss, the intercept).
+    solver_choice : Choice
+        ``value`` ``"newton"`` or ``"lbfgs"`` (:func:`machine_solver_choice`).
+    fit_intercept : bool, default=False
+    memory : float, optional
+        Budget in bytes; default: the configured one.
+
+    Returns
+    -------
+    MachineDualPlan
+
+    Raises
+    ------
+    MemoryBudgetError
+        Newton whose n x n Gram matrix does not fit the budget.
+    """
+    solver = solver_choice.value
+    if solver == "newton":
+        require(8.0 * n * n, f"solver='newton' on n={n} samples (the {n} x {n} Gram matrix)",
+                hint="use solver='lbfgs' (products with K, never stored)"
+                + ("" if fit_intercept else " or solver='sgd'"), memory=memory)
+        store = Choice(f"store the {n} x {n} Gram matrix", True,
+                       f"Newton's steps need it ({format_bytes(8.0 * n * n)})")
+        if fit_intercept:
+            step = Choice("Newton's step", "direct",
+                          "with the intercept, one Cholesky factorisation per step")
+            choices, kind = (solver_choice, store, step), "intercept"
+        else:
+            step = choose_newton_inner(n)
+            choices, kind = (solver_choice, store, step), step.value
+    else:
+        store = gram_store_choice(n, memory)
+        choices, kind = (solver_choice, store), None
+    plan = Plan(solver, reason=solver_choice.reason, problem=problem, choices=choices)
+    return MachineDualPlan(plan, solver, kind, bool(store.value))
+
+
+def newton_factored_choice(factored):
+    """Newton-CG's report of the steps it factored (its fallback at small alpha), or None."""
+    if not factored:
+        return None
+    return Choice("Newton's steps factored", factored,
+                  "their CG would have needed more than a factorisation's "
+                  "worth of products with K (small alpha: ill-conditioned "
+                  "steps); the block of the samples with curvature was "
+                  "factored instead")
+
+
+def hard_margin_choice():
+    """C = inf in a classifier: the hard margin, as a :class:`Choice`."""
+    return Choice("margin", "hard", "C=inf: SMO with an unbounded box (no upper bound on "
+                  "alpha), stopped with an error if the classes' convex hulls in the "
+                  "feature space meet")
+
+
+def hard_tube_choice():
+    """C = inf in a regressor: the hard epsilon-tube, as a :class:`Choice`."""
+    return Choice("tube", "hard", "C=inf: every |f(x_i) - y_i| <= epsilon, by SMO with an "
+                  "unbounded box, stopped with an error if no function fits the tube")

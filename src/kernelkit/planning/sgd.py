@@ -7,12 +7,16 @@ loss (Cholesky, SMO, Newton) and Falkon.
 
 from __future__ import annotations
 
+import math
+
 from .._units import format_seconds
-from .choices import Candidate, Plan
+from ..exceptions import MemoryBudgetError
+from .choices import Candidate, Choice, Plan
 from .costs import budget_of, rates_in_force
 from .ridge import FALKON_MIN_N, falkon_candidate, falkon_centers
 
-__all__ = ["STRATEGIES", "plan_sgd", "plan"]
+__all__ = ["STRATEGIES", "plan_sgd", "plan", "plan_machine_sgd", "random_features_choice",
+           "DEFAULT_RANDOM_FEATURES"]
 
 
 #: The lecture's four ways of learning with kernels by SGD.
@@ -142,3 +146,72 @@ def plan_sgd(n, d, kernel=None, loss="squared", n_features=None, iterations=None
 
 #: Former name of :func:`plan_sgd` (it plans the SGD strategies; see also :func:`plan_ridge`).
 plan = plan_sgd
+
+
+#: D of the random Fourier features drawn for a features strategy without
+#: ``features=``: the entrywise kernel error is then about sqrt(2/D) ~ 0.045 (one
+#: standard deviation for k(0) = 1; Hoeffding: below sqrt(8 log(2/delta) / D) with
+#: probability 1 - delta). Pass ``features=RandomFourierFeatures(kernel,
+#: n_components=D)`` for another D.
+DEFAULT_RANDOM_FEATURES = 1000
+
+
+def random_features_choice(kernel, strategy, D=DEFAULT_RANDOM_FEATURES):
+    """The random Fourier features a features strategy draws when the kernel has no
+    finite feature map, as a :class:`Choice` (``kernel`` only quoted)."""
+    return Choice("random Fourier features", D,
+                  f"strategy={strategy!r} without features=, and {kernel!r} has no finite "
+                  f"feature map: D={D} random Fourier features of its spectral density "
+                  f"(kernel error about sqrt(2/D) = {math.sqrt(2.0 / D):.3f}); pass "
+                  "features=RandomFourierFeatures(kernel, n_components=...) for another D")
+
+
+def plan_machine_sgd(n, d, kernel, loss, *, n_features, iterations, strategy, solver_choice,
+                     has_map, memory=None):
+    """The plan of a kernel machine solved by SGD: the strategy, and the random features
+    drawn when a features strategy meets a kernel without a finite map.
+
+    Parameters
+    ----------
+    n, d : int
+    kernel : object
+        Only quoted (``repr``).
+    loss : str
+    n_features : int or None
+        D of the feature map the fit has (None: none).
+    iterations : int
+        SGD steps T.
+    strategy : str
+        The user's setting (``"auto"``: :func:`plan_sgd` picks).
+    solver_choice : Choice
+    has_map : bool
+        A feature map is given or the kernel has a finite one.
+    memory : float, optional
+        Budget in bytes.
+
+    Returns
+    -------
+    plan : Plan
+    strategy : str
+    random_features : int or None
+        D of the random Fourier features to draw (None: none).
+
+    Raises
+    ------
+    MemoryBudgetError
+        ``strategy="auto"`` and no strategy fits the budget.
+    """
+    plan = plan_sgd(n, d, kernel, loss, n_features=n_features, iterations=iterations,
+                    memory=memory).with_choices(solver_choice)
+    if strategy == "auto":
+        strategy = plan.choice
+        if strategy == "none":
+            raise MemoryBudgetError("no SGD strategy fits the memory budget:\n"
+                                    + plan.explain())
+    D = None
+    if strategy.startswith("features") and not has_map:  # no finite map: random features
+        D = DEFAULT_RANDOM_FEATURES
+        plan = plan_sgd(n, d, kernel, loss, n_features=D, iterations=iterations,
+                        memory=memory).with_choices(solver_choice,
+                                                    random_features_choice(kernel, strategy, D))
+    return plan, strategy, D

@@ -64,6 +64,7 @@ from .._validation import n_rows
 from ..gram import GramOperator, KernelRows
 from ..linalg import THREADED_POTRF_MAX_N, cho_solve, eigh_psd, pcg, robust_cholesky
 from ..planning import Choice, falkon_store_choice
+from ..planning.ridge import falkon_solve_choice
 from .cg_checkpoint import load_state, problem_fingerprint, save_state
 from .cg_forecast import pcg_or_hand_over
 
@@ -438,8 +439,10 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
         op = GramOperator(kernel, X, C, cache=store_choice.value, block_dtype=dtype,
                           sample_weight=sample_weight, n_temporaries=3)
     La = factors.La
-    solve_choice = _solve_choice(solve, rank, Y.shape[1], factors.L is None,
-                                 checkpoint is not None)
+    solve_choice = falkon_solve_choice(solve, rank, Y.shape[1], factors.L is None,
+                                       checkpoint is not None,
+                                       direct_iterations=DIRECT_CG_ITERATIONS,
+                                       thin_columns=THIN_COLUMNS)
     if solve_choice.value == "direct":
         coef, rn, direct_jitter = _direct(op, factors, rank, Y, n, lam)
         stored = bool(store_choice.value) if store_choice is not None else False
@@ -470,7 +473,7 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
         count[0] = 0 if state is None else state.n_iter
         on_state = lambda st: save_state(checkpoint, fingerprint, st)  # noqa: E731
     stored = bool(store_choice.value) if store_choice is not None else False
-    direct_cost = rank / max(Y.shape[1], THIN_COLUMNS)  # in iterations, as _solve_choice
+    direct_cost = rank / max(Y.shape[1], THIN_COLUMNS)  # in iterations, as falkon_solve_choice
     if (solve == "auto" and checkpoint is None and factors.L is None
             and fits(8.0 * (2 * M * rank + 2 * rank * rank))):
         # Rank-deficient K_MM at small alpha can make CG slow (the eigen preconditioner's
@@ -502,27 +505,6 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
     return FalkonResult(coef[:, 0] if y.ndim == 1 else coef, res.n_iter, res.converged,
                         float(rn[0]) if y.ndim == 1 else rn, float(jitter), stored,
                         store_choice, rank, choice, solve_choice)
-
-
-def _solve_choice(solve, rank, n_targets, eigen, checkpoint):
-    """Conjugate gradient or one direct solve in the ``rank`` directions (a Choice)."""
-    limit = DIRECT_CG_ITERATIONS * max(n_targets, THIN_COLUMNS)
-    if solve != "auto":
-        return Choice("Falkon solve", solve, "set by the user")
-    if not eigen:
-        return Choice("Falkon solve", "cg", "full-rank K_MM: Falkon's preconditioner "
-                      "describes K_nM'K_nM well, CG converges in few iterations")
-    if checkpoint:
-        return Choice("Falkon solve", "cg", "a checkpoint was given: CG, whose state it saves")
-    if rank <= limit:
-        return Choice("Falkon solve", "direct",
-                      f"{rank} directions <= {limit} = {DIRECT_CG_ITERATIONS} iterations x "
-                      f"max({n_targets} targets, {THIN_COLUMNS}): one product of K_nM with "
-                      f"{rank} columns and a {rank} x {rank} Cholesky cost less than the "
-                      "iterations, and give the exact solution")
-    return Choice("Falkon solve", "cg",
-                  f"{rank} directions > {limit} = {DIRECT_CG_ITERATIONS} iterations x "
-                  f"max({n_targets} targets, {THIN_COLUMNS}): preconditioned CG")
 
 
 def _direct(op, factors, rank, Y, n, lam):

@@ -1,0 +1,116 @@
+"""Every automatic decision is made in the planning room (issue 22).
+
+A :class:`~kernelkit.planning.Choice` records a decision of a fit. Decisions
+are made in ``kernelkit/planning/`` before the numerics run; the estimators
+execute with plain values. Outside ``planning/`` a ``Choice(...)`` may only be
+built as a *report* of what a solver found in the data (a preconditioner's
+rank, merged rows, the grid's edge), listed below with the reason.
+
+The sources are read with :mod:`ast` (nothing of kernelkit is imported): every
+call whose callee is named ``Choice`` is found, with the function that makes it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "kernelkit"
+
+#: Reports: ``Choice``s that say what a solver or a fit found in the data, which
+#: no plan made before the numerics could know. (module, function) -> why.
+REPORTS = {
+    ("solvers/falkon.py", "falkon"):
+        "CG handed over to the direct solve: its rate, measured during the iterations",
+    ("solvers/falkon.py", "_factors"):
+        "the preconditioner's form (Cholesky or eigen) from the rank the factorisation found",
+    ("solvers/falkon_rows.py", "merge_rows_choice"):
+        "the repeated rows found in X",
+    ("solvers/falkon_rows.py", "draw_centers"):
+        "the distinct centers found among the rows drawn",
+    ("solvers/falkon_rows.py", "distinct_row_centers"):
+        "the centers drawn among the distinct rows found",
+    ("solvers/distances.py", "neighbour_order_choice"):
+        "which path the k-NN solver takes for this kernel's structure (its profile)",
+    ("solvers/distances.py", "candidate_precision_choice"):
+        "the solver's candidate precision from the features' sizes and the bound it proves",
+    ("gram.py", "_product_choice"):
+        "the Gram products' route the kernel found for these inputs (a grid of integers)",
+    ("tuning/grid.py", "warn_if_on_edge"):
+        "whether the value a search chose lies on its grid's edge",
+    ("models/_base.py", "feature_scale_choice"):
+        "the input columns' spread found in X (a warning, not a decision)",
+    ("models/learned_kernel_ridge.py", "LearnedKernelRidge.fit"):
+        "the learnt parameters and the objective reached",
+    ("models/learned_kernel_ridge.py", "LearnedKernelRidge._fit_ridge"):
+        "the final model's solver, as the nested KernelRidge planned it",
+}
+
+#: Decisions still made outside the room in modules other work is changing
+#: (issue 22 continues): to be moved into planning/, then removed from here.
+PENDING = {
+    ("models/_cv_path.py", "PathSearchCV._search"),
+    ("models/_ridge_search.py", "_plan"),
+    ("models/_ridge_search.py", "_exact"),
+    ("models/_ridge_search.py", "_approximate"),
+    ("models/learned_kernel_ridge.py", "LearnedKernelRidge._learn_nystroem"),
+}
+
+
+def _choice_sites():
+    """{(module, qualified function): [line, ...]} of every ``Choice(...)`` call outside
+    planning/."""
+    sites = {}
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC).as_posix()
+        if rel.startswith("planning/"):
+            continue
+
+        def visit(node, scope):
+            for child in ast.iter_child_nodes(node):
+                inner = scope
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    inner = scope + [child.name]
+                if isinstance(child, ast.Call):
+                    f = child.func
+                    name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", None)
+                    if name == "Choice":
+                        key = (rel, ".".join(scope) or "<module>")
+                        sites.setdefault(key, []).append(child.lineno)
+                visit(child, inner)
+
+        visit(ast.parse(path.read_text(encoding="utf-8"), str(path)), [])
+    return sites
+
+
+def test_the_scan_finds_choices():
+    # the scanner must see a known report site, else the tests below prove nothing
+    assert ("solvers/falkon_rows.py", "merge_rows_choice") in _choice_sites()
+
+
+def test_no_choice_is_made_outside_planning():
+    stray = {site: lines for site, lines in _choice_sites().items()
+             if site not in REPORTS and site not in PENDING}
+    assert not stray, (
+        "Choice(...) built outside kernelkit/planning/: "
+        + "; ".join(f"{m}:{lines} in {fn}" for (m, fn), lines in sorted(stray.items()))
+        + ". Make the decision in a planning function (the estimator calls it once after "
+        "validation and executes with plain values); if it reports what a solver found in "
+        "the data, add it to REPORTS in tests/test_planning_room.py with the reason.")
+
+
+def test_reports_listed_still_exist():
+    gone = set(REPORTS) - set(_choice_sites())
+    assert not gone, f"REPORTS lists sites that build no Choice any more (remove them): {gone}"
+
+
+def test_choices_module_imports_nothing_of_the_cost_model():
+    # solvers report through Choice: its module may import only the ground floor's units
+    tree = ast.parse((SRC / "planning" / "choices.py").read_text(encoding="utf-8"))
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            imported.add("." * node.level + (node.module or ""))
+        elif isinstance(node, ast.Import):
+            imported.update(a.name for a in node.names if a.name.startswith("kernelkit"))
+    assert imported <= {".._units"}, imported
