@@ -36,9 +36,21 @@ Hardware bound (seconds; BENCHMARKS.md figures for this machine)
 
 Targets (issue): >= 1.5x scikit-learn and >= 70 % of the bound.
 
-Run: ``python benchmarks/gram.py`` (about 5 minutes) or ``--quick`` (n = 2000);
-it starts with the issue's first row (n = m = 6000, d = 50, RBF K(X, X), float64;
-``GRAM_PART=6000`` runs only that).
+Issue 24's row: RBF K(X, Y), 5000 x 5000, d = 784 (Fashion-MNIST test images
+vs training images), float64, gamma = 1/784: ratio, max |diff| against
+scikit-learn and against the exact kernel (the integer pixel distances from
+a float64 product, exact below 2^53), the proven error bound of kernelkit's
+route (``kernelkit.gram.product_choice``: exact float32 products of the
+pixels' integers), and the fraction of the hardware bound with the GEMM
+rates measured in the same run (max of the float32 product, writing K, the
+exp). Written to results/gram_784.json.
+
+Run: ``python benchmarks/gram.py`` (about 6 minutes) or ``--quick`` (n = 2000);
+it starts with the issue's first row (n = m = 6000, d = 50, RBF K(X, X), float64)
+and issue 24's d = 784 row. ``--case 784`` (or ``GRAM_CASES=784``) runs only
+the d = 784 rows (issue 24's row and the d = 784 rows of the table, about 2
+minutes); ``--case 6000`` only the first row (``GRAM_PART=6000`` still works);
+``--case 10,50`` only those widths of the table.
 Timings are medians of 3 alternating repeats after one untimed warm-up per
 code path (numba compilation/cache load, BLAS thread start-up).
 """
@@ -50,7 +62,7 @@ import os
 import numpy as np
 
 import _common  # noqa: F401  (sets KERNELKIT_SHARED_DATA)
-from _common import alternate, parse_args, print_table, write_json
+from _common import alternate, print_table, write_json
 
 import kernelkit
 from kernelkit import _compiled
@@ -130,15 +142,110 @@ def issue_row(quick):
     write_json("gram_6000", {"question": "the issue's first row", "row": row}, quick=quick)
 
 
+def gemm_rates(n=2000, d=784, repeats=3):
+    """{"float64", "float32": FLOP/s} of an (n, d) x (d, n) product on both cores, best of repeats."""
+    rng = np.random.default_rng(0)
+    rates = {}
+    for dtype in (np.float64, np.float32):
+        A, B = rng.random((n, d)).astype(dtype), rng.random((n, d)).astype(dtype)
+        A @ B.T  # BLAS threads up
+        best = min(_common.timed(lambda: A @ B.T)[0] for _ in range(repeats))
+        rates[np.dtype(dtype).name] = 2.0 * n * n * d / best
+    return rates
+
+
+def issue24_row(quick, rate):
+    """Issue 24's row: RBF K(X, Y), 5000 x 5000, d = 784, float64 (Fashion-MNIST)."""
+    from kernelkit.gram import product_choice
+    from kernelkit.kernels._rbf_grid import grid_error_bound
+
+    n, d, g = (1200 if quick else 5000), 784, 1.0 / 784  # quick: still tiles (>= 2^20 entries)
+    Xt, _ = load_fashion_mnist(subset="test", return_X_y=True)
+    Xtr, _ = load_fashion_mnist(subset="train", return_X_y=True)
+    X, Y = Xt[:n], Xtr[:n]
+    kernel = RBF(gamma=g)
+    choice = product_choice(kernel, X, Y)
+    rates = gemm_rates(1000 if quick else 2000)
+    kernelkit.gram(kernel, X[:64], Y[:64]), rbf_kernel(X[:64], Y[:64], gamma=g)  # warm-up
+    res = alternate({"peer": lambda: rbf_kernel(X, Y, gamma=g),
+                     "kk": lambda: kernelkit.gram(kernel, X, Y)}, 5)
+    K, R = res["kk"]["result"], res["peer"]["result"]
+    # The exact kernel: the pixels are integers / 255, a float64 product of integers
+    # whose sums stay below 2^53 is exact, and exp is taken in long double (64-bit
+    # mantissa: its rounding is 2^-11 of a float64 ulp), in row chunks.
+    A, B = np.rint(X * 255.0), np.rint(Y * 255.0)
+    D = np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :]
+    D -= 2.0 * (A @ B.T)
+    factor = np.longdouble(g) / np.longdouble(255.0) ** 2
+    err_kk = err_peer = 0.0
+    for r0 in range(0, n, 500):
+        exact = np.exp(-factor * D[r0:r0 + 500].astype(np.longdouble))
+        err_kk = max(err_kk, float(np.max(np.abs(K[r0:r0 + 500] - exact))))
+        err_peer = max(err_peer, float(np.max(np.abs(R[r0:r0 + 500] - exact))))
+    row = {"n": n, "m": n, "d": d, "gamma": g, "case": "K(X,Y)", "in_dtype": "float64",
+           "route": str(choice.value), "route_reason": choice.reason,
+           "peer_s": res["peer"]["median"], "kk_s": res["kk"]["median"],
+           "peer_times": res["peer"]["times"], "kk_times": res["kk"]["times"],
+           "ratio": res["peer"]["median"] / res["kk"]["median"],
+           "max_abs_diff": float(np.max(np.abs(K - R))),
+           "kk_err_vs_exact": err_kk, "peer_err_vs_exact": err_peer,
+           "error_bound": grid_error_bound(g, 255.0, float(np.sqrt(np.max(np.sum(A * A, 1)))),
+                                           float(np.sqrt(np.max(np.sum(B * B, 1))))),
+           "gemm_rate_f64": rates["float64"], "gemm_rate_f32": rates["float32"],
+           "exp_rate": rate, "loadavg_1min": os.getloadavg()[0]}
+    del res, K, R, D, exact
+    terms = {"gemm f32": 2.0 * n * n * d / rates["float32"], "write": n * n * 8 / WRITE_BW,
+             "exp": n * n / rate}
+    row["bound_limit"] = max(terms, key=terms.get)
+    row["bound_s"] = terms[row["bound_limit"]]
+    row["bound_frac"] = row["bound_s"] / row["kk_s"]
+    row["bound_frac_f64_gemm"] = 2.0 * n * n * d / rates["float64"] / row["kk_s"]
+    print(f"issue 24 row: rbf n=m={n} d=784 K(X,Y) float64 (Fashion-MNIST): {choice}")
+    print(f"  measured GEMM {rates['float64'] / 1e9:.0f} GFLOP/s f64, "
+          f"{rates['float32'] / 1e9:.0f} GFLOP/s f32; load {row['loadavg_1min']:.1f}")
+    print(f"  peer {row['peer_s']:.3f}s kk {row['kk_s']:.3f}s ratio {row['ratio']:.2f} "
+          f"(target 1.5); max|kk - sklearn| {row['max_abs_diff']:.1e}; vs the exact kernel: "
+          f"kk {row['kk_err_vs_exact']:.1e} (bound {row['error_bound']:.1e}), sklearn "
+          f"{row['peer_err_vs_exact']:.1e}; hardware bound {row['bound_s']:.3f}s "
+          f"({row['bound_limit']}) = {100 * row['bound_frac']:.0f}% of kk's time "
+          f"(the f64 GEMM alone: {100 * row['bound_frac_f64_gemm']:.0f}%)", flush=True)
+    write_json("gram_784", {"question": "issue 24: the d = 784 Gram, 5000 x 5000 K(X, Y), "
+                                        "float64", "row": row}, quick=quick)
+
+
+def selected_cases(argv=None):
+    """The cases to run: ``--case``/``GRAM_CASES`` (comma-separated: 6000, 784, 10, 50), or all."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="small sizes, for a smoke test; results go to <name>_quick.json")
+    parser.add_argument("--case", default=os.environ.get("GRAM_CASES", ""),
+                        help="comma-separated cases: 6000 (the first row), 784 (issue 24's "
+                             "row and the d = 784 table rows), 10, 50 (table rows); default all")
+    args = parser.parse_args(argv)
+    if os.environ.get("GRAM_PART") == "6000" and not args.case:
+        args.case = "6000"
+    cases = {c.strip() for c in args.case.split(",") if c.strip()} or {"6000", "784", "10", "50"}
+    unknown = cases - {"6000", "784", "10", "50"}
+    if unknown:
+        parser.error(f"unknown case(s) {sorted(unknown)}; choose from 6000, 784, 10, 50")
+    return args, cases
+
+
 def main():
-    args = parse_args(__doc__.splitlines()[0])
-    issue_row(args.quick)
-    if os.environ.get("GRAM_PART") == "6000":  # only the issue's first row
+    args, cases = selected_cases()
+    if "6000" in cases:
+        issue_row(args.quick)
+    widths = sorted(int(c) for c in cases if c != "6000")
+    if not widths:
         return
     n = 2000 if args.quick else 10_000
     rate = exp_rate(10**7 if args.quick else 10**8)
     print(f"numba _compiled.exp_scaled (in place, float64, both cores): {rate / 1e9:.2f} G exp/s")
-    data = datasets(n, args.quick)
+    if 784 in widths:
+        issue24_row(args.quick, rate)
+    data = {d: v for d, v in datasets(n, args.quick).items() if d in widths}
     for d, (_, _, desc) in data.items():
         print(f"d={d}: {desc}")
 
@@ -219,7 +326,8 @@ def main():
                        ("bound_s", "bound s", ".3f"), ("bound_limit", "limit", ""),
                        ("bound_frac", "bound %", ".0%"),
                        ("work_bound_frac", "work bound %", ".0%")])
-    write_json("gram", {
+    name = "gram" if widths == [10, 50, 784] else "gram_d" + "_".join(map(str, widths))
+    write_json(name, {
         "question": "dense RBF / polynomial Gram matrices: kernelkit.gram vs sklearn pairwise",
         "n": n, "m": n, "repeats": REPEATS, "exp_rate_per_s": rate,
         "exp_rate_per_s_at_end": rate_end,

@@ -179,7 +179,7 @@ def test_bound_holds_over_random_grids(tiles_for_small):
 
 # ---- the decision ---------------------------------------------------------------
 
-def test_route_decision_from_the_data():
+def test_route_decision_from_the_data(tiles_for_small):
     rng = np.random.default_rng(8)
     kernel = RBF(gamma=0.1)
     gaussian = rng.standard_normal((50, 64))
@@ -199,7 +199,14 @@ def test_route_decision_from_the_data():
     assert product_choice(kernel, gaussian).value == "float64 products"
 
 
-def test_gram_prints_the_choice_when_verbose(capsys):
+def test_small_matrices_say_float64():
+    """Below the tiled engine's size, one float64 block: the choice says so."""
+    pics = images(np.random.default_rng(11), 50, 64)
+    choice = product_choice(RBF(gamma=0.1), pics)
+    assert choice.value == "float64 products" and "entries" in choice.reason
+
+
+def test_gram_prints_the_choice_when_verbose(tiles_for_small, capsys):
     rng = np.random.default_rng(9)
     gram(RBF(gamma=0.1), images(rng, 20, 40), verbose=1)
     assert "Gram products: exact float32 products of grid integers" in capsys.readouterr().out

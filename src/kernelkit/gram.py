@@ -101,11 +101,16 @@ def product_choice(kernel, X, Y=None):
 
 
 def _product_choice(kernel, X, Y):
-    route = None
-    if hasattr(kernel, "product_route"):
-        route = kernel.product_route(*kernel.prepare(X, Y))
-    if route is None:
+    from .kernels.tiled import MIN_TILED_ENTRIES
+
+    if not hasattr(kernel, "product_route"):
         return Choice("Gram products", "float64 products", f"{kernel!r} has no other route")
+    Xp, Yp = kernel.prepare(X, Y)
+    entries = Xp.shape[0] * Yp.shape[0]
+    if entries < MIN_TILED_ENTRIES:
+        return Choice("Gram products", "float64 products",
+                      f"{entries} entries < {MIN_TILED_ENTRIES}: one block of float64 products")
+    route = kernel.product_route(Xp, Yp)
     value = "exact float32 products of grid integers" if route.used else "float64 products"
     return Choice("Gram products", value, route.reason)
 
