@@ -327,9 +327,13 @@ def _smo_loop(rows, slot_of, last_use, y, Cb, QD, alpha, G, active, istate, fsta
             # G_k += Q_ki da_i + Q_kj da_j, Q_kl = y_k y_l K_kl
             di = (ai - old_ai) * y[i]
             dj = (aj - old_aj) * y[j]
-            for t in range(nact):
-                k = active[t]
-                G[k] += y[k] * (Ki[k] * di + Kj[k] * dj)
+            if nact == n:  # nothing shrunk: active is 0..n-1, a contiguous (SIMD) loop
+                for k in range(n):
+                    G[k] += y[k] * (Ki[k] * di + Kj[k] * dj)
+            else:
+                for t in range(nact):
+                    k = active[t]
+                    G[k] += y[k] * (Ki[k] * di + Kj[k] * dj)
             istate[_PHASE] = _P_TOP
 
 
@@ -454,6 +458,34 @@ def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None, alpha0=None, cal
     return _finish(alpha, G, y, Cb, istate[_ITER], converged, _violation(alpha, G, y, Cb), p), G
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _symmetric_dot(K, rows, cols, v):
+    """(K[rows][:, cols]) @ v for a symmetric K, read as sum_c v_c K[cols[c], rows]:
+    only the rows of ``cols`` (the support vectors) are read, each in order."""
+    out = np.zeros(rows.shape[0])
+    for c in range(cols.shape[0]):
+        Kc = K[cols[c]]
+        vc = v[c]
+        for r in range(rows.shape[0]):
+            out[r] += Kc[rows[r]] * vc
+    return out
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _symmetric_dot_all(K, cols, v):
+    """K[:, cols] @ v for a symmetric K, as sum_c v_c K[cols[c]]: the rows of ``cols``
+    only, each streamed once (one thread: measured 2x faster than the 2-thread
+    matrix-vector product with all n x n entries at n_SV = 0.39 n)."""
+    n = K.shape[1]
+    out = np.zeros(n)
+    for c in range(cols.shape[0]):
+        Kc = K[cols[c]]
+        vc = v[c]
+        for k in range(n):
+            out[k] += Kc[k] * vc
+    return out
+
+
 class _GramRows:
     """Every row present: the Gram matrix itself."""
 
@@ -466,11 +498,14 @@ class _GramRows:
         raise AssertionError("a Gram matrix has every row")
 
     def dot(self, rows, cols, v):
-        w = np.zeros(self.rows.shape[1])
-        w[cols] = v
-        if 4 * rows.size > len(w):  # most rows: one matrix-vector product
-            return (self.rows @ w)[rows]
-        return self.rows[rows] @ w
+        # The gradient rebuild G[rows] from the support vectors ``cols``: by symmetry
+        # from their rows alone (n_SV x n entries read, not n x n; nor a copy of rows).
+        if 4 * rows.size > self.rows.shape[1]:  # most rows: stream the SV rows
+            return _symmetric_dot_all(self.rows, np.ascontiguousarray(cols, dtype=np.int64),
+                                      np.ascontiguousarray(v, dtype=np.float64))[rows]
+        return _symmetric_dot(self.rows, np.ascontiguousarray(rows, dtype=np.int64),
+                              np.ascontiguousarray(cols, dtype=np.int64),
+                              np.ascontiguousarray(v, dtype=np.float64))
 
 
 class _RowCache:
