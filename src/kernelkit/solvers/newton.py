@@ -310,42 +310,15 @@ def lbfgs_dual(K, y, loss, lam, *, tol=1e-8, max_iter=1000, u0=None, sample_weig
     """
     loss = get_loss(loss)
     y = np.asarray(y, dtype=np.float64)
-    n = len(y)
-    sw = sample_weight
-    if fit_intercept:
-        return _lbfgs_intercept(K, y, loss, lam, tol, max_iter, u0, sw, callback)
-    if isinstance(K, np.ndarray):
-        B, P = _spectral_basis(K)
-
-        def fun_v(v):
-            f = B @ v
-            if sw is None:
-                return (0.5 * lam * float(v @ v) + float(np.mean(loss.value(f, y))),
-                        lam * v + B.T @ (loss.derivative(f, y) / n))
-            return (0.5 * lam * float(v @ v) + float(np.mean(sw * loss.value(f, y))),
-                    lam * v + B.T @ (sw * loss.derivative(f, y) / n))
-
-        res = _minimize(fun_v, np.zeros(B.shape[1]), tol, max_iter, callback)
-        # In v the gradient is B'g, whose norm is sqrt(g'Kg): the feature-space one.
-        return NewtonResult(P @ res.x, int(res.nit), float(res.fun), bool(res.success),
-                            float(np.linalg.norm(res.jac)))
-
-    def fun(u):
-        f = _matvec(K, u)
-        g = lam * u + _weighted(loss.derivative(f, y), sw) / n
-        return _objective(loss, lam, u, f, y, sw), _matvec(K, g)
-
-    u0 = np.zeros(n) if u0 is None else np.asarray(u0, dtype=np.float64)
-    res = _minimize(fun, u0, tol, max_iter, callback)
-    f = _matvec(K, res.x)  # the feature-space norm needs g itself, not K g
-    g = lam * res.x + _weighted(loss.derivative(f, y), sw) / n
-    return NewtonResult(res.x, int(res.nit), float(res.fun), bool(res.success),
-                        _rkhs_norm(g, _matvec(K, g)))
+    return _lbfgs(K, y, loss, lam, tol, max_iter, u0, sample_weight, callback,
+                  bool(fit_intercept))
 
 
-def _lbfgs_intercept(K, y, loss, lam, tol, max_iter, u0, sw, callback):
-    """:func:`lbfgs_dual` with an unpenalised intercept: variables (v, b) on a stored K
-    (f = Bv + b, u = P v), else (u, b) with products with K."""
+def _lbfgs(K, y, loss, lam, tol, max_iter, u0, sw, callback, intercept):
+    """:func:`lbfgs_dual`: variables v on a stored K (f = Bv, u = P v, penalty
+    (lam/2)||v||^2), else u with products with K (penalty (lam/2) u'Ku); with an
+    unpenalised intercept b appended as the last variable (f + b, gradient
+    (1/n) sum_i s_i l'_i)."""
     n = len(y)
     stored = isinstance(K, np.ndarray)
     if stored:
@@ -353,27 +326,37 @@ def _lbfgs_intercept(K, y, loss, lam, tol, max_iter, u0, sw, callback):
     r = B.shape[1] if stored else n
 
     def fun(x):
-        c, b = x[:r], x[r]
+        c = x[:r]
         Kc = B @ c if stored else _matvec(K, c)
-        values = _weighted(loss.value(Kc + b, y), sw)
-        lp = _weighted(loss.derivative(Kc + b, y), sw) / n
-        if stored:  # in v the penalty is (lam/2)||v||^2
-            return (0.5 * lam * float(c @ c) + float(np.mean(values)),
-                    np.append(lam * c + B.T @ lp, lp.sum()))
-        return (0.5 * lam * float(c @ Kc) + float(np.mean(values)),
-                np.append(_matvec(K, lam * c + lp), lp.sum()))
+        f = Kc + x[r] if intercept else Kc
+        lp = _weighted(loss.derivative(f, y), sw) / n
+        if stored:
+            value = 0.5 * lam * float(c @ c) + float(np.mean(_weighted(loss.value(f, y), sw)))
+            grad = lam * c + B.T @ lp
+        else:
+            value = 0.5 * lam * float(c @ Kc) + float(np.mean(_weighted(loss.value(f, y), sw)))
+            grad = _matvec(K, lam * c + lp)
+        return value, (np.append(grad, lp.sum()) if intercept else grad)
 
-    x0 = np.zeros(r + 1)
-    if u0 is not None and not stored:
+    x0 = np.zeros(r + intercept)
+    if u0 is not None and not stored:  # a warm start in u (operator form only)
         x0[:n] = u0
     res = _minimize(fun, x0, tol, max_iter, callback)
-    c, b = res.x[:r], float(res.x[r])
+    c = res.x[:r]
     u = P @ c if stored else c
-    f = _matvec(K, u) + b
+    if stored and not intercept:
+        # In v the gradient is B'g, whose norm is sqrt(g'Kg): the feature-space one.
+        return NewtonResult(u, int(res.nit), float(res.fun), bool(res.success),
+                            float(np.linalg.norm(res.jac)))
+    b = float(res.x[r]) if intercept else 0.0
+    f = _matvec(K, u) + b  # the feature-space norm needs g itself, not K g
     lp = _weighted(loss.derivative(f, y), sw) / n
     g = lam * u + lp
-    grad = float(np.hypot(_rkhs_norm(g, _matvec(K, g)), lp.sum()))
-    return NewtonResult(u, int(res.nit), float(res.fun), bool(res.success), grad, intercept=b)
+    grad = _rkhs_norm(g, _matvec(K, g))
+    if not intercept:
+        return NewtonResult(u, int(res.nit), float(res.fun), bool(res.success), grad)
+    return NewtonResult(u, int(res.nit), float(res.fun), bool(res.success),
+                        float(np.hypot(grad, lp.sum())), intercept=b)
 
 
 def multinomial_objective(F, Y, U, lam):
