@@ -543,16 +543,29 @@ class _RowCache:
 
     def store(self, want, istate):
         """Compute the rows ``want`` into the least recently used slots (never row i's)."""
+        slots = self.free_slots(len(want), istate)
+        self.rows[slots] = self.kernel_rows.rows(want)
+        self.took(slots, want, istate)
+
+    def free_slots(self, count, istate):
+        """The ``count`` least recently used slots (never row i's), their rows forgotten."""
         age = self.last_use.copy()
         if self.slot_of[istate[_I]] >= 0:  # row i is needed again with row j: keep it
             age[self.slot_of[istate[_I]]] = np.iinfo(np.int64).max
-        slots = np.argpartition(age, len(want) - 1)[:len(want)]
+        slots = np.argpartition(age, count - 1)[:count]
         old = self.row_of[slots]
-        self.slot_of[old[old >= 0]] = -1
-        self.rows[slots] = self.kernel_rows.rows(want)
-        self.n_computed += len(want)
-        self.row_of[slots] = want
-        self.slot_of[want] = slots
+        self.forget(old[old >= 0])
+        return slots
+
+    def forget(self, rows):
+        """Mark ``rows`` as no longer cached."""
+        self.slot_of[rows] = -1
+
+    def took(self, slots, rows, istate):
+        """Record that ``slots`` now hold ``rows``, just computed."""
+        self.n_computed += len(rows)
+        self.row_of[slots] = rows
+        self.slot_of[rows] = slots
         # the fresh rows count as just used, so the next fetch evicts older ones
         self.last_use[slots] = istate[_CLOCK]
         istate[_CLOCK] += 1

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..gram import KernelRows
-from .smo import _CLOCK, _I, _drive, _GramRows, _RowCache, row_source
+from .smo import _drive, _GramRows, _RowCache, row_source
 
 __all__ = ["SVRResult", "svr_gram", "svr_kernel"]
 
@@ -124,23 +124,17 @@ class _TwinRowCache(_RowCache):
     def store(self, want, istate):
         n = self.rows.shape[1] // 2
         base = np.unique(want % n)
-        age = self.last_use.copy()
-        if self.slot_of[istate[_I]] >= 0:  # row i is needed again with row j: keep it
-            age[self.slot_of[istate[_I]]] = np.iinfo(np.int64).max
-        slots = np.argpartition(age, len(base) - 1)[:len(base)]
-        old = self.row_of[slots]
-        old = old[old >= 0]
-        self.slot_of[old] = -1
-        self.slot_of[old + n] = -1
+        slots = self.free_slots(len(base), istate)
         R = self.kernel_rows.rows(base, np.arange(n))  # X's rows once, for both halves
         self.rows[slots, :n] = R
         self.rows[slots, n:] = R
-        self.n_computed += len(base)
-        self.row_of[slots] = base
-        self.slot_of[base] = slots
+        self.took(slots, base, istate)
         self.slot_of[base + n] = slots
-        self.last_use[slots] = istate[_CLOCK]
-        istate[_CLOCK] += 1
+
+    def forget(self, rows):
+        n = self.rows.shape[1] // 2
+        self.slot_of[rows] = -1
+        self.slot_of[rows + n] = -1
 
 
 def svr_kernel(kernel, X, y, C, epsilon, *, tol=1e-3, max_iter=None, shrinking=True,
