@@ -21,30 +21,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._fit_state import RestoresOnFailure
 from .._validation import Interval, validate_params
-from ..kernels.graphs import WeisfeilerLehman
+from ..kernels.graphs import WeisfeilerLehman, node_arrays, wl_signatures
 from ._output import FeatureNamesOutMixin
 
 __all__ = ["WeisfeilerLehmanFeatures"]
-
-
-def _node_arrays(graphs):
-    """(label texts, CSR indptr and indices over all nodes, owner graph of each node)."""
-    sizes = np.array([g.n_nodes for g in graphs], dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(sizes)])
-    degrees = np.concatenate([np.diff(g.indptr) for g in graphs])
-    indptr = np.concatenate([[0], np.cumsum(degrees)]).astype(np.int64)
-    indices = np.concatenate([g.indices + s for g, s in zip(graphs, starts[:-1])])
-    texts = [s for g in graphs for s in g.labels]
-    return texts, indptr, indices, np.repeat(np.arange(len(graphs)), sizes)
-
-
-def _signatures(labels, indptr, indices):
-    """Each node's (label, *sorted neighbour labels) as a tuple of ints."""
-    out = []
-    for v in range(len(labels)):
-        nbrs = sorted(labels[indices[indptr[v]:indptr[v + 1]]].tolist())
-        out.append((int(labels[v]), *nbrs))
-    return out
 
 
 class WeisfeilerLehmanFeatures(RestoresOnFailure, FeatureNamesOutMixin, TransformerMixin,
@@ -118,11 +98,11 @@ class WeisfeilerLehmanFeatures(RestoresOnFailure, FeatureNamesOutMixin, Transfor
         self
         """
         self._check_params()
-        texts, indptr, indices, _ = _node_arrays(self._graphs(X))
+        texts, indptr, indices, _ = node_arrays(self._graphs(X))
         vocabulary = [{t: i for i, t in enumerate(sorted(set(texts)))}]
         labels = np.array([vocabulary[0][t] for t in texts], dtype=np.int64)
         for _ in range(int(self.n_iter)):
-            signatures = _signatures(labels, indptr, indices)
+            signatures = wl_signatures(labels, indptr, indices)
             table = {s: i for i, s in enumerate(sorted(set(signatures)))}
             vocabulary.append(table)
             labels = np.array([table[s] for s in signatures], dtype=np.int64)
@@ -153,13 +133,13 @@ class WeisfeilerLehmanFeatures(RestoresOnFailure, FeatureNamesOutMixin, Transfor
 
         check_is_fitted(self)
         graphs = self._graphs(X)
-        texts, indptr, indices, owner = _node_arrays(graphs)
+        texts, indptr, indices, owner = node_arrays(graphs)
         labels = np.array([self.vocabulary_[0].get(t, -1) for t in texts], dtype=np.int64)
         offset, rows, cols = 0, [], []
         for level, table in enumerate(self.vocabulary_):
             if level:  # a signature holding an unseen label (-1) is unseen too
-                labels = np.array([table.get(s, -1) for s in _signatures(labels, indptr, indices)],
-                                  dtype=np.int64)
+                signatures = wl_signatures(labels, indptr, indices)
+                labels = np.array([table.get(s, -1) for s in signatures], dtype=np.int64)
             keep = labels >= 0
             rows.append(owner[keep])
             cols.append(labels[keep] + offset)

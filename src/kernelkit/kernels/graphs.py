@@ -29,7 +29,8 @@ from .._budget import fits
 from .._validation import Interval
 from .objects import ObjectCodec, ObjectKernel, normalize_block, register_object_kind
 
-__all__ = ["LabelledGraph", "WeisfeilerLehman", "wl_label_counts"]
+__all__ = ["LabelledGraph", "WeisfeilerLehman", "wl_label_counts", "node_arrays",
+           "wl_signatures"]
 
 
 class LabelledGraph:
@@ -218,6 +219,36 @@ class GraphCodec(ObjectCodec):
 GRAPHS = register_object_kind(GraphCodec())
 
 
+def node_arrays(graphs):
+    """All nodes of ``graphs`` as one graph: (label texts, CSR ``indptr`` and
+    ``indices`` over all nodes, the graph each node belongs to)."""
+    sizes = np.array([g.n_nodes for g in graphs], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    degrees = np.concatenate([np.diff(g.indptr) for g in graphs]) if graphs else np.zeros(0)
+    indptr = np.concatenate([[0], np.cumsum(degrees)]).astype(np.int64)
+    indices = np.concatenate([g.indices + s for g, s in zip(graphs, starts[:-1])]) \
+        if graphs else np.zeros(0, dtype=np.int64)
+    texts = [s for g in graphs for s in g.labels]
+    return texts, indptr, indices, np.repeat(np.arange(len(graphs)), sizes)
+
+
+def _sorted_neighbours(labels, indptr, indices):
+    """The neighbours' labels of every node, sorted within each node's CSR row."""
+    degrees = np.diff(indptr)
+    rows = np.repeat(np.arange(len(labels)), degrees)
+    neighbour = labels[indices]
+    order = np.lexsort((neighbour, rows))  # by node, then by neighbour label
+    return rows, neighbour[order]
+
+
+def wl_signatures(labels, indptr, indices):
+    """Each node's Weisfeiler-Lehman signature: (label, *sorted neighbour labels),
+    a tuple of ints (labels may be any integers, -1 included)."""
+    _, neighbours = _sorted_neighbours(labels, indptr, indices)
+    return [(int(labels[v]), *neighbours[indptr[v]:indptr[v + 1]].tolist())
+            for v in range(len(labels))]
+
+
 def _refine(labels, indptr, indices):
     """One Weisfeiler-Lehman step: a new label per node for (label, sorted neighbour labels).
 
@@ -226,20 +257,15 @@ def _refine(labels, indptr, indices):
     or by a dictionary when the padded matrix would not fit the budget.
     """
     N = len(labels)
-    degrees = np.diff(indptr)
-    width = 1 + int(degrees.max(initial=0))
-    rows = np.repeat(np.arange(N), degrees)
-    neighbour = labels[indices]
-    order = np.lexsort((neighbour, rows))  # by node, then by neighbour label
+    width = 1 + int(np.diff(indptr).max(initial=0))
     if fits(8.0 * N * width * 3, share=1 / 8):
+        rows, neighbours = _sorted_neighbours(labels, indptr, indices)
         M = np.full((N, width), -1, dtype=np.int64)
         M[:, 0] = labels
-        M[rows, 1 + np.arange(len(rows)) - indptr[rows]] = neighbour[order]
+        M[rows, 1 + np.arange(len(rows)) - indptr[rows]] = neighbours
         return np.unique(M, axis=0, return_inverse=True)[1].ravel()
-    sorted_neighbours = neighbour[order]
     table, out = {}, np.empty(N, dtype=np.int64)
-    for v in range(N):
-        key = (int(labels[v]), *sorted_neighbours[indptr[v]:indptr[v + 1]].tolist())
+    for v, key in enumerate(wl_signatures(labels, indptr, indices)):
         out[v] = table.setdefault(key, len(table))
     return out
 
@@ -264,16 +290,9 @@ def wl_label_counts(graphs, n_iter):
     """
     import scipy.sparse as sp
 
-    sizes = np.array([g.n_nodes for g in graphs], dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(sizes)])
-    owner = np.repeat(np.arange(len(graphs)), sizes)
-    texts = [s for g in graphs for s in g.labels]
+    texts, indptr, indices, owner = node_arrays(graphs)
     labels = np.unique(np.array(texts, dtype=str), return_inverse=True)[1].ravel() \
         if texts else np.zeros(0, dtype=np.int64)
-    degrees = np.concatenate([np.diff(g.indptr) for g in graphs]) if graphs else np.zeros(0)
-    indptr = np.concatenate([[0], np.cumsum(degrees)]).astype(np.int64)
-    indices = np.concatenate([g.indices + s for g, s in zip(graphs, starts[:-1])]) \
-        if graphs else np.zeros(0, dtype=np.int64)
     blocks = []
     for it in range(int(n_iter) + 1):
         if it:
