@@ -1,7 +1,8 @@
 """Kernel machines fitted one column of targets at a time.
 
-:func:`fit_columns` plans (Newton, L-BFGS or SGD; store K or not; which SGD
-strategy), calls the solvers of :mod:`kernelkit.solvers` once per column and
+:func:`fit_columns` asks the planner (:func:`kernelkit.planning.plan_machine_dual`
+or :func:`kernelkit.planning.plan_machine_sgd`: Newton, L-BFGS or SGD; store K or
+not; which SGD strategy), calls the solvers of :mod:`kernelkit.solvers` once per column and
 returns a :class:`ColumnFit`; the estimator stores it with
 :meth:`ColumnFitted._store_fit`. Used by :class:`~kernelkit.models.KernelMachine`,
 :class:`~kernelkit.models.KernelMachineClassifier` and
