@@ -13,42 +13,31 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..gram import KernelRows
-from .smo import _drive, _GramRows, _RowCache, row_source
+from .smo import SMOResult, _drive, _GramRows, _RowCache, row_source
 
 __all__ = ["SVRResult", "svr_gram", "svr_kernel"]
 
 
 @dataclass(frozen=True)
-class SVRResult:
-    """Solution of the epsilon-SVR dual.
+class SVRResult(SMOResult):
+    """Solution of the epsilon-SVR dual: the SMO result of the 2n variables, and beta.
 
     Attributes
     ----------
     coef : ndarray of shape (n,)
         beta_i = a_i - a*_i of f(x) = sum_i beta_i k(x_i, x) + bias.
-    bias : float
-    n_iter : int
+    alpha : ndarray of shape (2n,)
+        The doubled variables (a, a*), the warm start of a neighbouring C
+        (:func:`kernelkit.solvers.smo.seed_alpha`).
     dual_objective : float
         -(1/2 a'Qa + p'a) over the 2n variables (to be maximised).
     primal_objective : float
         1/2 ||w||^2 + sum_i C_i max(0, |y_i - f(x_i)| - epsilon).
-    duality_gap : float
-    max_violation : float
-    converged : bool
-    alpha : ndarray of shape (2n,)
-        The doubled variables (a, a*), the warm start of a neighbouring C
-        (:func:`kernelkit.solvers.smo.seed_alpha`).
+    bias, n_iter, duality_gap, max_violation, converged
+        As :class:`~kernelkit.solvers.smo.SMOResult`.
     """
 
-    coef: np.ndarray
-    bias: float
-    n_iter: int
-    dual_objective: float
-    primal_objective: float
-    duality_gap: float
-    max_violation: float
-    converged: bool
-    alpha: np.ndarray | None = None
+    coef: np.ndarray = None
 
 
 def _svr_problem(y, C, epsilon):
