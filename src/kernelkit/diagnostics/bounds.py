@@ -45,19 +45,23 @@ __all__ = ["hoeffding_bound", "hoeffding_epsilon", "rahimi_recht_bound",
 _HOEFFDING_DENOMINATOR = {"cos_bias": 8.0, "paired": 4.0}
 
 
-def _positive(value, name, allow_inf=False):
+def _positive(value, name):
+    """``value`` as float64 (a number or an array): finite and > 0 everywhere, not empty
+    (the check of every bound's sizes and scales, :mod:`.learning_bounds`' too)."""
     arr = np.asarray(value, dtype=np.float64)
-    bad = ~(arr > 0) | (~np.isfinite(arr) if not allow_inf else np.isnan(arr))
-    if bad.any():
+    if arr.size == 0 or not np.all(np.isfinite(arr) & (arr > 0)):
         raise ValueError(f"{name} must be > 0 and finite, got {value!r}")
     return arr
 
 
-def _probability(delta):
-    delta = np.asarray(delta, dtype=np.float64)
-    if not np.all((delta > 0) & (delta < 1)):
+def _probability(delta, scalar=False):
+    """``delta`` in (0, 1): a number or an array of numbers (bools and text refused);
+    a float when ``scalar`` (then an array is refused)."""
+    arr = np.asarray(delta)
+    if arr.dtype.kind not in "iuf" or (scalar and arr.ndim) or \
+            not np.all((arr > 0) & (arr < 1)):
         raise ValueError(f"delta must be a probability in (0, 1), got {delta!r}")
-    return delta
+    return float(arr) if scalar else arr.astype(np.float64)
 
 
 def _variant_denominator(variant):

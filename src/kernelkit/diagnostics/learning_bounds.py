@@ -89,22 +89,10 @@ import math
 
 import numpy as np
 
+from .bounds import _positive, _probability
+
 __all__ = ["kitchen_sinks_bound", "KitchenSinksBound", "generalization_bound",
            "GeneralizationBound"]
-
-
-def _positive(value, name):
-    arr = np.asarray(value, dtype=np.float64)
-    if arr.size == 0 or not np.all(np.isfinite(arr) & (arr > 0)):
-        raise ValueError(f"{name} must be finite and > 0, got {value!r}")
-    return arr
-
-
-def _probability(delta):
-    if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)) or \
-            not 0 < delta < 1:
-        raise ValueError(f"delta must be a probability in (0, 1), got {delta!r}")
-    return float(delta)
 
 
 def _out(arr):
@@ -168,7 +156,7 @@ def kitchen_sinks_bound(n, q, C, lipschitz, delta, *, terms=False):
     """
     n, q = _positive(n, "n"), _positive(q, "q")
     C, L = float(_positive(C, "C")), float(_positive(lipschitz, "lipschitz"))
-    delta = _probability(delta)
+    delta = _probability(delta, scalar=True)
     estimation = 4.0 * L * C / np.sqrt(n) * (1.0 + math.sqrt(math.log(2.0 / delta) / 2.0))
     approximation = L * C / np.sqrt(q) * (1.0 + math.sqrt(2.0 * math.log(1.0 / delta)))
     estimation, approximation = np.broadcast_arrays(estimation, approximation)
@@ -282,7 +270,7 @@ def generalization_bound(K, B=None, delta=0.05, lipschitz=1.0, *, loss_range=Non
         raise ValueError(f"B must be a finite number >= 0, got {B!r}")
     B = float(B)
     L = float(_positive(lipschitz, "lipschitz"))
-    delta = _probability(delta)
+    delta = _probability(delta, scalar=True)
     n = diag.shape[0]
     trace = float(np.sum(diag))
     if not np.isfinite(trace) or trace < 0:
