@@ -12,7 +12,7 @@ import pytest
 from sklearn.metrics.pairwise import rbf_kernel
 
 from kernelkit import gram
-from kernelkit._compiled.grid import grid_integers, grid_wide_pairs
+from kernelkit._compiled.grid import grid_integers, grid_shifted, grid_wide_pairs
 from kernelkit.gram import product_choice
 from kernelkit.kernels import RBF
 from kernelkit.kernels import _rbf_grid
@@ -75,6 +75,18 @@ def test_grid_integers_matches_twin():
     off[3, 7] += 1e-9  # one coordinate off the grid
     assert grid_integers(off, 255.0) is None and grid_integers_ref(off, 255.0) is None
     assert grid_integers(np.full((2, 3), 2.0 ** 25), 1.0) is None  # not exact in float32
+
+
+def test_grid_shifted_matches_twin():
+    rng = np.random.default_rng(12)
+    X = images(rng, 30, 40)
+    shift = np.rint(X.mean(axis=0) * 255.0)
+    np.testing.assert_array_equal(grid_shifted(X, 255.0, shift),
+                                  (np.rint(X * 255.0) - shift) / 255.0)
+    off = X.copy()
+    off[0, 0] = 0.3  # not k / 255
+    assert grid_shifted(off, 255.0, shift) is None
+    assert grid_shifted(np.ones((2, 2)), 1.0, np.array([-2.0 ** 24, 0.0])) is None
 
 
 def test_grid_wide_pairs_matches_twin():

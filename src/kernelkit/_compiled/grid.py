@@ -17,25 +17,30 @@ from numba import njit
 
 from ._common import _exp, interruptible
 
-__all__ = ["grid_integers", "grid_wide_pairs"]
+__all__ = ["grid_integers", "grid_shifted", "grid_wide_pairs"]
 
 _serial = dict(cache=True, nogil=True, error_model="numpy")
 # Integers up to 2^24 are exact in float32.
 _FLOAT32_INTEGERS = 16777216.0
 
 
-@njit(**_serial)
+# The sums of squared integers are exact in any order (below 2^53): reassociation
+# lets the reduction vectorise without changing a bit.
+@njit(**_serial, fastmath={"reassoc"})
 def _grid_integers(X, scale, out, sq):
+    # Branch-free inner loop (it vectorises): a row off the grid is counted, not left early.
     n, d = X.shape
+    bad = 0
     for i in range(n):
         acc = 0.0
         for k in range(d):
             a = np.rint(X[i, k] * scale)
-            if a / scale != X[i, k] or abs(a) > _FLOAT32_INTEGERS:
-                return False
+            bad += (a / scale != X[i, k]) | (abs(a) > _FLOAT32_INTEGERS)
             out[i, k] = np.float32(a)
             acc += a * a
         sq[i] = acc
+        if bad:
+            return False
     return True
 
 
@@ -62,6 +67,44 @@ def grid_integers(X, scale):
     if not _grid_integers(X, float(scale), out, sq):
         return None
     return out, sq
+
+
+@njit(**_serial)
+def _grid_shifted(X, scale, shift, out):
+    n, d = X.shape
+    bad = 0
+    for i in range(n):
+        for k in range(d):
+            a = np.rint(X[i, k] * scale)
+            c = a - shift[k]
+            bad += (a / scale != X[i, k]) | (abs(c) > _FLOAT32_INTEGERS)
+            out[i, k] = c / scale
+        if bad:
+            return False
+    return True
+
+
+@interruptible
+def grid_shifted(X, scale, shift):
+    """Rows on the grid shifted by an integer vector: ``fl((a - shift) / s)``, one pass.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d), float64
+    scale : float
+    shift : ndarray of shape (d,), float64 integers
+
+    Returns
+    -------
+    ndarray of shape (n, d), float64, or None
+        None when some coordinate is not ``fl(a / s)`` for an integer ``a``,
+        or ``|a - shift| > 2**24``.
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    out = np.empty(X.shape)
+    if not _grid_shifted(X, float(scale), np.ascontiguousarray(shift, dtype=np.float64), out):
+        return None
+    return out
 
 
 @njit(**_serial)

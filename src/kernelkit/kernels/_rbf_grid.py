@@ -78,7 +78,7 @@ def grid_scale(X, Y):
 
 
 def grid_centred(X, Y, scale):
-    """Rows on the grid shifted by an integer vector: ``(a - t) / s``, t = rint(mean of Y's a).
+    """Rows on the grid shifted by an integer vector: ``(a - t) / s``, t = rint(s mean(Y)).
 
     Distances are unchanged (exactly, on the grid) and the integers of the
     prepared rows stay small, so the float32 products of :func:`grid_route`
@@ -88,20 +88,14 @@ def grid_centred(X, Y, scale):
     -------
     (ndarray, ndarray) of float64, or None when a row is off the grid
     """
-    from .._compiled.grid import grid_integers
+    from .._compiled.grid import grid_shifted
 
-    ax = grid_integers(X, scale)
-    ay = ax if (ax is None or Y is X) else grid_integers(Y, scale)
-    if ax is None or ay is None:
+    # Any integer vector keeps the rows on the grid; the rounded mean keeps them small.
+    shift = np.rint(Y.mean(axis=0) * scale)
+    A = grid_shifted(X, scale, shift)
+    B = A if (A is None or Y is X) else grid_shifted(Y, scale, shift)
+    if A is None or B is None:
         return None
-    A = ax[0].astype(np.float64)
-    B = A if Y is X else ay[0].astype(np.float64)
-    shift = np.rint(B.mean(axis=0))
-    A -= shift
-    A /= scale
-    if B is not A:
-        B -= shift
-        B /= scale
     return A, B
 
 
