@@ -126,4 +126,9 @@ def test_smo_gradient_blocks_follow_the_budget(monkeypatch):
     X, y = _data(400)
     with config_context(memory=BUDGET):
         KernelSVR(RBF(gamma=0.5), C=1.0, cache=False).fit(X, y)
+        # the fit's rebuilds read the support vectors' cached rows; uncached ones are
+        # computed in blocks:
+        from kernelkit.gram import KernelRows
+        cache, _ = smo.row_source(KernelRows(RBF(gamma=0.5), X), 10 * 400 * 8, batch=1)
+        cache.dot(np.arange(400), np.arange(0, 400, 7), np.ones(58))
     assert seen and all(m is None for m in seen)  # None: the budget's block share

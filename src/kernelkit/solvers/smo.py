@@ -571,14 +571,28 @@ class _RowCache:
         istate[_CLOCK] += 1
 
     def dot(self, rows, cols, v):
+        """K[rows][:, cols] @ v: the gradient rebuild from the support vectors ``cols``.
+
+        The cached rows of ``cols`` give their part by symmetry (K[c, rows], no
+        kernel value computed: the support vectors' rows are the ones SMO used
+        last); only the uncached ones are computed, in (rows, cols) blocks."""
+        out = np.zeros(rows.size)
         if not cols.size:
-            return np.zeros(rows.size)
-        out = np.empty(rows.size)
+            return out
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        slots = self.slot_of[cols]
+        cached = slots >= 0
+        if cached.any():
+            out += _symmetric_dot(self.rows, rows, np.ascontiguousarray(slots[cached]),
+                                  np.ascontiguousarray(v[cached], dtype=np.float64))
+        cols, v = cols[~cached], v[~cached]
+        if not cols.size:
+            return out
         # (rows, cols) float64 blocks within the budget's block share (the kernel's
         # block and its temporaries: 3 block-sized arrays), as every row-block loop
         step = rows_per_block(cols.size, n_temporaries=3)
         for r0, r1 in row_blocks(rows.size, step):
-            out[r0:r1] = self.kernel_rows.rows(rows[r0:r1], cols) @ v
+            out[r0:r1] += self.kernel_rows.rows(rows[r0:r1], cols) @ v
         return out
 
 
