@@ -35,13 +35,9 @@ import numpy as np
 from ..linalg import cho_solve, robust_cholesky
 from .line_search import PIECEWISE_QUADRATIC, exact_step_length, pieces
 from .losses import get_loss
-from .newton import ROUND_OFF_DECREMENT, NewtonResult, _rkhs_norm, _step_model
+from .newton import ROUND_OFF_DECREMENT, NewtonResult, _rkhs_norm, _step_model, _weighted
 
 __all__ = ["newton_intercept_dual", "intercept_objective"]
-
-
-def _weighted(values, sw):
-    return values if sw is None else sw * values
 
 
 def intercept_objective(loss, lam, u, Ku, b, y, sample_weight=None):
