@@ -232,3 +232,17 @@ def test_off_grid_rows_keep_the_float64_values(tiles_for_small):
     X = images(rng, 60, 40) + 1e-12
     K = gram(RBF(gamma=0.1), X)
     np.testing.assert_allclose(K, rbf_kernel(X, gamma=0.1), rtol=0, atol=1e-13)
+
+
+def test_kernel_rows_blocks_and_direct_calls_take_the_route(tiles_for_small):
+    """KernelRows' large rectangular blocks (predictions, Falkon's K_nM) and k(X, Y)."""
+    from kernelkit.kernels import KernelRows
+
+    rng = np.random.default_rng(13)
+    X, C = images(rng, 80, 96), images(rng, 30, 96)
+    kernel = RBF(gamma=0.01)
+    exact = exact_rbf(X, C, 0.01)
+    bound = bound_for(X, C, 0.01, 255.0)
+    rows = KernelRows(kernel, X, C)
+    assert np.abs(rows.block(10, 70) - exact[10:70]).max() <= bound
+    assert np.abs(kernel(X, C) - exact).max() <= bound
