@@ -523,9 +523,12 @@ class _RowCache:
 
     def fetch(self, need, alpha, G, y, Cb, active, istate):
         # Prefetch the rows of the most violating uncached active variables: the
-        # next selections of i (max -yG over I_up) and j (large yG over I_low).
+        # next selections of i (max -yG over I_up) and j (large yG over I_low), only
+        # into empty slots: a guess never evicts a row computed earlier (at n = 4,000
+        # with 1,000 slots, evicting for guesses computed 50,197 rows in batches of
+        # 64 where 1,799 were asked for).
         want = [need]
-        extra = self.batch - 1
+        extra = min(self.batch - 1, int(np.count_nonzero(self.row_of < 0)) - 1)
         if extra > 0:
             cand = active[self.slot_of[active] < 0]
             cand = cand[cand != need]
