@@ -25,6 +25,7 @@ import warnings
 from numbers import Integral
 
 import numpy as np
+from numba import njit, prange
 from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import ConvergenceWarning
@@ -35,13 +36,17 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._validation import HasMethods, Interval, validate_params
 from ..exceptions import InvalidParameterError
+from .._compiled._common import _exp, _jit_fma
 from ..gram import gram
+from ..kernels.rbf import RBF
 from ..planning import Choice, Plan, decide_store
+from ..tuning.paths import squared_distances
 from ..tuning.grid import warn_if_on_edge
 from ._base import (check_sample_weight, kernel_for_data, report_plan, resolve_estimator_kernel,
                     tag_precomputed, validate_fit_data)
 
 __all__ = ["PathSearchCV", "ClassifierOutputs", "fold_targets", "PATH_CONSTRAINTS",
+           "DistanceGram", "distance_profiles",
            "DEFAULT_C_RANGE", "DEFAULT_ALPHA_RANGE", "ALPHA_PATH_CONSTRAINTS"]
 
 #: ``Cs=k`` means k values of C in ``np.logspace(*DEFAULT_C_RANGE, k)``.
@@ -73,6 +78,9 @@ class PathSearchCV(BaseEstimator):
     """
 
     _is_classifier = False
+    #: True when ``_fold_path`` keeps no block of K beyond the fold (then each fold's
+    #: training and held-out blocks are written into two reused buffers).
+    _reuses_blocks = False
     _path_name, _path_values, _path_range = "C", "Cs", DEFAULT_C_RANGE
 
     # ---- checks -------------------------------------------------------------------------
@@ -162,9 +170,15 @@ class PathSearchCV(BaseEstimator):
                              getattr(self, "cache", "auto"))
         scorer = None
         stopped = 0
+        distances = (distance_profiles([k for _, _, k in kernels], X) if store.value
+                     else None)
+        D2 = squared_distances(X) if distances is not None else None
+        buffers = {} if self._reuses_blocks else None
         for kindex, (_, _, kernel) in enumerate(kernels):
             K = None
-            if store.value:
+            if D2 is not None:
+                K = DistanceGram(D2, kernel, distances[kindex], buffers)
+            elif store.value:
                 K = (np.asarray(X, dtype=np.float64) if kernel == "precomputed"
                      else gram(kernel, X))
             for f, (train, test) in enumerate(folds):
@@ -192,12 +206,22 @@ class PathSearchCV(BaseEstimator):
         kparams = {k: v for k, v in params.items() if k != name}
         kindex = next(i for i, (p, _, _) in enumerate(kernels) if p == kparams)
         way = "upwards" if name == "C" else "downwards"
+        from_distances, reused = D2 is not None, buffers is not None
+        K = K_test = X_test = D2 = buffers = None  # the refit's memory
+        blocks = Choice(
+            "kernel blocks", "from one squared-distance matrix" if from_distances else
+            "one Gram matrix per kernel candidate" if store.value else "rows on demand",
+            f"each (candidate, fold) block by one exp pass over the {n} x {n} squared "
+            "distances" + (" into reused buffers" if reused else "")
+            if from_distances else "not every candidate is a kernel of the Euclidean "
+            "distance on dense rows" if store.value else "no stored matrix")
         choices = [store, Choice(f"warm starts along {name}", bool(store.value),
                                  f"each fold walks {name} {way} from the previous solution"
                                  if store.value else "cold fits per fold (no stored Gram)")]
         choices.append(warn_if_on_edge(name, user_Cs, params[name], stacklevel=3))
         for key in sorted(grid):
             choices.append(warn_if_on_edge(key, grid[key], params[key], stacklevel=3))
+        choices.append(blocks)
         best = self._make_estimator(kernels[kindex][1], params[name])
         self.best_estimator_ = (best.fit(X, y) if sample_weight is None
                                 else best.fit(X, y, sample_weight=sample_weight))
@@ -306,3 +330,73 @@ def fold_targets(y_train):
     if len(classes) == 2:
         return classes, np.where(yi == 1, 1.0, -1.0)[:, None]
     return classes, np.where(yi[:, None] == np.arange(len(classes))[None, :], 1.0, -1.0)
+
+
+def distance_profiles(kernels, X):
+    """Each kernel's profile ``f(||x - z||^2)`` if all have one and X is a dense float
+    array (then every kernel block comes from one squared-distance matrix), else None."""
+    if not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype.kind != "f":
+        return None
+    if any(isinstance(k, str) for k in kernels):
+        return None
+    fs = [k.sq_euclidean_profile() for k in kernels]
+    return None if any(f is None for f in fs) else fs
+
+
+class DistanceGram:
+    """The Gram matrix of one kernel candidate, served block by block from the squared
+    distances D2 of all rows: ``G[np.ix_(rows, cols)]`` is ``f(D2[rows][:, cols])``.
+
+    For the RBF kernel the block is one compiled gather-and-exp pass; with ``buffers``
+    (a dict shared by the candidates) it is written into a reused array, one per role
+    (the symmetric training block, the cross held-out block), so a search allocates
+    no fresh n x n pages per fit. A block handed out is valid until the next request
+    of the same role.
+
+    Parameters
+    ----------
+    D2 : ndarray of shape (n, n)
+    kernel : Kernel
+    profile : callable
+        ``kernel.sq_euclidean_profile()``.
+    buffers : dict or None
+    """
+
+    def __init__(self, D2, kernel, profile, buffers=None):
+        self.D2, self.profile, self.buffers = D2, profile, buffers
+        self.shape = D2.shape
+        self.ndim = 2
+        self.dtype = np.dtype(np.float64)
+        self.scale = (-float(kernel.gamma_value)
+                      if isinstance(kernel, RBF) and not kernel.is_ard else None)
+
+    def __getitem__(self, index):
+        if not (isinstance(index, tuple) and len(index) == 2):
+            raise TypeError("DistanceGram takes G[np.ix_(rows, cols)] only")
+        rows, cols = (np.asarray(i, dtype=np.intp).ravel() for i in index)
+        if self.scale is None:
+            return np.ascontiguousarray(self.profile(self.D2[np.ix_(rows, cols)]),
+                                        dtype=np.float64)
+        out = self._buffer(rows, cols)
+        _gather_exp(self.D2, rows, cols, self.scale, out)
+        return out
+
+    def _buffer(self, rows, cols):
+        if self.buffers is None:
+            return np.empty((rows.size, cols.size))
+        role = "train" if rows.size == cols.size and np.array_equal(rows, cols) else "test"
+        size = rows.size * cols.size
+        flat = self.buffers.get(role)
+        if flat is None or flat.size < size:
+            flat = self.buffers[role] = np.empty(size)
+        return flat[:size].reshape(rows.size, cols.size)
+
+
+@njit(**_jit_fma)
+def _gather_exp(D2, rows, cols, scale, out):
+    """out[i, j] = exp(scale * D2[rows[i], cols[j]])."""
+    m = cols.shape[0]
+    for i in prange(rows.shape[0]):
+        src = D2[rows[i]]
+        for j in range(m):
+            out[i, j] = _exp(scale * src[cols[j]])

@@ -25,6 +25,7 @@ from ..tuning.nystroem_path import (WHITENING_RTOL, NystroemPath, accumulate_mom
 from ..tuning.paths import (blas_threads_for, centre_targets, cholesky_path,
                             choose_factorisation, eigen_path, squared_distances)
 from ._base import kernel_for_data, report_plan
+from ._ridge_kfold import exact_kfold, fold_splits
 from ..solvers.falkon_rows import distinct_row_centers, merge_rows_choice
 
 __all__ = ["SOLVERS", "EXACT_MAX_N", "TUNING_CENTERS", "search", "tuning_centers"]
@@ -73,6 +74,11 @@ def _profiles(kernels, X):
     return None if any(f is None for f in fs) else fs
 
 
+def _given_folds(cv):
+    """Whether ``cv`` is a splitter or a list of folds (GridSearchCV's semantics)."""
+    return not isinstance(cv, (str, int, np.integer))
+
+
 def _plan(est, X, n, n_cand, alphas):
     """The solver (exact / nystroem / features) and criterion, as a Plan."""
     budget = memory_budget()
@@ -86,6 +92,10 @@ def _plan(est, X, n, n_cand, alphas):
         elif n <= EXACT_MAX_N and exact_bytes <= budget:
             solver, why = "exact", (f"n = {n} <= {EXACT_MAX_N} and the exact path's "
                                     f"{format_bytes(exact_bytes)} fit the budget")
+        elif _given_folds(est.cv) and exact_bytes <= budget:
+            solver, why = "exact", (f"folds given (cv={type(est.cv).__name__}): the exact "
+                                    f"k-fold path, whose {format_bytes(exact_bytes)} fit the "
+                                    "budget")
         else:
             solver, why = "nystroem", (f"n = {n} > {EXACT_MAX_N}" if n > EXACT_MAX_N else
                                        f"the exact path's {format_bytes(exact_bytes)} exceed "
@@ -98,20 +108,22 @@ def _plan(est, X, n, n_cand, alphas):
                 "kernel (not 'precomputed'); use solver='exact'")
     solver = "nystroem" if solver == "falkon" else solver
     cv = est.cv
-    if cv == "auto":
+    if isinstance(cv, str) and cv == "auto":
         cv = "loo" if solver == "exact" else "gcv"
-    if solver == "exact" and not isinstance(cv, str):
-        raise InvalidParameterError(f"{type(est).__name__}: cv={cv} (k-fold) is for the "
-                                    "Nystroem and random-feature paths; the exact path gives "
-                                    "leave-one-out at a lower cost: use cv='loo' or 'gcv', or "
-                                    f"set solver='nystroem' for {cv}-fold")
-    if solver != "exact" and cv == "loo":
+    if solver != "exact" and not isinstance(cv, (str, int, np.integer)):
+        raise InvalidParameterError(f"{type(est).__name__}: a splitter or a list of folds "
+                                    "(cv=...) needs solver='exact'; the Nystroem and "
+                                    "random-feature paths take cv=k (shuffled folds)")
+    if solver != "exact" and isinstance(cv, str) and cv == "loo":
         raise InvalidParameterError(f"{type(est).__name__}: cv='loo' is exact for "
                                     "solver='exact' only; use cv='gcv' or an int k (k-fold)")
-    criterion = cv if isinstance(cv, str) else f"{cv}-fold"
+    criterion = (cv if isinstance(cv, str) else f"{cv}-fold"
+                 if isinstance(cv, (int, np.integer)) else
+                 f"{cv.get_n_splits() if hasattr(cv, 'get_n_splits') else len(cv)}-fold")
     plan = Plan(solver, (), why, {"n": n, "candidates": n_cand, "alphas": len(alphas)})
     return plan.with_choices(Choice("criterion", criterion,
-                                    "set by the user" if est.cv != "auto" else
+                                    "set by the user" if not isinstance(est.cv, str)
+                                    or est.cv != "auto" else
                                     "cv='auto': exact LOO for exact, GCV beyond")), solver, cv
 
 
@@ -140,7 +152,16 @@ def search(est, X, y, base, alphas, labels=None):
              candidates(base, est.param_grid)]
     plan, solver, cv = _plan(est, X, n, len(cands), alphas)
     y0, y_mean = centre_targets(y, est.fit_intercept)
-    if solver == "exact":
+    split_mse = None
+    if solver == "exact" and not isinstance(cv, str):
+        if labels is not None:
+            raise InvalidParameterError(f"{type(est).__name__}: k-fold (cv={cv!r}) is for "
+                                        "regression; the classifier's exact path takes "
+                                        "cv='loo' or 'gcv'")
+        plan, rows, best = exact_kfold(est, plan, cands, X, y0, y_mean, alphas,
+                                       fold_splits(est, X, n))
+        split_mse = best[3].pop("split_mse")
+    elif solver == "exact":
         plan, rows, best = _exact(est, plan, cands, X, y0, y_mean, alphas, cv, labels)
     else:
         plan, rows, best = _approximate(est, plan, solver, cands, X, y0, alphas, cv)
@@ -152,9 +173,14 @@ def search(est, X, y, base, alphas, labels=None):
     est.criterion_ = plan.choices[0].value  # "loo", "gcv" or "<k>-fold"
     est.cv_results_ = {"params": [r[0] for r in rows], "alpha": np.array([r[1] for r in rows]),
                        "mean_squared_error": mse}
-    if cv == "loo":
+    if split_mse is not None:  # GridSearchCV's per-fold scores (neg_mean_squared_error)
+        for f in range(split_mse.shape[1]):
+            est.cv_results_[f"split{f}_test_score"] = -split_mse[:, f]
+        est.cv_results_["mean_test_score"] = -mse
+        est.cv_results_["std_test_score"] = np.std(split_mse, axis=1)
+    if isinstance(cv, str) and cv == "loo":
         est.cv_results_["loo_mse"] = mse
-    if labels is not None and cv == "loo":
+    if labels is not None and isinstance(cv, str) and cv == "loo":
         est.cv_results_["accuracy"] = np.array([r[3] for r in rows])
     edges = [warn_if_on_edge("alpha", alphas, alpha, stacklevel=3)]
     for key, values in sorted((est.param_grid or {}).items()):

@@ -11,7 +11,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import Interval, Options, validate_params
+from .._validation import HasMethods, Interval, Options, validate_params
 from ..exceptions import InvalidParameterError
 from ._base import KernelParamsMixin, resolve_estimator_kernel
 from ._base import validate_fit_data, kernel_for_data
@@ -25,7 +25,8 @@ CV_CONSTRAINTS = {
     "alphas": [Interval(Real, 0, None, closed="neither"), "array-like"],
     "param_grid": [dict, None],
     "fit_intercept": ["boolean"],
-    "cv": [Options(str, ("auto", "loo", "gcv")), Interval(Integral, 2, None)],
+    "cv": [Options(str, ("auto", "loo", "gcv")), Interval(Integral, 2, None),
+           HasMethods(["split", "get_n_splits"]), "array-like"],
     "solver": [Options(str, SOLVERS)],
     "factorisation": [Options(str, ("auto", "eigen", "cholesky"))],
     "n_centers": [Interval(Integral, 1, None), Options(str, ("auto",))],
@@ -87,11 +88,18 @@ class KernelRidgeCV(KernelParamsMixin, _RidgePredictor):
     fit_intercept : bool, default=True
         Fit the target mean, unpenalised (see above). False: no intercept
         (scikit-learn's ``KernelRidge``).
-    cv : {"auto", "loo", "gcv"} or int, default="auto"
+    cv : {"auto", "loo", "gcv"}, int, cross-validation splitter or iterable, default="auto"
         The criterion. ``"loo"``: exact leave-one-out (exact solver only).
         ``"gcv"``: generalised cross-validation. An int k >= 2: k-fold
-        held-out error (Nystroem and random features only; shuffled folds
-        drawn from ``random_state``). ``"auto"``: LOO for exact, GCV beyond.
+        held-out error (shuffled folds drawn from ``random_state``). A
+        scikit-learn splitter or a list of (train, test) index pairs: the
+        held-out error on those folds, exactly (``solver="exact"``; "auto"
+        picks it while its matrices fit the memory budget), as
+        ``GridSearchCV(KernelRidge(kernel), {"alpha": alphas, **param_grid}, cv=folds,
+        scoring="neg_mean_squared_error")`` with ``fit_intercept=False``
+        (:mod:`kernelkit.models._ridge_kfold`: one squared-distance matrix, and per
+        fold and kernel one float32 factor per group of alphas preconditioning
+        conjugate gradient for all of them). ``"auto"``: LOO for exact, GCV beyond.
     solver : {"auto", "exact", "nystroem", "falkon", "features"}, default="auto"
         ``"auto"``: exact while n <= :data:`~kernelkit.models._ridge_search.EXACT_MAX_N`
         and its n x n matrices (two, three with a gamma grid) fit the memory
@@ -133,7 +141,9 @@ class KernelRidgeCV(KernelParamsMixin, _RidgePredictor):
     cv_results_ : dict
         ``params`` (list of dicts), ``alpha`` and ``mean_squared_error``
         (arrays), one entry per (kernel candidate, alpha); ``loo_mse`` too
-        when the criterion is LOO.
+        when the criterion is LOO; for exact k-fold also GridSearchCV's
+        ``split<k>_test_score``, ``mean_test_score`` and ``std_test_score``
+        (negated mean squared errors, as ``scoring="neg_mean_squared_error"``).
     criterion_ : str
         ``"loo"``, ``"gcv"`` or ``"<k>-fold"``.
     solver_ : {"dual", "falkon", "primal"}

@@ -119,6 +119,7 @@ class KernelSVCCV(ClassifierOutputs, KernelParamsMixin, ClassifierMixin, PathSea
     """)
 
     _is_classifier = True
+    _reuses_blocks = True  # the fold's blocks live only while the fold is solved
     _param_constraints = {
         "kernel": ["kernel"],
         **PATH_CONSTRAINTS,
@@ -262,6 +263,7 @@ class KernelSVRCV(KernelParamsMixin, RegressorMixin, PathSearchCV):
     True
     """)
 
+    _reuses_blocks = True
     _param_constraints = {
         "kernel": ["kernel"],
         **PATH_CONSTRAINTS,

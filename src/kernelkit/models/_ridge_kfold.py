@@ -1,0 +1,138 @@
+"""The exact k-fold search of KernelRidgeCV (``solver="exact"``, ``cv`` an int or a splitter).
+
+The held-out mean squared error of ``GridSearchCV(KernelRidge(kernel), {"alpha": ...,
+**param_grid}, cv=folds, scoring="neg_mean_squared_error")`` for every (kernel, alpha),
+reusing work: one squared-distance matrix of all rows for a grid of kernels of the
+Euclidean distance, each fold's training and held-out blocks taken from it (into
+reused buffers for RBF), and per (kernel, fold) one float32 factor per group of alphas
+preconditioning conjugate gradient for all of them
+(:func:`kernelkit.tuning.fold_path.fold_solves`) where scikit-learn factors once per alpha.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.model_selection import KFold, ParameterGrid
+from sklearn.utils import check_random_state
+
+from .._budget import require
+from ..exceptions import InvalidParameterError
+from ..gram import gram
+from ..planning import Choice
+from ..tuning.fold_path import FACTOR_SPREAD, fold_solves
+from ..tuning.paths import squared_distances
+from ._cv_path import DistanceGram, distance_profiles
+
+__all__ = ["fold_splits", "exact_kfold"]
+
+
+def fold_splits(est, X, n):
+    """The (train, test) index pairs of ``est.cv``: an int k gives shuffled k-fold from
+    ``random_state`` (as the Nystroem path), a splitter or an iterable its own folds."""
+    cv = est.cv
+    if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
+        if cv > n:
+            raise InvalidParameterError(f"cv={cv} folds need at least as many samples, "
+                                        f"got {n}")
+        seed = (None if est.random_state is None else
+                check_random_state(est.random_state).randint(2 ** 31 - 1))
+        cv = KFold(int(cv), shuffle=True, random_state=seed)
+    splits = (list(cv.split(np.empty((n, 1)))) if hasattr(cv, "split") else list(cv))
+    out = []
+    for train, test in splits:
+        train, test = np.asarray(train, dtype=np.intp), np.asarray(test, dtype=np.intp)
+        if train.size < 1 or test.size < 1:
+            raise InvalidParameterError(f"{type(est).__name__}: every fold needs training "
+                                        "and held-out rows; the splitter gave an empty one")
+        out.append((train, test))
+    if len(out) < 2 and not hasattr(est.cv, "split"):
+        raise InvalidParameterError(f"{type(est).__name__}: cv gave {len(out)} fold(s)")
+    return out
+
+
+def _best_in_sklearn_order(cands, alphas, mse):
+    """(candidate, alpha) indices of the smallest mean error, ties to the first in the
+    order of ``ParameterGrid({"alpha": alphas, **param_grid})`` (GridSearchCV's rank 1)."""
+    grid = {"alpha": list(alphas)}
+    for key in cands[0][0]:
+        values = []
+        for p, _ in cands:
+            if not any(v is p[key] or v == p[key] for v in values):
+                values.append(p[key])
+        grid[key] = values
+    best = None
+    for params in ParameterGrid(grid):
+        j = int(np.flatnonzero(np.asarray(alphas) == params.pop("alpha"))[0])
+        c = next(i for i, (p, _) in enumerate(cands) if p == params)
+        if best is None or mse[c, j] < mse[best]:
+            best = (c, j)
+    return best
+
+
+def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
+    """Held-out MSE of every (candidate, alpha) on ``splits``; the best one refitted.
+
+    Returns
+    -------
+    (plan, rows, best)
+        As ``_ridge_search._exact``: rows ``(params, alpha, mse, None)`` in candidate-
+        then-alpha order and ``best = (params, alpha, kernel, state)``.
+    """
+    n, t = y0.shape
+    y = y0 + y_mean
+    kernels = [k for _, k in cands]
+    profiles = distance_profiles(kernels, X)
+    m_max = max(len(tr) for tr, _ in splits)
+    require(8.0 * n * n + 12.0 * m_max * m_max,
+            f"the exact {len(splits)}-fold search on n={n} samples (the n x n distances or "
+            "Gram matrix, a fold's training block and its float32 factor)",
+            hint="use solver='nystroem'")
+    D2 = squared_distances(X) if profiles is not None else None
+    buffers = {}
+    mse = np.zeros((len(cands), len(alphas)))
+    split_mse = np.zeros((len(cands), len(alphas), len(splits)))
+    stats = {"factors": 0, "n_iter": 0, "fallbacks": 0, "residual": 0.0}
+    for c, (_, kernel) in enumerate(cands):
+        if D2 is not None:
+            K = DistanceGram(D2, kernel, profiles[c], buffers)
+        else:
+            K = (np.asarray(X, dtype=np.float64) if kernel == "precomputed"
+                 else np.asarray(gram(kernel, X), dtype=np.float64))
+        for f, (train, test) in enumerate(splits):
+            K_test = np.array(K[np.ix_(test, train)])  # own copy: the buffer is reused
+            mean = y[train].mean(axis=0) if est.fit_intercept else np.zeros(t)
+            coef, info = fold_solves(K[np.ix_(train, train)], y[train] - mean, alphas)
+            for key in ("factors", "n_iter", "fallbacks"):
+                stats[key] += info[key]
+            stats["residual"] = max(stats["residual"], info["residual"])
+            for j in range(len(alphas)):
+                residual = y[test] - mean - K_test @ coef[j]
+                split_mse[c, j, f] = float(np.mean(residual ** 2))
+        mse[c] = split_mse[c].mean(axis=1)
+        del K
+    c_best, j_best = _best_in_sklearn_order(cands, alphas, mse)
+    params, kernel = cands[c_best]
+    alpha = float(alphas[j_best])
+    full = (DistanceGram(D2, kernel, profiles[c_best], None)[np.ix_(np.arange(n),
+                                                                       np.arange(n))]
+            if D2 is not None else
+            np.asarray(X, dtype=np.float64) if kernel == "precomputed"
+            else np.asarray(gram(kernel, X), dtype=np.float64))
+    del D2, buffers
+    coef, info = fold_solves(full, y0, [alpha])
+    plan = plan.with_choices(
+        Choice("kernel matrices", "from one squared-distance matrix" if profiles is not None
+               else "one Gram matrix per candidate", "each fold's blocks by indexing"),
+        Choice("fold solves", f"{stats['factors']} float32 factors, {stats['n_iter']} CG "
+               f"iterations, {stats['fallbacks']} float64 fallbacks",
+               f"per (candidate, fold) one float32 Cholesky factor per group of alphas "
+               f"within {FACTOR_SPREAD:g}x of its shift preconditions CG for the group "
+               f"(largest relative residual {stats['residual']:.1e}); scikit-learn "
+               "factors once per alpha"))
+    rows = [(cands[c][0], float(a), float(mse[c, j]), None)
+            for c in range(len(cands)) for j, a in enumerate(alphas)]
+    state = {"dual_coef_": coef[0], "X_fit_": None if kernel == "precomputed" else X,
+             "solver_": "dual", "score": float(mse[c_best, j_best]),
+             "mean": np.zeros(t),
+             "split_mse": split_mse.reshape(len(cands) * len(alphas), len(splits))}
+    return plan, rows, (params, alpha, kernel, state)

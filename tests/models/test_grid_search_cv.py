@@ -1,0 +1,158 @@
+"""Grid searches that reuse work (issue 24, item 1) against scikit-learn's GridSearchCV.
+
+KernelSVCCV over gamma x C and KernelRidgeCV's exact k-fold over gamma x alpha, with
+the same folds as GridSearchCV(SVC) / GridSearchCV(KernelRidge): same best parameters,
+same scores; the shared pieces (kernel blocks from one squared-distance matrix, the
+shifted solves of one fold) against brute-force references.
+"""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_regression
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
+from sklearn.svm import SVC
+
+from kernelkit.exceptions import InvalidParameterError
+from kernelkit.kernels import RBF
+from kernelkit.models import KernelRidgeCV, KernelSVCCV
+from kernelkit.models._cv_path import DistanceGram
+from kernelkit.tuning.fold_path import alpha_groups, fold_solves, shifted_solves
+from kernelkit.tuning.paths import squared_distances
+
+GAMMAS = [0.02, 0.1, 0.5]
+CS = [0.1, 1.0, 10.0]
+
+
+def _classification(n=120, seed=0):
+    X, y = make_classification(n, 5, n_informative=3, flip_y=0.1, random_state=seed)
+    return X, y
+
+
+def _regression(n=90, seed=0):
+    X, y = make_regression(n, 4, noise=5.0, random_state=seed)
+    X = X / X.std(axis=0)
+    return X, (y - y.mean()) / y.std() + 3.0
+
+
+def test_distance_gram_blocks_equal_the_rbf_kernel_and_reuse_buffers():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    kernel = RBF(gamma=0.7)
+    buffers = {}
+    G = DistanceGram(squared_distances(X), kernel, kernel.sq_euclidean_profile(), buffers)
+    train, test = np.arange(5, 40)[::-1], np.arange(5)
+    block = G[np.ix_(train, train)]
+    np.testing.assert_allclose(block, rbf_kernel(X[train], gamma=0.7), rtol=1e-13, atol=1e-15)
+    cross = G[np.ix_(test, train)]
+    np.testing.assert_allclose(cross, rbf_kernel(X[test], X[train], gamma=0.7), rtol=1e-13,
+                               atol=1e-15)
+    assert np.shares_memory(block, buffers["train"]) and np.shares_memory(cross, buffers["test"])
+    again = G[np.ix_(train[:10], train[:10])]  # a smaller block in the same buffer
+    assert np.shares_memory(again, buffers["train"])
+    with pytest.raises(TypeError):
+        G[0]
+
+
+def test_svc_grid_equals_gridsearchcv_with_the_same_folds():
+    X, y = _classification()
+    folds = KFold(4, shuffle=True, random_state=1)
+    ours = KernelSVCCV("rbf", Cs=CS, param_grid={"gamma": GAMMAS}, cv=folds, tol=1e-7)
+    ours.fit(X, y)
+    peer = GridSearchCV(SVC(tol=1e-7), {"C": CS, "gamma": GAMMAS}, cv=folds).fit(X, y)
+    assert ours.cv_results_["params"] == [dict(p, C=float(p["C"])) for p in
+                                          peer.cv_results_["params"]]
+    np.testing.assert_allclose(ours.cv_results_["mean_test_score"],
+                               peer.cv_results_["mean_test_score"], rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(ours.cv_results_["rank_test_score"],
+                                  peer.cv_results_["rank_test_score"])
+    assert ours.best_params_ == peer.best_params_
+    assert ours.best_score_ == pytest.approx(peer.best_score_, abs=1e-12)
+    assert ours.best_index_ == peer.best_index_
+    blocks = [c for c in ours.plan_.choices if c.what == "kernel blocks"]
+    assert blocks[0].value == "from one squared-distance matrix"
+
+
+def test_svc_ties_go_to_the_first_candidate_as_gridsearchcv():
+    # a tiny separable problem: many (C, gamma) reach accuracy 1
+    X, y = _classification(n=60, seed=3)
+    X = X + 4.0 * (2 * y[:, None] - 1)
+    folds = StratifiedKFold(3, shuffle=True, random_state=0)
+    ours = KernelSVCCV("rbf", Cs=CS, param_grid={"gamma": GAMMAS}, cv=folds).fit(X, y)
+    peer = GridSearchCV(SVC(), {"C": CS, "gamma": GAMMAS}, cv=folds).fit(X, y)
+    assert (ours.cv_results_["mean_test_score"] == 1.0).sum() > 1
+    assert ours.best_index_ == peer.best_index_ and ours.best_params_ == peer.best_params_
+
+
+@pytest.mark.parametrize("alphas", [[1e-3, 1e-2, 0.1, 1.0, 10.0], [0.5]])
+def test_fold_solves_equal_direct_solves(alphas):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(70, 3))
+    K = rbf_kernel(X, gamma=0.3)
+    Y = rng.normal(size=(70, 2))
+    coef, info = fold_solves(K, Y, alphas)
+    for j, a in enumerate(alphas):
+        direct = np.linalg.solve(K + a * np.eye(70), Y)
+        np.testing.assert_allclose(coef[j], direct, rtol=1e-8, atol=1e-10 * np.abs(direct).max())
+    assert info["factors"] == len(alpha_groups(alphas)) and info["residual"] < 1e-9
+
+
+def test_alpha_groups_keep_each_alpha_within_the_spread_of_its_shift():
+    alphas = np.array([10.0, 1e-3, 0.3, 1e-2, 1.0, 1e-4])
+    groups = alpha_groups(alphas, spread=10.0)
+    assert sorted(np.concatenate(groups).tolist()) == list(range(6))
+    for g in groups:
+        assert alphas[g].max() / alphas[g].min() <= 100.0 + 1e-9
+
+
+def test_shifted_solves_fall_back_to_float64_when_cg_stops_short():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(50, 2))
+    K = rbf_kernel(X, gamma=0.5)
+    y = rng.normal(size=50)
+    r = shifted_solves(K, y, [1e-3, 1.0], maxiter=1)
+    assert r.fallbacks >= 1
+    for j, a in enumerate([1e-3, 1.0]):
+        np.testing.assert_allclose(r.coef[j, :, 0], np.linalg.solve(K + a * np.eye(50), y),
+                                   rtol=1e-7, atol=1e-9)
+
+
+def test_ridge_kfold_equals_gridsearchcv_kernel_ridge():
+    X, y = _regression()
+    folds = KFold(5, shuffle=True, random_state=0)
+    alphas, gammas = [1e-3, 1e-2, 0.1, 1.0, 10.0], [0.05, 0.2, 1.0]
+    ours = KernelRidgeCV("rbf", alphas=alphas, param_grid={"gamma": gammas}, cv=folds,
+                         fit_intercept=False).fit(X, y)
+    peer = GridSearchCV(KernelRidge(kernel="rbf"), {"alpha": alphas, "gamma": gammas},
+                        cv=folds, scoring="neg_mean_squared_error").fit(X, y)
+    assert ours.plan_.choice == "exact"  # "auto" with folds given
+    mine = {(a, p["gamma"]): s for p, a, s in zip(ours.cv_results_["params"],
+                                                 ours.cv_results_["alpha"],
+                                                 ours.cv_results_["mean_test_score"])}
+    for p, s in zip(peer.cv_results_["params"], peer.cv_results_["mean_test_score"]):
+        assert mine[(p["alpha"], p["gamma"])] == pytest.approx(s, rel=1e-8)
+    assert {"alpha": ours.alpha_, "gamma": ours.best_params_["gamma"]} == peer.best_params_
+    assert ours.best_score_ == pytest.approx(-peer.best_score_, rel=1e-8)
+    np.testing.assert_allclose(ours.predict(X), peer.best_estimator_.predict(X), rtol=1e-8)
+
+
+def test_ridge_kfold_intercept_is_each_fold_mean_and_lists_of_folds_work():
+    X, y = _regression(n=60, seed=4)
+    folds = list(KFold(3, shuffle=True, random_state=2).split(X))
+    ours = KernelRidgeCV(RBF(gamma=0.3), alphas=[0.01, 1.0], cv=folds).fit(X, y)
+    for j, alpha in enumerate([0.01, 1.0]):
+        errors = []
+        for train, test in folds:  # brute force: KernelRidge on centred targets
+            m = y[train].mean()
+            fit = KernelRidge(alpha=alpha, kernel="rbf", gamma=0.3).fit(X[train], y[train] - m)
+            errors.append(np.mean((y[test] - m - fit.predict(X[test])) ** 2))
+        assert ours.cv_results_["mean_squared_error"][j] == pytest.approx(np.mean(errors),
+                                                                          rel=1e-8)
+    assert ours.criterion_ == "3-fold"
+
+
+def test_ridge_splitter_needs_the_exact_solver():
+    X, y = _regression(n=30)
+    with pytest.raises(InvalidParameterError, match="splitter"):
+        KernelRidgeCV(solver="nystroem", cv=KFold(3)).fit(X, y)
