@@ -14,8 +14,18 @@ fitted map, normal equations accumulated on one machine): time, test
 accuracy, bytes moved, overhead share; (4) an out-of-core fit from a ``.npy`` store at least 4x a
 worker's memory limit (features, and Falkon with K_nM recomputed).
 
+(6) ``--part out-of-core``: 1e8 rows x 20 (``--rows``) written chunk by chunk to
+a ``.npy`` file, fitted with D = 256 random features on 2 workers of 1 GB each:
+rows, seconds, rows/s, bytes moved, worker peak memory, efficiency against the
+workers' own GEMM rate, the projection to 1e9 rows on 16 workers, and the
+coefficients of the 1e6-row prefix against an in-memory accumulation
+(``benchmarks/_dask_out_of_core.py``).
+
 Other helpers share the machine: the load average is recorded with every
-figure. Run ``python benchmarks/dask_scaling.py`` (``--quick``: small sizes).
+figure. Run ``python benchmarks/dask_scaling.py`` (``--quick``: small sizes;
+``--part out-of-core --rows 100000000``: the hundred million rows, about 10 min
+idle, 8.4 GB in ``--data-dir``, default a temporary directory under /tmp removed
+after unless ``--keep``).
 """
 
 from __future__ import annotations
@@ -32,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine, parse_args, print_table, write_json  # noqa: E402
+from _common import machine, print_table, write_json  # noqa: E402
 
 GAMMA = 0.5
 D_FRIEDMAN = 10
@@ -140,8 +150,57 @@ def kddcup_case(client, quick):
     return rec
 
 
-def main():
-    args = parse_args(__doc__.splitlines()[0])
+def parse(argv=None):
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="small sizes, for a smoke test; results go to *_quick.json")
+    parser.add_argument("--part", choices=("all", "out-of-core"), default="all",
+                        help="all: questions (1)-(5); out-of-core: (6) alone")
+    parser.add_argument("--rows", type=int, default=None,
+                        help="out-of-core rows (default 1e8; 1e6 with --quick)")
+    parser.add_argument("--data-dir", default=None,
+                        help="where the out-of-core .npy files go (default: a temporary "
+                             "directory under /tmp, removed after the run)")
+    parser.add_argument("--keep", action="store_true", help="keep the .npy file")
+    parser.add_argument("--features", choices=("nystroem", "rff"), default="nystroem",
+                        help="the random features of the out-of-core fit")
+    parser.add_argument("--dtype", choices=("float32", "float64"), default="float32",
+                        help="the out-of-core data on disk (computed in float64)")
+    return parser.parse_args(argv)
+
+
+def out_of_core_main(args):
+    from _dask_out_of_core import COLUMNS, run_out_of_core, table
+
+    # a terminated run still removes its data directory (the finally of run_out_of_core)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+    if args.rows is None:
+        args.rows = 1_000_000 if args.quick else 100_000_000
+    rec = run_out_of_core(args, lambda i, rows, d: friedman_chunk(7, i, rows, d), measured,
+                          transferred, load, rmse)
+    print({k: v for k, v in rec.items()})
+    write_json("dask_out_of_core", {"out_of_core": rec}, quick=args.quick)
+    print_table(table(rec), COLUMNS)
+    p = rec["projection"]
+    print(f"projection: {p['rows']:,} rows on {p['workers']} one-thread workers of 1 GB at "
+          f"the rows/s per worker measured here ({rec['rows_per_s'] / 2:,.0f}); storage must "
+          f"serve {p['read_mb_s']:,.0f} MB/s in all; {p['chunks']:,} chunks, tree sum of "
+          f"{p['tree_levels']} levels")
+    print(f"prefix check ({rec['prefix_rows']:,} rows): max |coef dask - in memory| / max "
+          f"|coef| = {rec['prefix_coef_max_rel_diff']:.2e} (<= 1e-10: "
+          f"{rec['prefix_coef_max_rel_diff'] <= 1e-10}), intercept diff "
+          f"{rec['prefix_intercept_diff']:.1e}; worker RSS peak first/second half "
+          f"{rec['rss_peak_first_half'] / 2**20:.0f}/{rec['rss_peak_second_half'] / 2**20:.0f}"
+          f" MB, paused {rec['paused']}, spilled keys {rec['spilled_keys']}; load {rec['load']}")
+
+
+def main(argv=None):
+    args = parse(argv)
+    if args.part == "out-of-core":
+        return out_of_core_main(args)
     from distributed import Client, LocalCluster
 
     from kernelkit import KernelRidge

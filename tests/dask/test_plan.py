@@ -64,7 +64,9 @@ def test_plan_explains_its_choices(where):
     for c in plan.choices:
         assert str(c) in text
     whats = [c.what for c in plan.choices]
-    assert whats == ["solver", "persist the K_nM chunks", "preconditioner", "Falkon solve"]
+    chunks = ["rows per chunk"] if where is not None else []  # the workers' room, read
+    assert whats == ["solver", "persist the K_nM chunks", "preconditioner", "Falkon solve",
+                     *chunks]
     # the same preconditioner as the in-memory twin finds on the same centers
     ref = KernelRidge(KERNEL, solver="falkon", n_centers=30, tol=1e-4, random_state=0).fit(X, y)
     ref_choices = {c.what: c for c in ref.plan_.choices}
@@ -72,13 +74,18 @@ def test_plan_explains_its_choices(where):
     clf = DaskKernelRidgeClassifier(KERNEL, solver="features", random_state=0)
     clf.client = where
     clf.fit(Xd, y > 0)
-    assert clf.plan_.choice == "features" and clf.plan_.choices == (clf.solver_choice_,)
+    assert clf.plan_.choice == "features"
+    assert clf.plan_.choices[0] == clf.solver_choice_
+    assert [c.what for c in clf.plan_.choices[1:]] == chunks
     assert "set by the user" in clf.plan_.explain()
     assert clf.plan_.problem["M"] == falkon_centers(600)  # "auto": KernelRidge's rule
     km = DaskKernelKMeans(3, n_components=800, random_state=0)
     km.client = where
     km.fit(Xd)
-    (centers,) = km.plan_.choices
+    centers, *rest = km.plan_.choices
+    assert [c.what for c in rest] == chunks
+    if chunks:  # 600 rows in chunks of 200
+        assert rest[0].value == 200 and "3 chunks of up to 200 rows" in rest[0].reason
     assert centers.value == 600 == km.feature_map_.components_.shape[0]
     assert "capped at n=600" in km.plan_.explain()
 

@@ -28,6 +28,7 @@ import time
 import numpy as np
 
 from .._budget import format_bytes
+from ._passes import PROGRESS_EVERY, live_workers, report_pass, report_progress, reports_passes
 
 __all__ = ["DaskFitError", "resolve_client", "as_rows", "align_rows", "in_task", "tree_sum",
            "compute", "is_dask", "fit_rows", "checked_rows", "column_names", "check_columns",
@@ -73,14 +74,22 @@ def default_chunk_rows(n):
     return int(max(1024, -(-n // 8)))
 
 
-def as_rows(X, name="X", chunk_rows=None):
+def as_rows(X, name="X", chunk_rows=None, client=None):
     """X as a dask array chunked by rows only (one chunk across the columns).
 
-    numpy input is wrapped (``chunk_rows`` rows per chunk); a dask DataFrame or
-    Series becomes an array with known chunk lengths (computed on the workers).
+    numpy input is wrapped (``chunk_rows`` rows per chunk); a file-backed
+    ``numpy.memmap`` (``numpy.load(path, mmap_mode="r")``) becomes tasks that read
+    their rows from the file (:func:`kernelkit.dask.io.from_memmap`: the graph holds
+    the path, never the data; rows per chunk from the workers of ``client`` when
+    ``chunk_rows`` is None); a dask DataFrame or Series becomes an array with known
+    chunk lengths (computed on the workers).
     """
     import dask.array as da
 
+    from .io import from_memmap, memmap_layout
+
+    if not is_dask(X) and memmap_layout(X) is not None:
+        X = from_memmap(X, chunk_rows or "auto", client=client)
     if is_dask(X):
         if not hasattr(X, "rechunk"):  # dask DataFrame / Series
             # chunk lengths below (compute_chunk_sizes): to_dask_array(lengths=True)
@@ -145,11 +154,12 @@ def checked_rows(A, name, rule="finite"):
     return A.map_blocks(_check_block, name, rule, dtype=A.dtype, meta=A._meta)
 
 
-def fit_rows(X, name="X", chunk_rows=None):
+def fit_rows(X, name="X", chunk_rows=None, client=None):
     """Training X: ``(rows, column names)``, rows a 2-D dask array chunked by rows
-    with at least one row and one column, its chunks checked finite when computed."""
+    with at least one row and one column, its chunks checked finite when computed
+    (``client``: whose workers' memory sizes the chunks of a memmap, see :func:`as_rows`)."""
     names = column_names(X)
-    X = as_rows(X, name, chunk_rows)
+    X = as_rows(X, name, chunk_rows, client)
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n_samples, n_features), got a 1-D array of "
                          f"shape {X.shape}: for a single feature use X.reshape(-1, 1)")
@@ -205,6 +215,11 @@ def align_rows(v, X, name):
 
     if v is None:
         return None
+    from .io import from_memmap, memmap_layout
+
+    if not is_dask(v) and memmap_layout(v) is not None:  # read from its file, X's chunks
+        regular = len(set(X.chunks[0][:-1])) <= 1
+        v = from_memmap(v, X.chunks[0][0]) if regular and X.chunks[0] else v
     if is_dask(v):
         v = as_rows(v, name)
     else:
@@ -324,6 +339,12 @@ def check_worker_room(client, X, what="the fit"):
     limit, pause fraction and memory in use; a chunk of X needs about twice its bytes
     in a task (the chunk and what is made from it) beside kernelkit's smallest budget.
 
+    Returns
+    -------
+    kernelkit.planning.Choice or None
+        The rows per chunk the fit runs with, against the tightest worker's room
+        (for the estimator's ``plan_``); None without a client or an answer.
+
     Raises
     ------
     DaskFitError
@@ -331,14 +352,15 @@ def check_worker_room(client, X, what="the fit"):
         ``memory_limit``), before any work is scheduled.
     """
     if client is None:
-        return
+        return None
     try:
         rooms = client.run(_room_report)
     except Exception:  # noqa: BLE001 - workers that cannot answer: the passes will tell
-        return
+        return None
     rows = max(X.chunks[0]) if X.chunks[0] else 0
     per_row = int(np.prod(X.shape[1:], dtype=np.int64)) * X.dtype.itemsize
     need = 2 * rows * per_row
+    known = [room[-1] for room in rooms.values() if room is not None]
     for address, room in rooms.items():
         if room is None:
             continue
@@ -354,6 +376,14 @@ def check_worker_room(client, X, what="the fit"):
             f"{_worker_limits_text(room)}, leaving {format_bytes(max(free, 0))} per task; "
             f"{advice}give the workers a memory_limit of at least "
             f"{format_bytes(_limit_for(room, need))}")
+    from ..planning import Choice
+
+    tightest = (f"; the tightest worker has {format_bytes(min(known))} per task"
+                if known else "")
+    return Choice("rows per chunk", rows,
+                  f"as X is chunked: {len(X.chunks[0]):,} chunks of up to {rows:,} rows "
+                  f"({format_bytes(rows * per_row)}), a task needs about "
+                  f"{format_bytes(need + MIN_TASK_ROOM)}{tightest}")
 
 
 def add_parts(a, b):
@@ -375,46 +405,6 @@ def tree_sum(parts, name="sum"):
             nxt.append(level[-1])
         level = nxt
     return level[0]
-
-
-def _live_workers(client):
-    """Workers the scheduler knows now (0 when the client cannot tell: closed)."""
-    if not hasattr(client, "scheduler_info"):
-        return 1
-    try:
-        return len(client.scheduler_info(n_workers=-1).get("workers", {}))
-    except Exception:  # noqa: BLE001 - a closed client or a lost scheduler
-        return 0
-
-
-def _report(what, seconds, client):
-    """One line per distributed pass at verbosity >= 1 (an estimator's ``verbose``)."""
-    from .._progress import is_verbose
-
-    if is_verbose(0):
-        import sys
-
-        where = ("the local scheduler" if client is None
-                 else f"{_live_workers(client)} workers")
-        print(f"kernelkit dask: {what} done in {seconds:.2f} s ({where})", file=sys.stderr,
-              flush=True)
-
-
-def reports_passes(fit):
-    """``fit`` run at the estimator's ``verbose`` (or kernelkit's verbosity, the larger):
-    every distributed pass prints one line."""
-    import functools
-
-    @functools.wraps(fit)
-    def run(self, *args, **kwargs):
-        from .. import config
-
-        level = max(int(getattr(self, "verbose", 0) or 0),
-                    int(config.get_config()["verbosity"]))
-        with config.config_context(verbosity=level):
-            return fit(self, *args, **kwargs)
-
-    return run
 
 
 def _distributed_errors():
@@ -453,14 +443,14 @@ def compute(obj, client, timeout=None, what="the distributed pass"):
         start = time.monotonic()
         try:
             result = dask.compute(obj, scheduler="threads")[0]
-            _report(what, time.monotonic() - start, None)
+            report_pass(what, time.monotonic() - start, None)
             return result
         except MemoryError as exc:
             raise DaskFitError(f"{what} ran out of memory on the local scheduler: "
                                "use smaller chunks") from exc
     KilledWorker, gone = _distributed_errors()
     timeout = DEFAULT_TIMEOUT if timeout is None else float(timeout)
-    if _live_workers(client) == 0:
+    if live_workers(client) == 0:
         try:
             client.wait_for_workers(1, timeout=min(WORKER_WAIT, timeout))
         except Exception as exc:  # noqa: BLE001 - distributed raises TimeoutError variants
@@ -473,22 +463,26 @@ def compute(obj, client, timeout=None, what="the distributed pass"):
         raise DaskFitError(f"{what} could not start: the Dask client is closed "
                            f"({type(exc).__name__}); connect a new Client and fit again") from exc
     no_worker_since = None
+    next_line = start + PROGRESS_EVERY
     try:
         while True:
             left = timeout - (time.monotonic() - start)
             if left <= 0:
                 future.cancel()
                 raise DaskFitError(f"{what} did not finish within {timeout:g} s (workers lost "
-                                   f"or too slow; live workers: {_live_workers(client)})")
+                                   f"or too slow; live workers: {live_workers(client)})")
             try:
                 result = future.result(timeout=min(POLL, left))
             except (TimeoutError, asyncio.TimeoutError):  # the same class from Python 3.11
                 pass
             else:
-                _report(what, time.monotonic() - start, client)
+                report_pass(what, time.monotonic() - start, client)
                 return result
             now = time.monotonic()
-            if _live_workers(client):
+            if now >= next_line:
+                report_progress(what, now - start, client, future.key)
+                next_line = now + PROGRESS_EVERY
+            if live_workers(client):
                 no_worker_since = None
             elif no_worker_since is None:
                 no_worker_since = now

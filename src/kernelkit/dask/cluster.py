@@ -140,12 +140,12 @@ class DaskKernelKMeans(RestoresOnFailure, ClientMixin, ClusterMixin, BaseEstimat
 
         validate_params(self, self._param_constraints, type(self).__name__)
         kernel = resolve_kernel(self.kernel)
-        X, names = fit_rows(X, "X", self.chunk_rows)
+        X, names = fit_rows(X, "X", self.chunk_rows, self._get_client())
         sw = align_rows(sample_weight, X, "sample_weight")
         if sw is not None:
             sw = checked_rows(sw.astype(np.float64), "sample_weight", "weights")
         client = self._get_client()
-        check_worker_room(client, X, f"{type(self).__name__}.fit")
+        chunking = check_worker_room(client, X, f"{type(self).__name__}.fit")
         kernel = kernel_for_rows(kernel, X, client, self.timeout)  # gamma="scale": one pass
         n, k = int(X.shape[0]), int(self.n_clusters)
         if n < k:
@@ -187,6 +187,7 @@ class DaskKernelKMeans(RestoresOnFailure, ClientMixin, ClusterMixin, BaseEstimat
         self.cluster_centers_ = centers
         self.inertia_ = float(inertia)
         self.n_iter_ = it
+        self.plan_ = self.plan_.with_choices(chunking)  # the rows per chunk, last
         self.n_features_in_ = int(X.shape[1])
         set_column_names(self, names)
         return self

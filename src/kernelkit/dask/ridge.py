@@ -101,7 +101,7 @@ class _DaskRidgeBase(RestoresOnFailure, ClientMixin, BaseEstimator):
                              "estimator (kernelkit.KernelRidge) and predict with "
                              "kernelkit.dask.ParallelPostFit")
         client = self._get_client()
-        check_worker_room(client, X, f"{type(self).__name__}.fit")
+        chunking = check_worker_room(client, X, f"{type(self).__name__}.fit")
         n, d = int(X.shape[0]), int(X.shape[1])
         sw = align_rows(sample_weight, X, "sample_weight")
         if sw is not None:
@@ -131,6 +131,7 @@ class _DaskRidgeBase(RestoresOnFailure, ClientMixin, BaseEstimator):
             self._fit_falkon(kernel, X, Y, sw, M, rng, dtype, client, fit_plan.store_choice)
         else:
             self._fit_features(kernel, X, Y, sw, M, rng, client, alphas)
+        self.plan_ = self.plan_.with_choices(chunking)  # the rows per chunk, last
         return self
 
     def _centers_setting(self):
@@ -402,7 +403,7 @@ class DaskKernelRidge(RegressorMixin, _DaskRidgeBase):
         -------
         self
         """
-        X, names = fit_rows(X, "X", self.chunk_rows)
+        X, names = fit_rows(X, "X", self.chunk_rows, self._get_client())
         Y = align_rows(y, X, "y")
         if Y.dtype.kind not in "biuf":
             raise ValueError(f"{type(self).__name__} is a regressor: y must be numbers, got "
@@ -463,7 +464,7 @@ class DaskKernelRidgeClassifier(ClassifierMixin, _DaskRidgeBase):
         import dask.array as da
 
         validate_params(self, _CONSTRAINTS, type(self).__name__)  # before the labels' pass
-        X, names = fit_rows(X, "X", self.chunk_rows)
+        X, names = fit_rows(X, "X", self.chunk_rows, self._get_client())
         y = align_rows(y, X, "y")
         if y.ndim != 1:
             raise ValueError(f"y must be one label per sample (1-D), got shape {y.shape}")
