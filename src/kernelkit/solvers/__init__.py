@@ -1,5 +1,6 @@
 """Pure numerical routines: arrays and operators in, arrays out."""
 
+from . import buffers  # the pool of warm Gram buffers reused across fits
 from .falkon import FalkonResult, falkon
 from .box_erm import BoxERMResult, box_erm
 from .distances import kneighbors_blocked, sq_distances
@@ -20,4 +21,4 @@ __all__ = ["dual_ridge", "dual_ridge_eigen", "primal_ridge", "SMOResult", "smo_g
            "BoxERMResult", "box_erm",
            "kneighbors_blocked", "sq_distances", "KernelKMeansResult", "kernel_kmeans",
            "NormalEquations", "feature_normal_equations", "solve_normal_equations",
-           "UserLoss", "make_loss"]
+           "UserLoss", "make_loss", "buffers"]
