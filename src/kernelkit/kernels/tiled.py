@@ -18,7 +18,9 @@ a tile function with an ``operands`` attribute ``(X', Y')`` has the engine
 multiply those rows instead (RBF's exact float32 products of rows on a grid);
 every other kernel, sparse rows and small matrices keep the row-block path.
 The numbers are those of the row-block path: products of the same prepared
-rows in the same precision, the same elementwise loop, the exact diagonal.
+rows in the same precision, the same elementwise loop, the exact diagonal
+(except on RBF's grid route, whose exact integer products leave only the
+final exp's rounding where the row-block path also rounds the product).
 :meth:`KernelRows.block <kernelkit.kernels.KernelRows.block>` uses the engine
 for large blocks of a rectangular K (the blocks of ``GramOperator``: Falkon's
 K_nM, predictions).
