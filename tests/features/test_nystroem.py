@@ -212,13 +212,15 @@ def test_leverage_pilot_is_checked_against_the_budget(monkeypatch):
     from kernelkit import config_context
     from kernelkit.exceptions import MemoryBudgetError
 
-    X = np.random.default_rng(0).normal(size=(1500, 2))
-    # 32 M^2 = 11 MB fits 16 MB; the pilot of 2M = 1200 rows needs 4 x 11 MB
+    from kernelkit.features.centers import leverage_centers
+    from kernelkit.kernels import RBF
+
+    X = np.random.default_rng(0).normal(size=(2000, 2))
+    # The pilot of 2M = 1600 rows needs its 1600 x 1600 matrix: 20.5 MB, over 16 MB.
     with config_context(memory="16MB"):
-        Nystroem(n_components=600, random_state=0).fit(X)
         _fail_on_gram(monkeypatch)
-        with pytest.raises(MemoryBudgetError, match=r"ridge-leverage centers \(a pilot of 1200"):
-            Nystroem(n_components=600, centers="leverage", random_state=0).fit(X)
+        with pytest.raises(MemoryBudgetError, match=r"ridge-leverage centers \(a pilot of 1600"):
+            leverage_centers(RBF(gamma=1.0), X, 800, np.random.RandomState(0))
 
 
 def test_normalization_in_place_is_bit_identical():

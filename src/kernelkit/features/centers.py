@@ -28,7 +28,7 @@ import scipy.sparse as sp
 
 from .._budget import require, row_blocks, rows_per_block
 from .._compiled import sqdist_from_inner
-from ..gram import gram
+from ..gram import KernelRows, gram
 from ..linalg import robust_cholesky
 
 __all__ = ["CENTER_METHODS", "select_centers", "uniform_centers", "kmeanspp_centers",
@@ -129,8 +129,20 @@ def kmeanspp_centers(kernel, X, n_centers, rng, *, sample_weight=None, n_local_t
     chosen[0] = (rng.randint(n) if sample_weight is None
                  else rng.choice(n, p=sample_weight / sample_weight.sum()))
 
+    if isinstance(X, np.ndarray) or sp.issparse(X):
+        # Arrays are validated and prepared once (RBF centres them, float32 input is
+        # widened): preparing X again for each center cost 3-4 times the kernel values.
+        Xv = kernel.check_input(X, "X")
+        rows = KernelRows(kernel.resolve(Xv), Xv)
+
+        def inner(idx):
+            return rows.rows(np.asarray(idx)).T
+    else:  # lists (strings): a Gram block per center
+        def inner(idx):
+            return gram(kernel, X, take_rows(X, idx))
+
     def d2_to(idx):
-        return sq_dist_from_inner(gram(kernel, X, take_rows(X, idx)), diag, diag[idx])
+        return sq_dist_from_inner(inner(idx), diag, diag[idx])
 
     closest = d2_to(chosen[:1])[:, 0]
     closest[chosen[0]] = 0.0  # a chosen row is at distance 0 (round-off aside)
