@@ -116,7 +116,11 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
         True: store the Gram matrix (of all samples, or of each binary
         problem); False: compute kernel rows on demand with an LRU cache of
         a quarter of the memory budget; "auto": store whenever it fits in
-        half the memory budget.
+        half the memory budget. A stored Gram matrix is written into a buffer
+        of :mod:`kernelkit.solvers.buffers`, kept after the fit (within a
+        quarter of the budget) so the next fit of the same size or smaller
+        skips the fresh-page faults; ``plan_`` says whether a fit reused one,
+        and ``kernelkit.solvers.buffers.release()`` frees it.
     probability : bool, default=False
         Fit class probabilities as libsvm does (``predict_proba``): for each
         binary problem, Platt's sigmoid 1 / (1 + exp(A f + B)) fitted (Newton

@@ -24,7 +24,12 @@ Two sources of kernel rows share one compiled loop:
   (:class:`~kernelkit.gram.KernelRows`), kept in an LRU cache sized by the
   memory budget. A miss computes the missing row together with the rows of
   the currently most violating uncached variables (one GEMM for a batch instead of one
-  memory-bound GEMV per row: those are the rows SMO asks for next).
+  memory-bound GEMV per row: those are the rows SMO asks for next), the
+  guesses only into empty slots (never evicting a row computed earlier).
+
+The gradient of shrunk variables is rebuilt from the support vectors' rows
+alone, by symmetry (K[sv, inactive]): n_SV x n entries read from a stored Gram
+matrix instead of n x n, and no kernel value computed for the cached rows.
 
 The loop is resumable: it returns to Python when it needs a row it does not
 have or a gradient reconstruction, keeping its whole state in small arrays.
