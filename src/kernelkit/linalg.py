@@ -5,9 +5,10 @@ up to tens of thousands. Two facts shape this module:
 
 * The OpenBLAS in the numpy/scipy wheels segfaults inside multi-threaded
   LAPACK ``dpotrf`` at n >= ~16000 (``scipy.linalg.cho_factor``,
-  ``numpy.linalg.cholesky``). :func:`robust_cholesky` therefore runs a blocked
-  right-looking Cholesky whose LAPACK calls only ever see small diagonal
-  blocks; the flops are in a multi-threaded GEMM, which is safe.
+  ``numpy.linalg.cholesky``). Above order 12000 :func:`robust_cholesky`
+  therefore runs the blocked Cholesky of :mod:`kernelkit.linalg_blocked`,
+  whose LAPACK calls only ever see diagonal blocks of order 1024 (on one
+  thread); the flops are in multi-threaded GEMM, which is safe, at its rate.
 * The matrix alone can fill half the RAM (n = 40000 is 12.8 GB in float64),
   so nothing here allocates a second n x n array: the factorisation works in
   place and its jitter retries restore the input from its untouched upper
@@ -15,10 +16,10 @@ up to tens of thousands. Two facts shape this module:
 
 Why this module is long: it is the room of dense linear algebra that every
 solver, feature map and tuning path imports, and its largest part is one
-algorithm, the robust Cholesky -- the blocking that keeps LAPACK away from the
-crashing large ``dpotrf``, the jitter ladder and the restore from the untouched
-upper triangle that avoids any n x n copy -- whose pieces only make sense
-together. The rest is short and of the same kind: solves with the factor,
+algorithm, the robust Cholesky -- the choice between one LAPACK call and the
+blocked factorisation that keeps LAPACK away from the crashing large ``dpotrf``,
+the jitter ladder and the restore from the untouched upper triangle that
+avoids any n x n copy -- whose pieces only make sense together. The rest is short and of the same kind: solves with the factor,
 PCG with its resumable state (for checkpoints) and the eigen-solvers for
 leave-one-out; moved to rooms of their own they would add floors to the map,
 not clarity.
@@ -36,6 +37,7 @@ from scipy.linalg import lapack
 from threadpoolctl import ThreadpoolController
 
 from kernelkit.exceptions import NumericalWarning
+from kernelkit.linalg_blocked import BLOCKED_BLOCK_SIZE, blocked_cholesky
 
 __all__ = ["CholeskyResult", "robust_cholesky", "cho_solve", "solve_psd", "PCGState",
            "PCGResult", "pcg", "eigh_psd", "loo_residuals", "one_blas_thread",
@@ -45,16 +47,14 @@ __all__ = ["CholeskyResult", "robust_cholesky", "cho_solve", "solve_psd", "PCGSt
 # on the 2-core dev box (OpenBLAS 0.3.30/0.3.31): threaded dpotrf is ~2x faster
 # than single-threaded (n=4096: 88 vs 46 GFLOP/s), ran cleanly at 10000, 12000
 # and 14000 (94, 96, 88 GFLOP/s), and segfaults from n ~ 16000: 12000 keeps a
-# margin. Larger diagonal blocks run on one thread. The blocked path caps its
-# block size at 8000: the first product of each trailing update is P^T P, which
-# numpy sends to dsyrk, and threaded dsyrk crashes too (numpy `G @ G.T` with G
-# of shape (20000, 200) segfaults; 19000 does not).
+# margin. Larger diagonal blocks run on one thread. Threaded dsyrk crashes too
+# (numpy `G @ G.T` with G of shape (20000, 200) segfaults; 19000 does not): the
+# blocked path (linalg_blocked) calls no syrk.
 THREADED_POTRF_MAX_N = 12000
-_MAX_BLOCK = 8000
-# Default block of the blocked path (n > THREADED_POTRF_MAX_N): 4096 ran at 70
-# GFLOP/s at n = 16000 (2048: 66, 8000: 73) with temporaries of ~3 x 4096 x n
-# floats (3.9 GB at n = 40000, next to the 12.8 GB matrix).
-_DEFAULT_BLOCK = 4096
+# Diagonal blocks up to this order are factored on one thread in the blocked
+# path: a threaded potrf of a small block costs more in waking and joining the
+# threads (much more on a loaded machine) than its flops, n b^2 / 3 in all.
+_ONE_THREAD_DIAGONAL_MAX = 2048
 # The jitter ladder stops here (relative to the mean |diagonal|): a jitter this
 # large no longer absorbs rounding error, it changes the model (use alpha).
 _MAX_RELATIVE_JITTER = 1e-2
@@ -74,6 +74,10 @@ def one_blas_thread():
 
 def _potrf_threads(order):
     return contextlib.nullcontext() if order <= THREADED_POTRF_MAX_N else one_blas_thread()
+
+
+def _diagonal_block_threads(order):
+    return one_blas_thread() if order <= _ONE_THREAD_DIAGONAL_MAX else _potrf_threads(order)
 
 
 @dataclass(frozen=True)
@@ -134,50 +138,16 @@ def _potrf_inplace(A):
     return info
 
 
-def _blocked_potrf(A, bs):
-    """Right-looking blocked Cholesky on the lower triangle of ``A``, in place.
-
-    Writes only the lower triangle and the diagonal. Returns 0 on success, or
-    the 1-based column at which a diagonal block was not positive definite.
-    """
-    n = A.shape[0]
-    lower_mask = np.tri(bs, dtype=bool)
-    for k in range(0, n, bs):
-        e = min(k + bs, n)
-        # The diagonal block is factored in a small copy: f2py would copy the
-        # strided view anyway, and on failure A's block stays untouched.
-        D = np.array(A[k:e, k:e], order="F")
-        with _potrf_threads(e - k):
-            D, info = _potrf(D)(D, lower=1, clean=0, overwrite_a=1)
-        if info != 0:
-            if info < 0:  # pragma: no cover - argument error is a bug here
-                raise RuntimeError(f"dpotrf argument {-info} invalid")
-            return k + info
-        np.copyto(A[k:e, k:e], D, where=lower_mask[:e - k, :e - k])
-        if e == n:
-            break
-        # Panel: L21 = A21 L11^-T, computed as L21^T = L11^-1 A21^T (a (b, m) array).
-        Pt = scipy.linalg.solve_triangular(D, A[e:, k:e].T, lower=True, check_finite=False)
-        A[e:, k:e] = Pt.T
-        # Trailing update A22 -= L21 L21^T on the lower triangle, one block row at a
-        # time so the GEMM temporary is at most bs x n (never n x n).
-        for i in range(e, n, bs):
-            ie = min(i + bs, n)
-            T = Pt[:, i - e:ie - e].T @ Pt[:, :ie - e]
-            A[i:ie, e:i] -= T[:, :i - e]
-            # tril leaves A's upper triangle bit-identical (x - 0.0 == x).
-            A[i:ie, i:ie] -= np.tril(T[:, i - e:])
-    return 0
-
-
 def robust_cholesky(A, *, overwrite_a=False, block_size=None, max_tries=6, jitter_start=None,
                     dtype=np.float64):
     """Cholesky factor of a symmetric positive (semi-)definite matrix, never crashing.
 
-    Factors ``A + jitter * I = L L^T`` with a blocked right-looking algorithm
-    (LAPACK ``dpotrf`` on diagonal blocks, triangular solves for the panels,
-    multi-threaded GEMM for the trailing update). Its LAPACK calls stay below
-    the order at which the multi-threaded OpenBLAS ``dpotrf`` crashes, and it
+    Factors ``A + jitter * I = L L^T`` by one LAPACK ``potrf`` call up to order
+    12000, and beyond by the blocked left-looking algorithm of
+    :func:`kernelkit.linalg_blocked.blocked_cholesky` (``potrf`` on diagonal
+    blocks, ``trsm`` for the panels, multi-threaded ``gemm`` on views of the
+    matrix for the updates, at the GEMM rate). Its LAPACK calls stay below the
+    order at which the multi-threaded OpenBLAS ``potrf`` crashes, and it
     allocates no n x n temporary.
 
     If ``A`` is not numerically positive definite, jitter is added to the
@@ -200,11 +170,11 @@ def robust_cholesky(A, *, overwrite_a=False, block_size=None, max_tries=6, jitte
         triangle of ``A`` holds L and the strict upper triangle is unchanged.
         On failure ``A`` is restored (symmetrised from its upper triangle).
     block_size : int, optional
-        Order of the diagonal blocks (capped at 8000). Matrices with
-        ``n <= block_size`` are factored by one ``dpotrf`` call (multi-threaded
-        up to n = 12000, single-threaded above). Default: one multi-threaded
-        call up to n = 12000 (the fastest), blocks of 4096 beyond. The panel
-        and update temporaries are about ``block_size * n`` floats each.
+        Order of the diagonal blocks. Matrices with ``n <= block_size`` are
+        factored by one ``potrf`` call (multi-threaded up to n = 12000,
+        single-threaded above). Default: one multi-threaded call up to
+        n = 12000 (the fastest), blocks of 1024 beyond. The blocked path's
+        only temporaries are copies of its diagonal tiles (512 x n numbers).
     max_tries : int, default=6
         Maximum number of retries with jitter after the first failure.
     jitter_start : float, optional
@@ -227,7 +197,7 @@ def robust_cholesky(A, *, overwrite_a=False, block_size=None, max_tries=6, jitte
     """
     if block_size is None:
         block_size = (THREADED_POTRF_MAX_N if np.shape(A)[0] <= THREADED_POTRF_MAX_N
-                      else _DEFAULT_BLOCK)
+                      else BLOCKED_BLOCK_SIZE)
     if block_size < 1 or max_tries < 0:
         raise ValueError(f"block_size must be >= 1 and max_tries >= 0, "
                          f"got {block_size} and {max_tries}")
@@ -259,7 +229,7 @@ def robust_cholesky(A, *, overwrite_a=False, block_size=None, max_tries=6, jitte
         if attempt > 1:
             _restore_lower(A, diag + jitter, tile=min(block_size, 512))
         info = (_potrf_inplace(A) if n <= block_size
-                else _blocked_potrf(A, min(block_size, _MAX_BLOCK)))
+                else blocked_cholesky(A, block_size, diagonal_threads=_diagonal_block_threads))
         if info == 0:
             if jitter > 0:
                 warnings.warn(

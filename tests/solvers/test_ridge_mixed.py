@@ -9,11 +9,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_ridge import KernelRidge as SKRidge
 
 import kernelkit.models.kernel_ridge as kr_module
+import kernelkit.solvers.ridge_mixed as ridge_mixed
 from kernelkit import gram
 from kernelkit.kernels import RBF, Laplacian, Matern
 from kernelkit.models import KernelRidge, KernelRidgeClassifier
 from kernelkit.solvers import dual_ridge
-from kernelkit.solvers.ridge_mixed import _float32_gram, dual_ridge_mixed
+from kernelkit.solvers.ridge_mixed import _float32_gram, _lower_rows, _Shifted, dual_ridge_mixed
 
 
 def _data(n=600, d=5, seed=0):
@@ -23,10 +24,34 @@ def _data(n=600, d=5, seed=0):
     return X, y, rng.normal(size=(100, d))
 
 
-def test_float32_gram_is_the_float64_gram_rounded():
-    X, _, _ = _data(300)
+@pytest.fixture(params=[None, 300], ids=["one-block", "blocks-of-300-rows"])
+def rows_per_block(request, monkeypatch):
+    """One block of rows (large enough for the tiled engine), or blocks of 300 rows."""
+    if request.param is not None:
+        monkeypatch.setattr(ridge_mixed, "rows_per_block", lambda n, **kw: request.param)
+    return request.param
+
+
+def test_float32_gram_is_the_float64_gram_rounded(rows_per_block):
+    X, _, _ = _data(1500, d=4)
     for k in (RBF(gamma=0.3), Laplacian(gamma=0.2)):
-        np.testing.assert_array_equal(_float32_gram(k, X), gram(k, X).astype(np.float32))
+        np.testing.assert_array_equal(_float32_gram(_lower_rows(k, X)),
+                                      gram(k, X).astype(np.float32))
+
+
+def test_products_from_the_lower_blocks_equal_the_dense_products(rows_per_block):
+    # (S^1/2 K S^1/2 + alpha I) V from the lower triangle's blocks, each used twice.
+    X, _, _ = _data(1500, d=4)
+    rng = np.random.default_rng(2)
+    V, root = rng.normal(size=(1500, 3)), np.sqrt(rng.uniform(0.5, 2.0, size=1500))
+    for k in (RBF(gamma=0.3), Matern(nu=1.5, length_scale=2.0)):
+        K = gram(k, X)
+        op = _Shifted(_lower_rows(k, X), root, 0.7)
+        np.testing.assert_allclose(op.matmat(V), root[:, None] * (K @ (root[:, None] * V))
+                                   + 0.7 * V, rtol=1e-11, atol=1e-11)
+        plain = _Shifted(_lower_rows(k, X), None, 0.0)
+        np.testing.assert_allclose(plain.matmat(V[:, :1]), K @ V[:, :1], rtol=1e-11,
+                                   atol=1e-11)
 
 
 @pytest.mark.parametrize("alpha", [1.0, 1e-2, 1e-4])
