@@ -48,7 +48,7 @@ exp). Written to results/gram_784.json.
 Run: ``python benchmarks/gram.py`` (about 6 minutes) or ``--quick`` (n = 2000);
 it starts with the issue's first row (n = m = 6000, d = 50, RBF K(X, X), float64)
 and issue 24's d = 784 row. ``--case 784`` (or ``GRAM_CASES=784``) runs only
-the d = 784 rows (issue 24's row and the d = 784 rows of the table, about 2
+the d = 784 rows (issue 24's row and the d = 784 rows of the table, about 3
 minutes); ``--case 6000`` only the first row (``GRAM_PART=6000`` still works);
 ``--case 10,50`` only those widths of the table.
 Timings are medians of 3 alternating repeats after one untimed warm-up per
