@@ -41,7 +41,9 @@ Work bound: the run starts by measuring this machine's rates now (float64 and
 Run: ``python benchmarks/falkon.py`` or ``--quick``; ``FALKON_PART=california`` or
 ``fashion`` runs one part and keeps the other's figures in the JSON;
 ``FALKON_PART=fmnist60k`` runs the README's Fashion-MNIST row alone (M = 13,500,
-about 70 s on a quiet machine). The exact
+about 70 s on a quiet machine); ``FALKON_PART=centers`` (not part of the full run,
+several minutes) measures accuracy against M for uniform, ridge-leverage and kernel
+k-means++ centers on 20,000 Fashion-MNIST images (10,000 test). The exact
 20k reference needs a 3 GB Gram matrix and Fashion-MNIST with M = 15,000 about
 7 GB (K_nM in float32 plus two M x M factors): the run raises the budget to 12 GB.
 """
@@ -287,13 +289,54 @@ def fashion(quick, rates, configs=None):
     return rows
 
 
+def centers(quick):
+    """Accuracy against M for each center selection (Fashion-MNIST, the README's model).
+
+    20,000 training images (60,000 with k-means++ or leverage would take longer
+    than the fit: k-means++ makes M sequential passes over the rows, the
+    leverage estimate costs n (2M)^2 flops) and the 10,000 test images;
+    M in {2000, 4000}; seconds of the center selection alone and of the fit.
+    """
+    from kernelkit.features.centers import select_centers
+
+    X, y = load_fashion_mnist(subset="train", return_X_y=True, dtype=np.float32)
+    Xt, yt = load_fashion_mnist(subset="test", return_X_y=True, dtype=np.float32)
+    n, Ms = (3000, [200]) if quick else (20000, [2000, 4000])
+    if quick:
+        Xt, yt = Xt[:2000], yt[:2000]
+    Z, Zt, y = _features(X[:n]), _features(Xt), y[:n]
+    kernel = RBF(gamma=FASHION["gamma"])
+    rows = []
+    for M in Ms:
+        for method in ("uniform", "leverage", "kmeans++"):
+            with kernelkit.config_context(dtype="float32"):
+                sel_s, _ = timed(lambda: select_centers(kernel, Z, M, method,
+                                                        np.random.RandomState(0)))
+                clf = KernelRidgeClassifier(kernel, alpha=FASHION["alpha"], solver="falkon",
+                                            n_centers=M, max_iter=FASHION["max_iter"],
+                                            center_selection=method, random_state=0)
+                fit_s, _ = timed(lambda: clf.fit(Z, y))
+                acc = float(np.mean(clf.predict(Zt) == yt))
+            rows.append({"n": n, "M": M, "centers": method, "accuracy": acc,
+                         "selection_s": sel_s, "fit_s": fit_s,
+                         "loadavg_1min": os.getloadavg()[0]})
+            print(f"n={n} M={M} {method}: accuracy {acc:.4f}, selection {sel_s:.1f} s, "
+                  f"fit {fit_s:.1f} s (load {rows[-1]['loadavg_1min']:.1f})", flush=True)
+    print("\nFashion-MNIST: accuracy against M for each center selection")
+    print_table(rows, [("n", "n", "d"), ("M", "M", "d"), ("centers", "centers", "s"),
+                       ("accuracy", "accuracy", ".4f"), ("selection_s", "selection s", ".3g"),
+                       ("fit_s", "fit s", ".3g")])
+    return rows
+
+
 def main():
     args = parse_args(__doc__.splitlines()[0])
-    # "california", "fashion" (every Fashion-MNIST row) or "fmnist60k" (the README row only)
+    # "california", "fashion" (every Fashion-MNIST row), "fmnist60k" (the README row
+    # only) or "centers" (accuracy against M for each center selection; not in "all")
     part = os.environ.get("FALKON_PART", "all")
-    if part not in ("all", "california", "fashion", "fmnist60k"):
-        raise SystemExit(f"FALKON_PART must be all, california, fashion or fmnist60k, "
-                         f"got {part!r}")
+    if part not in ("all", "california", "fashion", "fmnist60k", "centers"):
+        raise SystemExit(f"FALKON_PART must be all, california, fashion, fmnist60k or "
+                         f"centers, got {part!r}")
     path = RESULTS / f"falkon{'_quick' if args.quick else ''}.json"
     old = json.loads(path.read_text()) if part != "all" and path.exists() else {}
     rates = machine_rates(args.quick)
@@ -305,7 +348,8 @@ def main():
             fm = fashion(args.quick, rates)
         else:
             fm = old.get("fashion_mnist")
-    write_json("falkon", {"california": cal, "fashion_mnist": fm, "settings": {
+        cen = centers(args.quick) if part == "centers" else old.get("centers")
+    write_json("falkon", {"california": cal, "fashion_mnist": fm, "centers": cen, "settings": {
         "california": CAL, "fashion": FASHION, "svc_60k_quoted": SVC_60K},
         "rates_this_run": rates, "loadavg_at_end": os.getloadavg()}, quick=args.quick)
 
