@@ -160,7 +160,7 @@ def test_row_blocks_computed_in_place_match_dense(store, dtype):
     assert (op._K is not None) == store
 
 
-@pytest.mark.parametrize("M", [1, 2, 7])
+@pytest.mark.parametrize("M", [1, 2, 7, 255, 256, 257, 600])  # chunks of 256 rows
 def test_widen_in_place_matches_astype(M):
     A = np.random.default_rng(0).normal(size=(M, M)).astype(np.float32)
     buf = np.full((M, M), np.nan)
