@@ -45,8 +45,11 @@ def _dual_norm_sq(result, alpha, p_term):
     return 2.0 * (-float(result.dual_objective) - p_term(alpha))
 
 
-def solve_hard_margin(owner, K, kernel, X, y, *, tol, max_iter, callback=None):
+def solve_hard_margin(owner, K, kernel, X, y, *, tol, max_iter, callback=None,
+                      cache_bytes=None):
     """The hard-margin SVM of one binary problem (labels y in {-1, +1}).
+
+    ``cache_bytes``: the row cache of rows on demand (K None), from the plan.
 
     Returns
     -------
@@ -68,7 +71,7 @@ def solve_hard_margin(owner, K, kernel, X, y, *, tol, max_iter, callback=None):
                          callback=callback)
         else:
             r = smo_kernel(kernel, X, y, np.inf, tol=tol, max_iter=steps, alpha0=alpha0,
-                           callback=callback)
+                           cache_bytes=cache_bytes, callback=callback)
         return r, r.alpha
 
     scale = _scale(K, kernel, X)
@@ -85,7 +88,8 @@ def solve_hard_margin(owner, K, kernel, X, y, *, tol, max_iter, callback=None):
     return _with_steps(result, steps)
 
 
-def solve_hard_tube(owner, K, kernel, X, y, epsilon, *, tol, max_iter, callback=None):
+def solve_hard_tube(owner, K, kernel, X, y, epsilon, *, tol, max_iter, callback=None,
+                    cache_bytes=None):
     """The hard epsilon-tube regression (C = inf) on targets y.
 
     Returns
@@ -108,7 +112,7 @@ def solve_hard_tube(owner, K, kernel, X, y, epsilon, *, tol, max_iter, callback=
                          callback=callback)
         else:
             r = svr_kernel(kernel, X, y, np.inf, epsilon, tol=tol, max_iter=steps,
-                           alpha0=alpha0, callback=callback)
+                           alpha0=alpha0, cache_bytes=cache_bytes, callback=callback)
         return r, r.alpha
 
     scale = _scale(K, kernel, X)

@@ -446,7 +446,8 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
             if Ksub is None:
                 choices.append(row_cache_choice(m))
             r = solve_hard_margin(type(self).__name__, Ksub, kernel, Xsub, ysub,
-                                  tol=self.tol, max_iter=self.max_iter, callback=callback)
+                                  tol=self.tol, max_iter=self.max_iter, callback=callback,
+                                  cache_bytes=cache_bytes)
         elif Ksub is not None:
             r = smo_gram(Ksub, ysub, Csub, tol=self.tol, max_iter=self.max_iter,
                          callback=callback)

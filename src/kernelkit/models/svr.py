@@ -184,7 +184,7 @@ class KernelSVR(KernelParamsMixin, RegressorMixin, BaseEstimator):
             choices = (store,) if store.value else (store, row_cache_choice(2 * m))
         res = solve_hard_tube(type(self).__name__, K, kernel, Xk, y[keep], eps,
                               tol=opts["tol"], max_iter=opts["max_iter"],
-                              callback=opts["callback"])
+                              callback=opts["callback"], cache_bytes=row_cache_bytes())
         return res, choices + (hard_tube_choice(),)
 
     def __sklearn_tags__(self):
