@@ -31,11 +31,34 @@ Part 2, kernelkit alone: California housing has only 20,640 rows, so the
     14.4 GB float32 matrix) on Friedman #1 generated with d = 10 (564_fried
     has 40,768 rows). ``KRR_BIG=40000:mixed,60000:auto`` runs only those.
 
-Run: ``python benchmarks/krr.py`` (about 30 minutes) or ``--quick`` (n = 2000).
+Part 3, where a mixed-precision fit spends its time (issue 24: the fit within
+    1.3x the float32 Cholesky bound, the Cholesky at >= 80% of the float32 GEMM
+    rate): before each run of part 2 this machine's rates are measured
+    (``_rates.machine_rates``: float32/float64 GEMM, LAPACK potrf at order
+    4000, the read rate of a stored-matrix product, numba exps), and each
+    mixed fit reports its phases (the solver's ``seconds``) next to their
+    bounds from those rates:
+
+    - Gram: K's lower triangle, n^2 / 2 kernel values in float64 stored in
+      float32: max(n^2 / 2 / exp rate, n^2 d / float64 GEMM rate);
+    - Cholesky: n^3 / 3 at the float32 GEMM rate (the "float32 Cholesky
+      bound"; the rate column is the fraction of that GEMM rate reached),
+      and at LAPACK's potrf rate of order 4000 for reference;
+    - refinement, per CG iteration: the lower triangle recomputed (as the
+      Gram phase) plus two triangular solves reading 2 n^2 bytes each at
+      the stored-matrix read rate;
+    - total against the float32 Cholesky bound (target <= 1.3).
+
+    ``KRR_BIG=40000:mixed python benchmarks/krr.py`` runs the 40k row alone
+    (peak memory ~7 GB: the 6.4 GB float32 matrix and one block of rows).
+
+Run: ``python benchmarks/krr.py`` (about 30 minutes) or ``--quick`` (n = 2000
+for part 1, one n = 3000 mixed fit with its phases for parts 2-3).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 
@@ -43,8 +66,10 @@ import numpy as np
 
 import _common  # noqa: F401  (sets KERNELKIT_SHARED_DATA)
 from _common import parse_args, peak_rss_gb, print_table, timed, write_json
+from _rates import machine_rates
 
 import kernelkit
+import kernelkit.models.kernel_ridge as kernel_ridge_module
 from kernelkit.datasets import load_shared_table
 from kernelkit.kernels import RBF
 from kernelkit.models import KernelRidge as KKRidge
@@ -159,9 +184,54 @@ def friedman(n, n_test, seed=2, d=10):
     return Xs[:n], yz[:n], Xs[n:], yz[n:], ys
 
 
-def kernelkit_alone(cases, rows):
+@contextlib.contextmanager
+def _mixed_results():
+    """The mixed-precision solver's results of the fits inside (for their phase
+    seconds): the estimator's reference to the solver, wrapped for the block."""
+    solve, results = kernel_ridge_module.dual_ridge_mixed, []
+
+    def recording(*args, **kwargs):
+        results.append(solve(*args, **kwargs))
+        return results[-1]
+
+    kernel_ridge_module.dual_ridge_mixed = recording
+    try:
+        yield results
+    finally:
+        kernel_ridge_module.dual_ridge_mixed = solve
+
+
+def phase_bounds(n, d, n_iter, rates):
+    """Seconds each phase of a mixed-precision fit needs at this run's rates (see Part 3)."""
+    g64, g32 = rates["gemm64_gflops"] * 1e9, rates["gemm32_gflops"] * 1e9
+    lower_triangle = max(n * n / 2 / (rates["exp_gexps"] * 1e9), n * n * d / g64)
+    solves = 2 * 2.0 * n * n / (rates["stream32_gbs"] * 1e9)
+    return {"gram": lower_triangle, "cholesky": n ** 3 / 3 / g32,
+            "cholesky_potrf": n ** 3 / 3 / (rates["chol32_gflops"] * 1e9),
+            "refinement": n_iter * (lower_triangle + solves)}
+
+
+def _phases(row, seconds, rates):
+    bounds = phase_bounds(row["n"], row["d"], row["n_iter"], rates)
+    row["rates"] = rates
+    row["phase_s"] = {k: float(v) for k, v in seconds.items()}
+    row["phase_bound_s"] = bounds
+    row["cholesky_fraction_of_gemm32"] = bounds["cholesky"] / seconds["cholesky"]
+    row["fit_over_cholesky_bound"] = row["kk_fit_s"] / bounds["cholesky"]
+    print(f"  phases of the mixed fit (bound at this run's rates): gram "
+          f"{seconds['gram']:.1f}s ({bounds['gram']:.1f}s), Cholesky {seconds['cholesky']:.1f}s "
+          f"({bounds['cholesky']:.1f}s at the float32 GEMM rate: "
+          f"{row['cholesky_fraction_of_gemm32']:.0%} of it; {bounds['cholesky_potrf']:.1f}s at "
+          f"potrf's), refinement {seconds['refinement']:.1f}s ({row['n_iter']} iterations, "
+          f"{bounds['refinement']:.1f}s); fit {row['kk_fit_s']:.1f}s = "
+          f"{row['fit_over_cholesky_bound']:.2f}x the float32 Cholesky bound (target <= 1.3)",
+          flush=True)
+
+
+def kernelkit_alone(cases, rows, quick=False):
     """One fit + predict per (n, precision), with its own peak memory; at n = 40k the
-    mixed-precision predictions are compared with the float64 solve's."""
+    mixed-precision predictions are compared with the float64 solve's; mixed fits
+    with their phases against this run's rates."""
     Xp, yp, Xte, yte, y_scale = split("564_fried", FRIED["n_test"], FRIED["seed"])
     g, a = FRIED["gamma"], FRIED["alpha"]
     print(f"\n564_fried: pool {len(Xp)}, test {len(Xte)}, gamma={g}, alpha={a} (kernelkit only)")
@@ -177,8 +247,10 @@ def kernelkit_alone(cases, rows):
                         fit_intercept=False)
         budget = "20GB" if precision == "float64" and 8.0 * n * n > 10e9 else None
         row["memory_budget"] = budget or "default"
+        rates = machine_rates(quick)  # measured next to each run: the load varies
         row["loadavg_1min_before"] = os.getloadavg()[0]
-        with kernelkit.config_context(memory=budget), _PeakRSS() as peak:
+        with kernelkit.config_context(memory=budget), _PeakRSS() as peak, \
+                _mixed_results() as mixed:
             s, m = timed(lambda model=model: model.fit(X, y))
             row["kk_fit_s"] = s
             s, p = timed(lambda m=m: m.predict(Xt))
@@ -198,12 +270,15 @@ def kernelkit_alone(cases, rows):
                                                          / np.max(np.abs(other)))
         del m, model
         gc.collect()
-        rows.append(row)
         print(f"n={n} ({row['precision']}): fit {row['kk_fit_s']:.1f}s, predict "
-              f"{row['kk_pred_s']:.3f}s, {row['n_iter']} iterations, RMSE {row['kk_rmse']:.4f} "
+              f"{row['kk_pred_s']:.3f}s, {row['n_iter']} iterations, residual "
+              f"{row['residual_norm']:.1e}, RMSE {row['kk_rmse']:.4f} "
               f"(std units), peak RSS {row['peak_rss_gb']:.1f} GB"
               + (f", vs the other precision {row['max_rel_diff_mixed_vs_float64']:.1e}"
                  if "max_rel_diff_mixed_vs_float64" in row else ""), flush=True)
+        if mixed:
+            _phases(row, mixed[-1].seconds, rates)
+        rows.append(row)  # written to the JSON at once
 
 
 def _save(rows, quick):
@@ -232,11 +307,11 @@ def main():
     rows = _Rows(args.quick)
     if not os.environ.get("KRR_BIG"):
         peer_comparison([2000] if args.quick else [5000, 10_000, 15_000], rows)
-    big = [] if args.quick else [(20_000, "auto"), (40_000, "auto"), (40_000, "float64"),
-                                 (60_000, "auto")]
+    big = [(3000, "mixed")] if args.quick else [(20_000, "auto"), (40_000, "auto"),
+                                                (40_000, "float64"), (60_000, "auto")]
     if os.environ.get("KRR_BIG"):  # e.g. KRR_BIG=40000:auto,60000:auto (skips part 1)
         big = [(int(n), p) for n, p in (c.split(":") for c in os.environ["KRR_BIG"].split(","))]
-    kernelkit_alone(big, rows)
+    kernelkit_alone(big, rows, args.quick)
     print("\nExact RBF kernel ridge; ratio = sklearn / kernelkit (>1: kernelkit faster)")
     print_table([r for r in rows if "sk_fit_s" in r], [
         ("n", "n", "d"), ("sk_fit_s", "sk fit s", ".2f"), ("kk_fit_s", "kk fit s", ".2f"),
@@ -251,6 +326,20 @@ def main():
             ("n_iter", "CG it", "d"), ("kk_pred_s", "kk pred s", ".3f"),
             ("kk_rmse", "kk RMSE", ".4f"), ("peak_rss_gb", "peak RSS GB", ".1f"),
             ("memory_budget", "budget", "")])
+    mixed = [r for r in rows if "phase_s" in r]
+    if mixed:
+        print("\nMixed-precision fits: phases against their bounds at this run's rates "
+              "(Cholesky bound: n^3/3 at the float32 GEMM rate)")
+        for r in mixed:
+            r.update({f"{k}_s": v for k, v in r["phase_s"].items()},
+                     **{f"{k}_bound_s": v for k, v in r["phase_bound_s"].items()})
+        print_table(mixed, [
+            ("n", "n", "d"), ("gram_s", "gram s", ".1f"), ("gram_bound_s", "bound", ".1f"),
+            ("cholesky_s", "Cholesky s", ".1f"), ("cholesky_bound_s", "bound", ".1f"),
+            ("cholesky_fraction_of_gemm32", "of GEMM32", ".2f"),
+            ("refinement_s", "refine s", ".1f"), ("refinement_bound_s", "bound", ".1f"),
+            ("n_iter", "CG it", "d"), ("kk_fit_s", "fit s", ".1f"),
+            ("fit_over_cholesky_bound", "fit / chol bound", ".2f")])
     _save(rows, args.quick)
 
 

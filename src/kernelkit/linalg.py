@@ -19,10 +19,10 @@ solver, feature map and tuning path imports, and its largest part is one
 algorithm, the robust Cholesky -- the choice between one LAPACK call and the
 blocked factorisation that keeps LAPACK away from the crashing large ``dpotrf``,
 the jitter ladder and the restore from the untouched upper triangle that
-avoids any n x n copy -- whose pieces only make sense together. The rest is short and of the same kind: solves with the factor,
-PCG with its resumable state (for checkpoints) and the eigen-solvers for
-leave-one-out; moved to rooms of their own they would add floors to the map,
-not clarity.
+avoids any n x n copy -- whose pieces only make sense together. The rest is
+short and of the same kind: solves with the factor, PCG with its resumable
+state (for checkpoints) and the eigen-solvers for leave-one-out; moved to
+rooms of their own they would add floors to the map, not clarity.
 """
 
 from __future__ import annotations
