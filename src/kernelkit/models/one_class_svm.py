@@ -14,9 +14,9 @@ from ..gram import GramOperator, gram
 from ..planning import Plan, decide_store, row_cache_bytes, row_cache_choice
 from ..solvers.one_class import one_class_gram, one_class_kernel
 from ._base import KernelParamsMixin, kernel_for_data, warn_smo_stopped
-from ._base import (as_float64_rows, check_sample_weight, check_symmetric_gram, report_plan,
-                    resolve_estimator_kernel, tag_precomputed, takes_strings, validate_fit_X,
-                    validate_predict_data)
+from ._svm_tail import store_smo_fit
+from ._base import (check_sample_weight, check_symmetric_gram, resolve_estimator_kernel,
+                    tag_precomputed, validate_fit_X, validate_predict_data)
 
 __all__ = ["KernelOneClassSVM"]
 
@@ -175,24 +175,13 @@ class KernelOneClassSVM(KernelParamsMixin, OutlierMixin, BaseEstimator):
                     choices += (row_cache_choice(m),)
                     res = one_class_kernel(kernel, Xk, nu, Cs[keep],
                                            cache_bytes=row_cache_bytes(), **opts)
-        self.kernel_ = kernel
-        sv = np.flatnonzero(res.alpha > 0)
-        self.support_ = keep[sv].astype(np.int64)
-        if kernel == "precomputed":
-            self.support_vectors_ = None
-        else:
-            s = X[self.support_]
-            self.support_vectors_ = s if takes_strings(kernel) else as_float64_rows(s)
-        self.dual_coef_ = res.alpha[sv][None, :]
         self.intercept_ = np.array([-res.rho])
         self.offset_ = float(res.rho)
-        self.n_iter_ = int(res.n_iter)
         self.objective_ = float(res.objective)
-        self.max_violation_ = float(res.max_violation)
-        self.plan_ = Plan("smo", reason="the one-class SVM dual (nu formulation) by SMO",
-                          problem={"n": int(m)}, choices=choices)
-        report_plan(self, self.verbose)
-        if not res.converged:
+        plan = Plan("smo", reason="the one-class SVM dual (nu formulation) by SMO",
+                    problem={"n": int(m)}, choices=choices)
+        # alpha >= 0: the support vectors are its nonzero (positive) entries
+        if not store_smo_fit(self, res, kernel, X, keep, res.alpha, plan, float64_rows=True):
             warn_smo_stopped(self, res.max_violation)
         return self
 

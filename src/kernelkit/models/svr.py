@@ -15,7 +15,8 @@ from ..planning import Plan, decide_store, row_cache_bytes, row_cache_choice
 from ..solvers.svr import svr_gram, svr_kernel
 from ._hard_margin import hard_tube_choice, is_hard, solve_hard_tube
 from ._base import KernelParamsMixin, kernel_for_data, warn_smo_stopped
-from ._base import (check_sample_weight, report_plan, tag_precomputed, resolve_estimator_kernel,
+from ._svm_tail import store_smo_fit
+from ._base import (check_sample_weight, tag_precomputed, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
 
 __all__ = ["KernelSVR"]
@@ -154,20 +155,12 @@ class KernelSVR(KernelParamsMixin, RegressorMixin, BaseEstimator):
                     choices += (row_cache_choice(2 * m),)
                     res = svr_kernel(kernel, Xk, y[keep], Cs[keep], eps,
                                      cache_bytes=row_cache_bytes(), **opts)
-        self.kernel_ = kernel
-        sv = np.flatnonzero(res.coef != 0)
-        self.support_ = keep[sv].astype(np.int64)
-        self.support_vectors_ = (None if kernel == "precomputed" else X[self.support_])
-        self.dual_coef_ = res.coef[sv][None, :]
         self.intercept_ = np.array([res.bias])
-        self.n_iter_ = int(res.n_iter)
         self.dual_objective_ = float(res.dual_objective)
         self.duality_gap_ = float(res.duality_gap)
-        self.max_violation_ = float(res.max_violation)
-        self.plan_ = Plan("smo", reason="the epsilon-SVR dual (2n variables) by SMO",
-                          problem={"n": int(m)}, choices=choices)
-        report_plan(self, self.verbose)
-        if not res.converged:
+        plan = Plan("smo", reason="the epsilon-SVR dual (2n variables) by SMO",
+                    problem={"n": int(m)}, choices=choices)
+        if not store_smo_fit(self, res, kernel, X, keep, res.coef, plan, float64_rows=False):
             warn_smo_stopped(self, res.max_violation)
         return self
 
