@@ -18,6 +18,7 @@ from kernelkit.exceptions import InvalidParameterError
 from kernelkit.kernels import RBF
 from kernelkit.models import KernelRidgeCV, KernelSVCCV
 from kernelkit.models._cv_path import DistanceGram
+from kernelkit.tuning import fold_path
 from kernelkit.tuning.fold_path import alpha_groups, fold_solves, shifted_solves
 from kernelkit.tuning.paths import squared_distances
 
@@ -85,17 +86,22 @@ def test_svc_ties_go_to_the_first_candidate_as_gridsearchcv():
     assert ours.best_index_ == peer.best_index_ and ours.best_params_ == peer.best_params_
 
 
+@pytest.mark.parametrize("direct", [False, True])
 @pytest.mark.parametrize("alphas", [[1e-3, 1e-2, 0.1, 1.0, 10.0], [0.5]])
-def test_fold_solves_equal_direct_solves(alphas):
+def test_fold_solves_equal_direct_solves(alphas, direct, monkeypatch):
+    if not direct:  # the float32 factors and CG of large folds, on a small one
+        monkeypatch.setattr(fold_path, "DIRECT_MAX_ORDER", 0)
     rng = np.random.default_rng(1)
     X = rng.normal(size=(70, 3))
     K = rbf_kernel(X, gamma=0.3)
     Y = rng.normal(size=(70, 2))
     coef, info = fold_solves(K, Y, alphas)
     for j, a in enumerate(alphas):
-        direct = np.linalg.solve(K + a * np.eye(70), Y)
-        np.testing.assert_allclose(coef[j], direct, rtol=1e-8, atol=1e-10 * np.abs(direct).max())
-    assert info["factors"] == len(alpha_groups(alphas)) and info["residual"] < 1e-9
+        reference = np.linalg.solve(K + a * np.eye(70), Y)
+        np.testing.assert_allclose(coef[j], reference, rtol=1e-8,
+                                   atol=1e-10 * np.abs(reference).max())
+    assert info["direct"] == direct and info["residual"] < 1e-9
+    assert info["factors"] == (len(alphas) if direct else len(alpha_groups(alphas)))
 
 
 def test_alpha_groups_keep_each_alpha_within_the_spread_of_its_shift():
@@ -118,7 +124,10 @@ def test_shifted_solves_fall_back_to_float64_when_cg_stops_short():
                                    rtol=1e-7, atol=1e-9)
 
 
-def test_ridge_kfold_equals_gridsearchcv_kernel_ridge():
+@pytest.mark.parametrize("direct", [False, True])
+def test_ridge_kfold_equals_gridsearchcv_kernel_ridge(direct, monkeypatch):
+    if not direct:
+        monkeypatch.setattr(fold_path, "DIRECT_MAX_ORDER", 0)
     X, y = _regression()
     folds = KFold(5, shuffle=True, random_state=0)
     alphas, gammas = [1e-3, 1e-2, 0.1, 1.0, 10.0], [0.05, 0.2, 1.0]
@@ -127,6 +136,8 @@ def test_ridge_kfold_equals_gridsearchcv_kernel_ridge():
     peer = GridSearchCV(KernelRidge(kernel="rbf"), {"alpha": alphas, "gamma": gammas},
                         cv=folds, scoring="neg_mean_squared_error").fit(X, y)
     assert ours.plan_.choice == "exact"  # "auto" with folds given
+    solves = [c for c in ours.plan_.choices if c.what == "fold solves"][0]
+    assert solves.value.startswith("float64") == direct
     mine = {(a, p["gamma"]): s for p, a, s in zip(ours.cv_results_["params"],
                                                  ours.cv_results_["alpha"],
                                                  ours.cv_results_["mean_test_score"])}

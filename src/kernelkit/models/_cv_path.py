@@ -21,7 +21,10 @@ When the Gram matrix of all rows does not fit the memory budget, each
 from __future__ import annotations
 
 import itertools
+import os
+import threading
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral
 
 import numpy as np
@@ -36,6 +39,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._validation import HasMethods, Interval, validate_params
 from ..exceptions import InvalidParameterError
+from .._budget import budget as memory_budget
 from .._compiled._common import _exp, _jit_fma
 from ..gram import gram
 from ..kernels.rbf import RBF
@@ -46,7 +50,7 @@ from ._base import (check_sample_weight, kernel_for_data, report_plan, resolve_e
                     tag_precomputed, validate_fit_data)
 
 __all__ = ["PathSearchCV", "ClassifierOutputs", "fold_targets", "PATH_CONSTRAINTS",
-           "DistanceGram", "distance_profiles",
+           "DistanceGram", "distance_profiles", "fold_workers",
            "DEFAULT_C_RANGE", "DEFAULT_ALPHA_RANGE", "ALPHA_PATH_CONSTRAINTS"]
 
 #: ``Cs=k`` means k values of C in ``np.logspace(*DEFAULT_C_RANGE, k)``.
@@ -168,46 +172,68 @@ class PathSearchCV(BaseEstimator):
         store = decide_store(f"the {n} x {n} Gram matrix of all training rows (each fold's "
                              "blocks are taken from it)", 16.0 * n * n,
                              getattr(self, "cache", "auto"))
-        scorer = None
-        stopped = 0
+        scorer = check_scoring(self._make_estimator("precomputed", 1.0), scoring=self.scoring)
         distances = (distance_profiles([k for _, _, k in kernels], X) if store.value
                      else None)
         D2 = squared_distances(X) if distances is not None else None
-        buffers = {} if self._reuses_blocks else None
-        for kindex, (_, _, kernel) in enumerate(kernels):
-            K = None
+        workers = fold_workers(n, len(kernels) * len(folds)) if (
+            D2 is not None and self._reuses_blocks) else 1
+        local = threading.local()
+
+        def run_fold(kindex, f):
+            """Scores along the path of one (kernel candidate, fold); not-converged count."""
+            train, test = folds[f]
+            kernel = kernels[kindex][2]
             if D2 is not None:
-                K = DistanceGram(D2, kernel, distances[kindex], buffers)
-            elif store.value:
-                K = (np.asarray(X, dtype=np.float64) if kernel == "precomputed"
-                     else gram(kernel, X))
-            for f, (train, test) in enumerate(folds):
-                if K is not None:
-                    K_test = K[np.ix_(test, train)]
-                    runs = self._fold_path(K, train, y[train], path_Cs,
-                                           None if sample_weight is None
-                                           else sample_weight[train])
-                    X_test = K_test
-                else:
-                    runs = self._cold_path(X, y, train, kernel, path_Cs,  # resolved on all rows, as above
-                                           sample_weight)
-                    X_test = X[test]
-                for C, fitted, not_converged in runs:
-                    if scorer is None:
-                        scorer = check_scoring(fitted, scoring=self.scoring)
-                    stopped += bool(not_converged)
-                    score = float(scorer(fitted, X_test, y[test]) if sample_weight is None
-                                  else scorer(fitted, X_test, y[test],
-                                              sample_weight=sample_weight[test]))
-                    for c in where.get((kindex, float(C)), ()):
-                        scores[c, f] = score
+                if self._reuses_blocks and not hasattr(local, "buffers"):
+                    local.buffers = {}
+                K = DistanceGram(D2, kernel, distances[kindex],
+                                 local.buffers if self._reuses_blocks else None)
+            else:
+                K = stored[kindex]
+            if K is not None:
+                X_test = K[np.ix_(test, train)]
+                runs = self._fold_path(K, train, y[train], path_Cs,
+                                       None if sample_weight is None else sample_weight[train])
+            else:
+                runs = self._cold_path(X, y, train, kernel, path_Cs,  # resolved on all rows
+                                       sample_weight)
+                X_test = X[test]
+            out, not_converged = [], 0
+            for C, fitted, stop in runs:
+                not_converged += bool(stop)
+                out.append((C, float(scorer(fitted, X_test, y[test]) if sample_weight is None
+                                     else scorer(fitted, X_test, y[test],
+                                                 sample_weight=sample_weight[test]))))
+            return kindex, f, out, not_converged
+
+        stored = {}
+        tasks = [(kindex, f) for kindex in range(len(kernels)) for f in range(len(folds))]
+        if workers > 1:
+            with ThreadPoolExecutor(workers) as pool:  # SMO's compiled loop drops the GIL
+                results = list(pool.map(lambda task: run_fold(*task), tasks))
+        else:
+            results = []
+            for kindex, f in tasks:
+                if f == 0 and D2 is None:  # one Gram matrix per candidate, as before
+                    kernel = kernels[kindex][2]
+                    stored = {kindex: None if not store.value else
+                              np.asarray(X, dtype=np.float64) if kernel == "precomputed"
+                              else gram(kernel, X)}
+                results.append(run_fold(kindex, f))
+        stopped = 0
+        for kindex, f, out, not_converged in results:
+            stopped += not_converged
+            for C, score in out:
+                for c in where.get((kindex, float(C)), ()):
+                    scores[c, f] = score
         best = self._record(candidates, scores, folds)
         params = candidates[best]
         kparams = {k: v for k, v in params.items() if k != name}
         kindex = next(i for i, (p, _, _) in enumerate(kernels) if p == kparams)
         way = "upwards" if name == "C" else "downwards"
-        from_distances, reused = D2 is not None, buffers is not None
-        K = K_test = X_test = D2 = buffers = None  # the refit's memory
+        from_distances, reused = D2 is not None, self._reuses_blocks
+        D2 = stored = local = None  # the refit's memory
         blocks = Choice(
             "kernel blocks", "from one squared-distance matrix" if from_distances else
             "one Gram matrix per kernel candidate" if store.value else "rows on demand",
@@ -215,13 +241,18 @@ class PathSearchCV(BaseEstimator):
             "distances" + (" into reused buffers" if reused else "")
             if from_distances else "not every candidate is a kernel of the Euclidean "
             "distance on dense rows" if store.value else "no stored matrix")
+        parallel = Choice("folds in parallel", workers,
+                          f"{workers} threads over the {len(tasks)} (candidate, fold) "
+                          "paths, each with its own block buffers" if workers > 1 else
+                          "one core, one path, or blocks not from the distance matrix, "
+                          "or the memory budget holds one set of buffers")
         choices = [store, Choice(f"warm starts along {name}", bool(store.value),
                                  f"each fold walks {name} {way} from the previous solution"
                                  if store.value else "cold fits per fold (no stored Gram)")]
         choices.append(warn_if_on_edge(name, user_Cs, params[name], stacklevel=3))
         for key in sorted(grid):
             choices.append(warn_if_on_edge(key, grid[key], params[key], stacklevel=3))
-        choices.append(blocks)
+        choices.extend([blocks, parallel])
         best = self._make_estimator(kernels[kindex][1], params[name])
         self.best_estimator_ = (best.fit(X, y) if sample_weight is None
                                 else best.fit(X, y, sample_weight=sample_weight))
@@ -237,7 +268,8 @@ class PathSearchCV(BaseEstimator):
         if hasattr(self.best_estimator_, "feature_names_in_"):
             self.feature_names_in_ = self.best_estimator_.feature_names_in_
         self.plan_ = Plan("path", reason=(
-            "one Gram matrix per kernel candidate, folds by indexing, warm-started "
+            ("kernel blocks from one squared-distance matrix" if from_distances else
+             "one Gram matrix per kernel candidate") + ", folds by indexing, warm-started "
             f"solves along {name}" if store.value else
             "the Gram matrix of all rows does not fit the budget: cold fits per fold"),
             problem={"n": n, "folds": len(folds), "kernel candidates": len(kernels),
@@ -330,6 +362,18 @@ def fold_targets(y_train):
     if len(classes) == 2:
         return classes, np.where(yi == 1, 1.0, -1.0)[:, None]
     return classes, np.where(yi[:, None] == np.arange(len(classes))[None, :], 1.0, -1.0)
+
+
+def fold_workers(n, n_tasks):
+    """Threads for the (candidate, fold) paths: the cores this process may use, at most
+    the number of paths, and as many as the memory budget holds a set of block buffers
+    (about 8 n^2 bytes each) beside the 8 n^2 of the squared distances."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    fits = int(memory_budget() // (8.0 * n * n)) - 1
+    return max(1, min(cores, n_tasks, fits))
 
 
 def distance_profiles(kernels, X):

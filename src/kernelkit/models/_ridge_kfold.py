@@ -19,7 +19,7 @@ from .._budget import require
 from ..exceptions import InvalidParameterError
 from ..gram import gram
 from ..planning import Choice
-from ..tuning.fold_path import FACTOR_SPREAD, fold_solves
+from ..tuning.fold_path import DIRECT_MAX_ORDER, FACTOR_SPREAD, fold_solves
 from ..tuning.paths import squared_distances
 from ._cv_path import DistanceGram, distance_profiles
 
@@ -91,7 +91,7 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
     buffers = {}
     mse = np.zeros((len(cands), len(alphas)))
     split_mse = np.zeros((len(cands), len(alphas), len(splits)))
-    stats = {"factors": 0, "n_iter": 0, "fallbacks": 0, "residual": 0.0}
+    stats = {"factors": 0, "n_iter": 0, "fallbacks": 0, "residual": 0.0, "direct": 0}
     for c, (_, kernel) in enumerate(cands):
         if D2 is not None:
             K = DistanceGram(D2, kernel, profiles[c], buffers)
@@ -102,7 +102,7 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
             K_test = np.array(K[np.ix_(test, train)])  # own copy: the buffer is reused
             mean = y[train].mean(axis=0) if est.fit_intercept else np.zeros(t)
             coef, info = fold_solves(K[np.ix_(train, train)], y[train] - mean, alphas)
-            for key in ("factors", "n_iter", "fallbacks"):
+            for key in ("factors", "n_iter", "fallbacks", "direct"):
                 stats[key] += info[key]
             stats["residual"] = max(stats["residual"], info["residual"])
             for j in range(len(alphas)):
@@ -123,8 +123,11 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
     plan = plan.with_choices(
         Choice("kernel matrices", "from one squared-distance matrix" if profiles is not None
                else "one Gram matrix per candidate", "each fold's blocks by indexing"),
-        Choice("fold solves", f"{stats['factors']} float32 factors, {stats['n_iter']} CG "
+        Choice("fold solves", "float64 Cholesky per alpha" if stats["direct"] else
+               f"{stats['factors']} float32 factors, {stats['n_iter']} CG "
                f"iterations, {stats['fallbacks']} float64 fallbacks",
+               f"training folds of <= {DIRECT_MAX_ORDER} rows: a factor costs less than "
+               "CG's passes" if stats["direct"] else
                f"per (candidate, fold) one float32 Cholesky factor per group of alphas "
                f"within {FACTOR_SPREAD:g}x of its shift preconditions CG for the group "
                f"(largest relative residual {stats['residual']:.1e}); scikit-learn "
