@@ -144,6 +144,7 @@ def in_memory_reference(features, kernel, Xn, yn):
 
 def run_out_of_core(args, chunk_fn, measured, transferred, load, rmse):
     """The out-of-core part; returns (results dict, table rows)."""
+    import dask
     from distributed import Client, LocalCluster
 
     from kernelkit.dask import DaskKernelRidge, from_npy
@@ -161,8 +162,12 @@ def run_out_of_core(args, chunk_fn, measured, transferred, load, rmse):
         print(f"wrote {n:,} x {D_OOC + 1} {dtype} rows ({os.path.getsize(path) / 1e9:.2f} GB) "
               f"to {data_dir} in {write_s:.1f} s", flush=True)
         X_test, y_test = chunk_fn(99, 100_000, D_OOC)
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                          memory_limit="1GB", dashboard_address=None) as lc, \
+        # worker-saturation 1.0: a worker reads its next chunk when it is free, so it
+        # holds one chunk per thread (1.1, the default, reads one ahead: a chunk more in
+        # memory, and a ready task that another worker steals with its chunk)
+        with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}), \
+                LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                             memory_limit="1GB", dashboard_address=None) as lc, \
                 Client(lc) as client:
             gemm = list(client.run(_gemm_rate).values())
             rss0 = list(client.run(_worker_state).values())

@@ -164,3 +164,30 @@ def test_dask_local_scheduler_reads_memmaps_too(stored):
     ref = DaskKernelRidge("rbf(gamma=0.5)", solver="features", features="rff", n_centers=16,
                           random_state=0, chunk_rows=1000).fit(np.array(mm), X[:, 0] ** 2)
     np.testing.assert_allclose(est.coef_, ref.coef_, rtol=0, atol=1e-12)
+
+
+def test_one_read_per_chunk_when_x_and_y_share_a_file(tmp_path, monkeypatch):
+    """X and y as columns of one .npy table: the pass reads each chunk once (X's and
+    y's graphs keep the same read keys), against a count of the reads."""
+    import threading
+
+    rng = np.random.default_rng(2)
+    table = rng.uniform(size=(2000, 4))
+    np.save(tmp_path / "t.npy", table)
+    calls, lock = [], threading.Lock()
+    read = dio.read_strided_rows
+
+    def counted(*args):
+        with lock:
+            calls.append(args[-2:])
+        return read(*args)
+
+    monkeypatch.setattr(dio, "read_strided_rows", counted)
+    T = from_npy(tmp_path / "t.npy", 500)
+    est = DaskKernelRidge("rbf(gamma=1.0)", solver="features", features="rff", n_centers=8,
+                          random_state=0, fit_intercept=False)
+    est.fit(T[:, :3], T[:, 3])  # the local scheduler: the counter is in this process
+    assert sorted(calls) == [(0, 500), (500, 1000), (1000, 1500), (1500, 2000)]
+    ref = DaskKernelRidge("rbf(gamma=1.0)", solver="features", features="rff", n_centers=8,
+                          random_state=0, fit_intercept=False).fit(table[:, :3], table[:, 3])
+    np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-12, atol=1e-12)

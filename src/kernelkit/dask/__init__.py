@@ -9,7 +9,9 @@ Needs ``dask[array]`` and ``distributed`` (``pip install "kernelkit[dask]"``);
   :func:`predict_proba` and :class:`ParallelPostFit` for any fitted model;
 - :func:`gram` (a lazy dask array of kernel blocks) and
   :class:`DaskGramOperator` (Falkon's K_nM on the cluster);
-- :func:`from_npy`: a ``.npy`` file as a dask array read one row range per task.
+- :func:`from_npy`: a ``.npy`` file as a dask array read one row range per task
+  (rows per chunk from the workers' memory); a ``numpy.memmap`` given to a fit
+  (``numpy.load(path, mmap_mode="r")``) is read from its file the same way.
 """
 
 try:

@@ -107,10 +107,14 @@ def normal_equations_pass(fmap, X, Y, sw, client, timeout):
     """One pass over the chunks: the tree-summed normal equations, symmetric, numpy."""
     from dask import delayed
 
-    xs = X.to_delayed()[:, 0]
-    ys = Y.to_delayed()
+    # Unoptimised graphs: X and Y made from the same reads (one table on disk, y a
+    # column of it) keep the same read keys, so a chunk is read once and its X and y
+    # meet on one worker; optimised apart, each graph fuses its own copy of the reads
+    # (the file read twice, two chunks in memory, y sent between workers).
+    xs = X.to_delayed(optimize_graph=False)[:, 0]
+    ys = Y.to_delayed(optimize_graph=False)
     ys = ys[:, 0] if Y.ndim == 2 else ys
-    ss = sw.to_delayed() if sw is not None else [None] * len(xs)
+    ss = sw.to_delayed(optimize_graph=False) if sw is not None else [None] * len(xs)
     key = delayed(fmap, pure=True)
     task = delayed(in_task(_normal_chunk), pure=True)
     parts = [task(key, xc, yc, sc) for xc, yc, sc in zip(xs, ys, ss)]
