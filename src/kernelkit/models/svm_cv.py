@@ -1,9 +1,13 @@
 """Support vector machines with C (and kernel parameters) chosen by cross-validation.
 
-One Gram matrix per kernel candidate for all folds, and SMO warm-started along
-increasing C (:func:`kernelkit.solvers.smo.seed_alpha`), where scikit-learn's
-``GridSearchCV(KernelSVC(...))`` recomputes the Gram matrix and starts SMO from
-zero for every (candidate, C, fold). The search itself is
+One squared-distance matrix of all rows for a grid of RBF-like kernels (else one
+Gram matrix per kernel candidate); each (candidate, fold) training and held-out
+block by one compiled exp pass into buffers reused across the search
+(:class:`~kernelkit.models._cv_path.DistanceGram`), the (candidate, fold) paths on
+one thread per core, and SMO warm-started along increasing C
+(:func:`kernelkit.solvers.smo.seed_alpha`), where scikit-learn's
+``GridSearchCV(SVC(...))`` recomputes kernel rows and starts SMO from zero for
+every (candidate, C, fold). The search itself is
 :class:`~kernelkit.models._cv_path.PathSearchCV`.
 """
 
@@ -68,8 +72,10 @@ _SHARED_ATTRIBUTES = """
     n_splits_ : int
     plan_ : Plan
         Whether the Gram matrix of all rows was stored (then warm starts) or
-        each fold fitted cold, and whether each choice sits at its grid's edge
-        (warned with :class:`~kernelkit.tuning.GridEdgeWarning`).
+        each fold fitted cold, whether each choice sits at its grid's edge
+        (warned with :class:`~kernelkit.tuning.GridEdgeWarning`), where the
+        kernel blocks came from (one squared-distance matrix or a Gram matrix
+        per candidate) and how many threads ran the (candidate, fold) paths.
     n_features_in_ : int
 
     Notes
