@@ -81,3 +81,40 @@ def test_svc_fits_on_a_warm_buffer_as_on_new_memory_and_says_so(n_classes):
     np.testing.assert_array_equal(first.intercept_, second.intercept_)
     np.testing.assert_array_equal(second.predict(X), ref.predict(X))
     assert buffers.pooled_bytes() > 0  # given back after the fit
+
+
+@pytest.mark.parametrize("advice", [True, False])
+def test_fresh_empty_allocates_float64_and_restores_numpys_hugepage_switch(advice):
+    switch = buffers._set_hugepage
+    if switch is None:  # another numpy: a plain np.empty, nothing to restore
+        assert buffers.fresh_empty((3, 4)).shape == (3, 4)
+        return
+    before = switch(advice)
+    try:
+        a = buffers.fresh_empty((300, 700))
+        assert a.shape == (300, 700) and a.dtype == np.float64 and a.flags.c_contiguous
+        assert switch(advice) is advice  # the caller's setting, untouched
+        a[:] = 2.0  # writable memory of its own
+        assert a.sum() == 2.0 * 300 * 700
+    finally:
+        switch(before)
+
+
+def test_fresh_empty_without_numpys_switch_is_plain_empty(monkeypatch):
+    monkeypatch.setattr(buffers, "_set_hugepage", None)
+    a, warm = buffers.borrow((40, 50))
+    assert not warm and a.shape == (40, 50) and a.dtype == np.float64
+
+
+def test_fit_on_memory_without_hugepage_advice_equals_the_rows_on_demand_fit():
+    # The Gram buffer (pool, fresh_empty) and the row cache (fresh_empty) hold the
+    # same kernel values as rows computed on demand: same dual, same predictions.
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((150, 4))
+    y = (X[:, 0] * X[:, 1] + 0.3 * rng.standard_normal(150) > 0).astype(int)
+    stored = KernelSVC(RBF(gamma=0.5), C=2.0, cache=True).fit(X, y)
+    rows = KernelSVC(RBF(gamma=0.5), C=2.0, cache=False).fit(X, y)
+    assert any(c.what.startswith("buffer of") and c.value == "new"
+               for c in stored.plan_.choices)
+    np.testing.assert_allclose(stored.dual_coef_, rows.dual_coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(stored.predict(X), rows.predict(X))

@@ -79,5 +79,6 @@ def warm_buffer_choice(what, nbytes, warm):
     if warm:
         return Choice(f"buffer of {what}", "warm (reused)",
                       f"{format_bytes(nbytes)} kept from an earlier fit: no fresh-page faults")
-    return Choice(f"buffer of {what}", "new", f"{format_bytes(nbytes)} of new memory (kept "
-                  "for the next fit within a quarter of the memory budget)")
+    return Choice(f"buffer of {what}", "new", f"{format_bytes(nbytes)} of new memory without "
+                  "huge-page advice (no compaction stalls on its faults; kept for the next fit "
+                  "within a quarter of the memory budget)")

@@ -18,7 +18,9 @@ The pool is small and explicit:
   keeps after a fit never exceeds that share of the budget;
 - :func:`warm_array` is the two as a context manager;
 - :func:`release` frees every pooled buffer now (e.g. before a large
-  allocation elsewhere), :func:`pooled_bytes` says how much is kept.
+  allocation elsewhere), :func:`pooled_bytes` says how much is kept;
+- :func:`fresh_empty` allocates the new memory of this pool and of SMO's row
+  cache without transparent-huge-page advice (see its notes).
 
 Callers record whether a buffer was warm in their ``plan_`` (see
 :class:`~kernelkit.models.KernelSVC`), so the reuse is never silent.
@@ -46,7 +48,8 @@ import numpy as np
 
 from .._budget import budget
 
-__all__ = ["borrow", "give_back", "warm_array", "release", "pooled_bytes", "POOL_SHARE"]
+__all__ = ["borrow", "give_back", "warm_array", "release", "pooled_bytes", "fresh_empty",
+           "POOL_SHARE"]
 
 #: Share of the memory budget the pool may keep between fits.
 POOL_SHARE = 1 / 4
@@ -81,7 +84,7 @@ def borrow(shape):
             del _pool[next(i for i, b in enumerate(_pool) if b is flat)]
     warm = flat is not None
     if flat is None:
-        flat = np.empty(size)
+        flat = fresh_empty(size)
     with _lock:
         for key in [k for k, ref in _lent.items() if ref() is None]:
             del _lent[key]
@@ -127,6 +130,46 @@ def warm_array(shape, max_bytes=None):
         yield array, warm
     finally:
         give_back(array, max_bytes)
+
+
+# numpy's switch of the madvise(MADV_HUGEPAGE) advice it gives large allocations
+# (private: absent in other numpy versions, then nothing is switched)
+_set_hugepage = getattr(getattr(getattr(np, "_core", None), "multiarray", None),
+                        "_set_madvise_hugepage", None)
+_advice_lock = threading.Lock()
+
+
+def fresh_empty(shape):
+    """``np.empty(shape)`` (float64) on memory numpy gives no huge-page advice.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+
+    Returns
+    -------
+    ndarray of ``shape``, float64, contents undefined.
+
+    Notes
+    -----
+    numpy advises the kernel to back large arrays with transparent huge pages
+    (``madvise(MADV_HUGEPAGE)``). Where THP runs in ``madvise`` mode with
+    ``defrag=madvise`` (this project's machine), a fault on such memory may
+    stall in direct compaction to assemble a 2 MB page: a fresh 800 MB array
+    (the Gram matrix of n = 10,000) took 0.9-4.5 s to fill with the advice
+    and 0.9-1.2 s without it (fresh processes, alternating, load 15). Only
+    the allocation differs: the values written are the same. numpy's switch
+    is process-wide, so it is turned off for this one allocation (under a
+    lock) and restored at once.
+    """
+    if _set_hugepage is None:
+        return np.empty(shape)
+    with _advice_lock:
+        previous = _set_hugepage(False)
+        try:
+            return np.empty(shape)
+        finally:
+            _set_hugepage(previous)
 
 
 def release():

@@ -65,6 +65,7 @@ from numba import njit
 from .._budget import ROW_CACHE_SHARE, budget, row_blocks, rows_per_block
 from .._compiled import interruptible
 from ..gram import KernelRows
+from .buffers import fresh_empty
 
 __all__ = ["SMOResult", "smo_gram", "smo_kernel", "seed_alpha", "default_max_iter",
            "PROGRESS_CHUNK"]
@@ -519,7 +520,7 @@ class _RowCache:
     def __init__(self, kernel_rows, n_slots, batch):
         n = kernel_rows.shape[0]
         self.kernel_rows = kernel_rows
-        self.rows = np.empty((n_slots, n))
+        self.rows = fresh_empty((n_slots, n))  # pages faulted only for rows computed
         self.slot_of = np.full(n, -1, dtype=np.int64)
         self.row_of = np.full(n_slots, -1, dtype=np.int64)
         self.last_use = np.full(n_slots, -1, dtype=np.int64)  # never used: evicted first
