@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._budget import STORE_SHARE, row_blocks, rows_per_block
-from ._progress import is_verbose, progress
+from ._progress import progress
 from .kernels import KernelRows, resolve_kernel
 from .kernels.base import pairwise_blocked  # re-exported: blocks of validated inputs
 from .planning import Choice, decide_store
@@ -52,6 +52,8 @@ def gram(kernel, X, Y=None, *, verbose=0):
     verbose : int, default=0
         Show progress over the row blocks (when there is more than one);
         ``config_context(verbosity=1)`` does the same for every call.
+        ``verbose >= 1`` also prints how the matrix products run
+        (:func:`product_choice`).
 
     Returns
     -------
@@ -69,8 +71,10 @@ def gram(kernel, X, Y=None, *, verbose=0):
     """
     kernel, X, Y = _validated(kernel, X, Y)
     kernel = kernel.resolve(X)  # gamma="scale" fixed on X, as k(X, Y) does
-    if is_verbose(verbose) and hasattr(kernel, "product_route"):
-        print(f"  {_product_choice(kernel, X, Y)}")  # the automatic choice, as plan_ prints it
+    if verbose and hasattr(kernel, "product_route"):
+        # The automatic choice, as plan_ prints it: only when the caller asks (verbose),
+        # not under config verbosity, where a fit prints its own plan_ once.
+        print(f"  {_product_choice(kernel, X, Y)}")
     with _BlockProgress(verbose) as on_block:
         return pairwise_blocked(kernel, X, Y, on_block=on_block)
 
