@@ -126,8 +126,10 @@ def in_memory_reference(features, kernel, Xn, yn):
     again from the same seed, the normal equations accumulated on one machine."""
     from kernelkit.features import Nystroem, RandomFourierFeatures
     from kernelkit.features.centers import uniform_centers
-    from kernelkit.solvers.normal_equations import (feature_normal_equations,
-                                                    solve_normal_equations)
+    from kernelkit.solvers.normal_equations import (
+        feature_normal_equations,
+        solve_normal_equations,
+    )
 
     rng = np.random.RandomState(0)
     if features == "nystroem":

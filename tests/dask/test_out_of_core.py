@@ -31,7 +31,7 @@ def stored(tmp_path):
 
 
 def test_memmaps_and_their_views_read_as_the_arrays(stored):
-    path, X = stored
+    path, _ = stored
     c = np.load(path / "c.npy", mmap_mode="r")
     f = np.load(path / "f.npy", mmap_mode="r")
     v = np.load(path / "v.npy", mmap_mode="r")

@@ -23,7 +23,7 @@ import os
 
 import numpy as np
 
-__all__ = ["from_npy", "from_memmap", "read_npy_rows", "auto_chunk_rows"]
+__all__ = ["auto_chunk_rows", "from_memmap", "from_npy", "read_npy_rows"]
 
 #: Largest chunk (bytes) :func:`auto_chunk_rows` picks: big enough that the
 #: scheduler's cost per task (about a millisecond) is small against reading and
