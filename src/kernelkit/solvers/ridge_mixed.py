@@ -47,6 +47,7 @@ from .._budget import row_blocks, rows_per_block
 from .._compiled import mirror_lower
 from .._validation import n_rows
 from ..gram import KernelRows
+from .buffers import fresh_empty
 from ..linalg import pcg, robust_cholesky
 
 __all__ = ["MixedRidgeResult", "dual_ridge_mixed", "MIXED_RTOL", "MIXED_MAXITER"]
@@ -95,7 +96,9 @@ def _lower_rows(kernel, X):
 def _float32_gram(rows):
     """K(X, X) in float32: its lower triangle by blocks of rows, mirrored."""
     n = rows.shape[0]
-    K = np.empty((n, n), dtype=np.float32)
+    # Fresh memory without numpy's huge-page advice (see buffers.fresh_empty: page
+    # faults that stall in compaction), float64 words viewed as float32.
+    K = fresh_empty(((n * n + 1) // 2,)).view(np.float32)[:n * n].reshape(n, n)
     for r0, r1 in row_blocks(n, rows_per_block(n, n_temporaries=1)):
         rows.block(r0, r1, out=K[r0:r1, :r1], lower=True)  # float64 values, rounded
     if n > 1:
