@@ -25,13 +25,15 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .._progress import is_verbose, progress
 from .._validation import Interval, Options, validate_params
 from .. import config
+from ..kernels import RBF
 from ..gram import GramOperator, gram, pairwise_blocked
 from ..planning import Plan, decide_store, row_cache_bytes, row_cache_choice
 from ..planning.storage import warm_buffer_choice
 from ..solvers.pegasos import pegasos_gram, pegasos_kernel, pegasos_objectives
 from ..solvers.class_pairs import pair_grams, pair_grams_bytes, sub_gram
 from ..solvers.buffers import borrow, give_back
-from ..solvers.smo import smo_gram, smo_kernel
+from ..planning.machines import rows_on_demand_choice
+from ..solvers.smo import LazyGram, smo_gram, smo_kernel, smo_lazy_gram
 from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (check_sample_weight, check_symmetric_gram, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
@@ -66,6 +68,15 @@ def _float32_policy(X):
     """Whether the dtype policy keeps K in float32 (float32 inputs under
     ``config_context(dtype="float32")``): then no pooled float64 buffer."""
     return config.get_config()["dtype"] == "float32" and getattr(X, "dtype", None) == np.float32
+
+
+def one_pass_rbf_gamma(kernel, X):
+    """The gamma of an isotropic RBF ``kernel`` on dense float64 rows ``X`` (whose rows
+    SMO can compute in one compiled pass each), else ``None``."""
+    if (type(kernel) is RBF and not kernel.is_ard and isinstance(X, np.ndarray)
+            and X.dtype == np.float64 and X.ndim == 2):
+        return kernel.gamma_value
+    return None
 
 
 class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin, BaseEstimator):
@@ -381,10 +392,13 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
             elif _float32_policy(X):
                 K = gram(kernel, X[order])
             else:  # into a warm pooled buffer (given back when the problems are solved)
+                lazy = self._lazy_choice(kernel, X, choices)
                 pooled, warm = borrow((n, n))
                 choices.append(warm_buffer_choice(f"the {n} x {n} Gram matrix", pooled.nbytes,
                                                   warm))
-                K = pairwise_blocked(kernel, X[order], out=pooled)
+                K = (LazyGram(kernel, X[order], buffer=pooled, rbf_gamma=lazy)
+                     if lazy is not False else
+                     pairwise_blocked(kernel, X[order], out=pooled))
             try:
                 rows = np.arange(n)
                 for a in range(1 if n_classes == 2 else n_classes):
@@ -415,6 +429,18 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
         else:
             for rows, ys in pair_rows.values():
                 yield rows, ys, None
+
+    def _lazy_choice(self, kernel, X, choices):
+        """Whether the stored Gram matrix is filled row by row as SMO asks (small d, the
+        isotropic RBF; soft-margin SMO without probability estimates, which read whole
+        blocks), recorded in ``choices``: the RBF's gamma if so, else False."""
+        if (self.solver != "smo" or is_hard(self.C) or self.probability
+                or not isinstance(X, np.ndarray) or X.ndim != 2):
+            return False  # dense rows only (sparse and string inputs: whole blocks)
+        gamma = one_pass_rbf_gamma(kernel, X)
+        choice = rows_on_demand_choice(X.shape[0], X.shape[1], gamma is not None)
+        choices.append(choice)
+        return gamma if choice.value == "rows on demand" else False
 
     def _store_pairs(self, starts, choices):
         """Whether to store the Gram matrices of every class pair (one-vs-one)."""
@@ -448,6 +474,9 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
             r = solve_hard_margin(type(self).__name__, Ksub, kernel, Xsub, ysub,
                                   tol=self.tol, max_iter=self.max_iter, callback=callback,
                                   cache_bytes=cache_bytes)
+        elif isinstance(Ksub, LazyGram):
+            r = smo_lazy_gram(Ksub, ysub, Csub, tol=self.tol, max_iter=self.max_iter,
+                              callback=callback)
         elif Ksub is not None:
             r = smo_gram(Ksub, ysub, Csub, tol=self.tol, max_iter=self.max_iter,
                          callback=callback)
