@@ -26,7 +26,9 @@ Part 2, adult (census income, 14 label-encoded columns, standardised with the
     the repeats into the buffer the first one gave back (as a grid search or a
     refit does). Both are printed: "cold" is the first pair of fits (SVC, then
     KernelSVC), "ratio" the medians of all repeats; "buffer" says what each
-    KernelSVC fit's ``plan_`` recorded; "load" the 1-minute load average. An
+    KernelSVC fit's ``plan_`` recorded, "Gram filled" whether its Gram matrix
+    was filled row by row as SMO asked (small d: only the rows SMO uses are
+    computed and their pages faulted) or whole; "load" the 1-minute load average. An
     untimed fit on 300 rows first loads the compiled loops (a once-per-process cost).
 Part 3, kernelised Pegasos on Fashion-MNIST 10k (one-vs-one, same C and
     gamma): test accuracy and seconds against T = k n_pair steps per binary
@@ -76,7 +78,7 @@ def libsvm_pair_objectives(svc, kernel):
 def compare(name, X, y, Xt, yt, C, gamma, repeats):
     kernel = RBF(gamma=gamma)
     times = {"sk_fit": [], "kk_fit": [], "sk_pred": [], "kk_pred": []}
-    buffer_used, loads = [], []
+    buffer_used, filled, loads = [], [], []
     # untimed: a small fit loads the compiled loops (numba's on-disk cache), a one-time
     # cost of the process; then the pool is emptied so the first timed fit is cold
     KernelSVC(kernel, C=C).fit(X[:300], y[:300])
@@ -90,6 +92,8 @@ def compare(name, X, y, Xt, yt, C, gamma, repeats):
         times["kk_fit"].append(t)
         buffer_used.append(next((str(c.value) for c in kk.plan_.choices
                                  if c.what.startswith("buffer of")), "-"))
+        filled.append(next((str(c.value) for c in kk.plan_.choices
+                            if c.what == "Gram matrix filled"), "-"))
         t, p_sk = timed(lambda: sk.predict(Xt))
         times["sk_pred"].append(t)
         t, p_kk = timed(lambda: kk.predict(Xt))
@@ -103,6 +107,7 @@ def compare(name, X, y, Xt, yt, C, gamma, repeats):
         "fit_ratio": med["sk_fit"] / med["kk_fit"],
         "cold_fit_ratio": times["sk_fit"][0] / times["kk_fit"][0],
         "kk_buffers": buffer_used, "buffer": "/".join(b.split()[0] for b in buffer_used),
+        "gram_filled": filled[-1],
         "plan": kk.plan_.explain(), "loadavg_1min": loads,
         "load": statistics.median(loads),
         "sk_predict_s": med["sk_pred"], "kk_predict_s": med["kk_pred"],
@@ -120,6 +125,7 @@ def compare(name, X, y, Xt, yt, C, gamma, repeats):
     print_table([row], [("case", "case", ""), ("n", "n", "d"), ("sk_fit_s", "SVC fit s", ".3g"),
                         ("kk_fit_s", "KSVC fit s", ".3g"), ("fit_ratio", "ratio", ".3g"),
                         ("cold_fit_ratio", "cold", ".3g"), ("buffer", "buffer", ""),
+                        ("gram_filled", "Gram filled", ""),
                         ("sk_predict_s", "SVC pred s", ".3g"),
                         ("kk_predict_s", "KSVC pred s", ".3g"),
                         ("predict_ratio", "ratio", ".3g"), ("sk_acc", "SVC acc", ".4f"),

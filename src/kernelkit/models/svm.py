@@ -131,7 +131,15 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
         of :mod:`kernelkit.solvers.buffers`, kept after the fit (within a
         quarter of the budget) so the next fit of the same size or smaller
         skips the fresh-page faults; ``plan_`` says whether a fit reused one,
-        and ``kernelkit.solvers.buffers.release()`` frees it.
+        and ``kernelkit.solvers.buffers.release()`` frees it. With the
+        isotropic RBF kernel on at most
+        :data:`~kernelkit.planning.machines.ROWS_ON_DEMAND_MAX_FEATURES`
+        features (dense rows, soft margin, SMO, two classes or one-vs-rest,
+        no probabilities) the stored matrix is filled row by row as SMO first
+        asks for each row (:class:`kernelkit.solvers.smo.LazyGram`): the same
+        steps and solution, but only the rows SMO uses (about 40% on adult
+        10k) are computed and their pages faulted; ``plan_`` records it
+        ("Gram matrix filled").
     probability : bool, default=False
         Fit class probabilities as libsvm does (``predict_proba``): for each
         binary problem, Platt's sigmoid 1 / (1 + exp(A f + B)) fitted (Newton
