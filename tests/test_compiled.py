@@ -406,3 +406,29 @@ def test_mirror_band_upper_matches_twin(n, r0, r1):
     np.testing.assert_array_equal(A, B)
     with pytest.raises(ValueError, match="square"):
         mirror_band_upper(np.zeros((3, 4)), 0, 1)
+
+
+def test_gather_exp_matches_its_twin_and_rbf_kernel():
+    # the k-fold searches' RBF blocks: exp(-gamma D2[rows][:, cols]) from one stored D2
+    from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((57, 4))
+    D2 = euclidean_distances(X, squared=True)
+    rows = rng.permutation(57)[:31]
+    cols = np.r_[rng.permutation(57)[:20], rows[:3]]  # repeated and unsorted indices
+    got = C.gather_exp(D2, rows, cols, -0.4, np.full((31, 23), np.nan))
+    want = R.gather_exp_ref(D2, rows, cols, -0.4, np.empty((31, 23)))
+    np.testing.assert_allclose(got, want, rtol=3e-16, atol=0)
+    np.testing.assert_allclose(got, rbf_kernel(X[rows], X[cols], gamma=0.4), rtol=1e-12)
+    empty = C.gather_exp(D2, rows[:0], cols, -0.4, np.empty((0, 23)))
+    assert empty.shape == (0, 23)
+
+
+def test_gather_exp_refuses_indices_outside_the_matrix():
+    D2 = np.zeros((5, 5))
+    with pytest.raises(IndexError, match="rows index out of range"):
+        C.gather_exp(D2, np.array([0, 5]), np.array([1]), -1.0, np.empty((2, 1)))
+    with pytest.raises(IndexError, match="cols index out of range"):
+        C.gather_exp(D2, np.array([0]), np.array([-1]), -1.0, np.empty((1, 1)))
+    with pytest.raises(ValueError, match="out must have shape"):
+        C.gather_exp(D2, np.array([0]), np.array([1]), -1.0, np.empty((2, 1)))

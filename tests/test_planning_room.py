@@ -56,6 +56,8 @@ PENDING = {
     ("models/_ridge_search.py", "_plan"),
     ("models/_ridge_search.py", "_exact"),
     ("models/_ridge_search.py", "_approximate"),
+    # the exact k-fold search: which matrices and fold solves it used, and what CG took
+    ("models/_ridge_kfold.py", "exact_kfold"),
     ("models/learned_kernel_ridge.py", "LearnedKernelRidge._learn_nystroem"),
 }
 

@@ -43,7 +43,7 @@ numba's ``SystemError ... returned a result with an exception set``.
 
 from ._common import interruptible
 from .differences import cauchy, l1_exp
-from .elementwise import (exp_scaled, poly_from_inner, powf_from_inner, rbf_from_inner,
+from .elementwise import (exp_scaled, gather_exp, poly_from_inner, powf_from_inner, rbf_from_inner,
                           scale_add_rows_cols, sqdist_from_inner, tanh_from_inner)
 from .layout import mirror_band_upper, mirror_lower
 from .rows import row_hashes, rows_equal
@@ -56,7 +56,7 @@ from .trees import subset_tree_block, subset_tree_self
 #: Former name of :func:`smallest_k_stable` (kept for existing imports).
 
 __all__ = [
-    "rbf_from_inner", "sqdist_from_inner", "exp_scaled", "l1_exp", "cauchy",
+    "rbf_from_inner", "sqdist_from_inner", "exp_scaled", "gather_exp", "l1_exp", "cauchy",
     "poly_from_inner", "powf_from_inner", "tanh_from_inner", "scale_add_rows_cols",
     "mirror_lower", "mirror_band_upper", "member_sums", "smallest_k", "smallest_k_stable",
     "bounded_candidates", "rbf_tile", "mirror_tile",

@@ -83,6 +83,12 @@ def exp_scaled_ref(A, scale, out):
     return out
 
 
+def gather_exp_ref(D2, rows, cols, scale, out):
+    """Plain-numpy twin of :func:`gather_exp`."""
+    out[...] = np.exp(float(scale) * D2[np.ix_(rows, cols)])
+    return out
+
+
 def scale_add_rows_cols_ref(A, f_rows, f_cols, out):
     """Plain-numpy twin of :func:`scale_add_rows_cols`."""
     f_rows = np.asarray(f_rows, np.float64)[:, None]

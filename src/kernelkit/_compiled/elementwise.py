@@ -123,6 +123,40 @@ def exp_scaled(A, scale, out):
     return _exp_scaled(A, float(scale), out)
 
 
+@njit(**_jit_fma)
+def _gather_exp(D2, rows, cols, scale, out):
+    m = cols.shape[0]
+    for i in prange(rows.shape[0]):
+        src = D2[rows[i]]
+        o = out[i]
+        for j in range(m):
+            o[j] = _exp(scale * src[cols[j]])
+    return out
+
+
+def gather_exp(D2, rows, cols, scale, out):
+    """Fill ``out = exp(scale * D2[np.ix_(rows, cols)])`` on both cores and return it.
+
+    One pass that gathers a block of a stored squared-distance matrix and applies
+    the exponential (an RBF block for ``scale = -gamma``), without the gathered
+    copy ``D2[np.ix_(rows, cols)]``.
+
+    ``D2``: (n, m) float64 C-contiguous; ``rows``, ``cols``: 1-D integer index
+    arrays within ``D2``'s shape; ``out``: (len(rows), len(cols)) float64
+    C-contiguous.
+    """
+    _check_2d("D2", D2, rows=True)
+    rows = np.ascontiguousarray(rows, dtype=np.intp)
+    cols = np.ascontiguousarray(cols, dtype=np.intp)
+    if rows.ndim != 1 or cols.ndim != 1:
+        raise ValueError("gather_exp: rows and cols must be 1-D index arrays")
+    for name, idx, size in (("rows", rows, D2.shape[0]), ("cols", cols, D2.shape[1])):
+        if idx.size and (idx.min() < 0 or idx.max() >= size):
+            raise IndexError(f"gather_exp: {name} index out of range for D2 of shape {D2.shape}")
+    _check_out(out, (rows.size, cols.size), D2)
+    return _gather_exp(D2, rows, cols, float(scale), out)
+
+
 @njit(**_jit)
 def _scale_add_rows_cols(A, f_rows, f_cols, out):
     n, m = A.shape

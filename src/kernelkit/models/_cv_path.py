@@ -28,7 +28,6 @@ from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral
 
 import numpy as np
-from numba import njit, prange
 from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import ConvergenceWarning
@@ -40,7 +39,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .._validation import HasMethods, Interval, validate_params
 from ..exceptions import InvalidParameterError
 from .._budget import budget as memory_budget
-from .._compiled._common import _exp, _jit_fma
+from .._compiled import gather_exp
 from ..gram import gram
 from ..kernels.rbf import RBF
 from ..planning import Choice, Plan, decide_store
@@ -422,7 +421,7 @@ class DistanceGram:
             return np.ascontiguousarray(self.profile(self.D2[np.ix_(rows, cols)]),
                                         dtype=np.float64)
         out = self._buffer(rows, cols)
-        _gather_exp(self.D2, rows, cols, self.scale, out)
+        gather_exp(self.D2, rows, cols, self.scale, out)
         return out
 
     def _buffer(self, rows, cols):
@@ -434,13 +433,3 @@ class DistanceGram:
         if flat is None or flat.size < size:
             flat = self.buffers[role] = np.empty(size)
         return flat[:size].reshape(rows.size, cols.size)
-
-
-@njit(**_jit_fma)
-def _gather_exp(D2, rows, cols, scale, out):
-    """out[i, j] = exp(scale * D2[rows[i], cols[j]])."""
-    m = cols.shape[0]
-    for i in prange(rows.shape[0]):
-        src = D2[rows[i]]
-        for j in range(m):
-            out[i, j] = _exp(scale * src[cols[j]])
