@@ -106,3 +106,19 @@ def test_svc_at_large_d_computes_the_whole_gram():
     m = KernelSVC(RBF(gamma=0.05), C=1.0).fit(X, y)
     filled = [c for c in m.plan_.choices if c.what == "Gram matrix filled"]
     assert filled and filled[0].value == "whole"
+
+
+@pytest.mark.parametrize("n_rows", [5, 150])  # a few rows (gathered) or most (streamed)
+def test_lazy_gram_rebuild_product_computes_missing_rows(n_rows):
+    X, _ = _data(200, 3)
+    k = RBF(gamma=0.7)
+    K = gram(k, X)
+    lazy = LazyGram(k, X, rbf_gamma=0.7)
+    lazy.fetch(3)
+    rng = np.random.default_rng(5)
+    rows = np.sort(rng.choice(200, n_rows, replace=False))
+    cols = np.array([3, 10, 77, 150])
+    v = rng.standard_normal(4)
+    np.testing.assert_allclose(lazy.dot(rows, cols, v), K[np.ix_(rows, cols)] @ v,
+                               rtol=1e-12, atol=1e-12)
+    assert lazy.n_computed == 4 and (lazy.slot_of[cols] == cols).all()

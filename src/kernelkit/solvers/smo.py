@@ -659,8 +659,13 @@ class LazyGram:
         self.slot_of[need] = need
         self.n_computed += 1
 
-    #: the gradient rebuild: cached support vectors' rows by symmetry, others computed
-    dot = _RowCache.dot
+    def dot(self, rows, cols, v):
+        """K[rows][:, cols] @ v, the gradient rebuild from the support vectors ``cols``:
+        their rows (computed first if SMO never asked for them) read by symmetry,
+        as from a whole Gram matrix (:class:`_GramRows`, the same sums)."""
+        for c in cols[self.slot_of[cols] < 0]:
+            self.fetch(int(c))
+        return _GramRows.dot(self, rows, cols, v)
 
 
 def smo_lazy_gram(lazy, y, C, *, tol=1e-3, max_iter=None, shrinking=True, callback=None):
