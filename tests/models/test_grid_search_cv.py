@@ -14,15 +14,20 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
 from sklearn.svm import SVC
 
+from kernelkit import config_context
 from kernelkit.exceptions import InvalidParameterError
 from kernelkit.kernels import RBF
 from kernelkit.models import KernelRidgeCV, KernelSVCCV
 from kernelkit.models._cv_path import DistanceGram
-from kernelkit.tuning import fold_path
-from kernelkit.tuning.fold_path import alpha_groups, fold_solves, shifted_solves
+from kernelkit.planning.fold_search import plan_fold_solves
+from kernelkit.tuning.fold_path import fold_solves, shifted_solves
 from kernelkit.tuning.paths import squared_distances
 
 GAMMAS = [0.02, 0.1, 0.5]
+#: Rates under which the fold planner takes one float32 factor and CG for every alpha
+#: (factors dear) or a float64 factor per alpha (factors cheap, products dear).
+CG_RATES = {"cholesky": 1e6}
+DIRECT_RATES = {"cholesky": 1e15, "gemm": 1e6, "stream": 1e6}
 CS = [0.1, 1.0, 10.0]
 
 
@@ -88,28 +93,19 @@ def test_svc_ties_go_to_the_first_candidate_as_gridsearchcv():
 
 @pytest.mark.parametrize("direct", [False, True])
 @pytest.mark.parametrize("alphas", [[1e-3, 1e-2, 0.1, 1.0, 10.0], [0.5]])
-def test_fold_solves_equal_direct_solves(alphas, direct, monkeypatch):
-    if not direct:  # the float32 factors and CG of large folds, on a small one
-        monkeypatch.setattr(fold_path, "DIRECT_MAX_ORDER", 0)
+def test_fold_solves_equal_direct_solves(alphas, direct):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(70, 3))
     K = rbf_kernel(X, gamma=0.3)
     Y = rng.normal(size=(70, 2))
-    coef, info = fold_solves(K, Y, alphas)
+    plan = plan_fold_solves(70, alphas, 2, rates=DIRECT_RATES if direct else CG_RATES)
+    coef, info = fold_solves(K, Y, alphas, plan.groups)
     for j, a in enumerate(alphas):
         reference = np.linalg.solve(K + a * np.eye(70), Y)
         np.testing.assert_allclose(coef[j], reference, rtol=1e-8,
                                    atol=1e-10 * np.abs(reference).max())
     assert info["direct"] == direct and info["residual"] < 1e-9
-    assert info["factors"] == (len(alphas) if direct else len(alpha_groups(alphas)))
-
-
-def test_alpha_groups_keep_each_alpha_within_the_spread_of_its_shift():
-    alphas = np.array([10.0, 1e-3, 0.3, 1e-2, 1.0, 1e-4])
-    groups = alpha_groups(alphas, spread=10.0)
-    assert sorted(np.concatenate(groups).tolist()) == list(range(6))
-    for g in groups:
-        assert alphas[g].max() / alphas[g].min() <= 100.0 + 1e-9
+    assert info["factors"] == (len(alphas) if direct else 1) == plan.factors
 
 
 def test_shifted_solves_fall_back_to_float64_when_cg_stops_short():
@@ -125,14 +121,13 @@ def test_shifted_solves_fall_back_to_float64_when_cg_stops_short():
 
 
 @pytest.mark.parametrize("direct", [False, True])
-def test_ridge_kfold_equals_gridsearchcv_kernel_ridge(direct, monkeypatch):
-    if not direct:
-        monkeypatch.setattr(fold_path, "DIRECT_MAX_ORDER", 0)
+def test_ridge_kfold_equals_gridsearchcv_kernel_ridge(direct):
     X, y = _regression()
     folds = KFold(5, shuffle=True, random_state=0)
     alphas, gammas = [1e-3, 1e-2, 0.1, 1.0, 10.0], [0.05, 0.2, 1.0]
-    ours = KernelRidgeCV("rbf", alphas=alphas, param_grid={"gamma": gammas}, cv=folds,
-                         fit_intercept=False).fit(X, y)
+    with config_context(rates=DIRECT_RATES if direct else CG_RATES):
+        ours = KernelRidgeCV("rbf", alphas=alphas, param_grid={"gamma": gammas}, cv=folds,
+                             fit_intercept=False).fit(X, y)
     peer = GridSearchCV(KernelRidge(kernel="rbf"), {"alpha": alphas, "gamma": gammas},
                         cv=folds, scoring="neg_mean_squared_error").fit(X, y)
     assert ours.plan_.choice == "exact"  # "auto" with folds given

@@ -4,9 +4,11 @@ The held-out mean squared error of ``GridSearchCV(KernelRidge(kernel), {"alpha":
 **param_grid}, cv=folds, scoring="neg_mean_squared_error")`` for every (kernel, alpha),
 reusing work: one squared-distance matrix of all rows for a grid of kernels of the
 Euclidean distance, each fold's training and held-out blocks taken from it (into
-reused buffers for RBF), and per (kernel, fold) one float32 factor per group of alphas
-preconditioning conjugate gradient for all of them
-(:func:`kernelkit.tuning.fold_path.fold_solves`) where scikit-learn factors once per alpha.
+reused buffers for RBF), and per (kernel, fold) the alphas solved in the groups the
+planner finds cheapest (:func:`kernelkit.planning.fold_search.plan_fold_solves`: one
+float32 factor preconditioning conjugate gradient per group, or a float64 factor per
+alpha; :func:`kernelkit.tuning.fold_path.fold_solves`) where scikit-learn factors once
+per alpha.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from .._budget import require
 from ..exceptions import InvalidParameterError
 from ..gram import gram
 from ..planning import Choice
-from ..tuning.fold_path import DIRECT_MAX_ORDER, FACTOR_SPREAD, fold_solves
+from ..planning.fold_search import fold_solves_choice, plan_fold_solves
+from ..tuning.fold_path import fold_solves
 from ..tuning.paths import squared_distances
 from ._cv_path import DistanceGram, distance_profiles
 
@@ -92,6 +95,13 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
     mse = np.zeros((len(cands), len(alphas)))
     split_mse = np.zeros((len(cands), len(alphas), len(splits)))
     stats = {"factors": 0, "n_iter": 0, "fallbacks": 0, "residual": 0.0, "direct": 0}
+    plans = {}  # per training-fold size: the planner's groups of alphas
+
+    def planned(m):
+        if m not in plans:
+            plans[m] = plan_fold_solves(m, alphas, n_targets=t)
+        return plans[m]
+
     for c, (_, kernel) in enumerate(cands):
         if D2 is not None:
             K = DistanceGram(D2, kernel, profiles[c], buffers)
@@ -101,7 +111,8 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
         for f, (train, test) in enumerate(splits):
             K_test = np.array(K[np.ix_(test, train)])  # own copy: the buffer is reused
             mean = y[train].mean(axis=0) if est.fit_intercept else np.zeros(t)
-            coef, info = fold_solves(K[np.ix_(train, train)], y[train] - mean, alphas)
+            coef, info = fold_solves(K[np.ix_(train, train)], y[train] - mean, alphas,
+                                     planned(len(train)).groups)
             for key in ("factors", "n_iter", "fallbacks", "direct"):
                 stats[key] += info[key]
             stats["residual"] = max(stats["residual"], info["residual"])
@@ -119,19 +130,12 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
             np.asarray(X, dtype=np.float64) if kernel == "precomputed"
             else np.asarray(gram(kernel, X), dtype=np.float64))
     del D2, buffers
-    coef, info = fold_solves(full, y0, [alpha])
+    coef, info = fold_solves(full, y0, [alpha], plan_fold_solves(n, [alpha], t).groups)
     plan = plan.with_choices(
         Choice("kernel matrices", "from one squared-distance matrix" if profiles is not None
                else "one Gram matrix per candidate", "each fold's blocks by indexing"),
-        Choice("fold solves", "float64 Cholesky per alpha" if stats["direct"] else
-               f"{stats['factors']} float32 factors, {stats['n_iter']} CG "
-               f"iterations, {stats['fallbacks']} float64 fallbacks",
-               f"training folds of <= {DIRECT_MAX_ORDER} rows: a factor costs less than "
-               "CG's passes" if stats["direct"] else
-               f"per (candidate, fold) one float32 Cholesky factor per group of alphas "
-               f"within {FACTOR_SPREAD:g}x of its shift preconditions CG for the group "
-               f"(largest relative residual {stats['residual']:.1e}); scikit-learn "
-               "factors once per alpha"))
+        fold_solves_choice(planned(m_max), alphas, m_max, len(cands) * len(splits),
+                           stats["n_iter"], stats["fallbacks"], stats["residual"]))
     rows = [(cands[c][0], float(a), float(mse[c, j]), None)
             for c in range(len(cands)) for j, a in enumerate(alphas)]
     state = {"dual_coef_": coef[0], "X_fit_": None if kernel == "precomputed" else X,

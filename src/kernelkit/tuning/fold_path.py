@@ -33,24 +33,14 @@ import scipy.linalg
 from ..linalg import robust_cholesky
 from .paths import blas_threads_for
 
-__all__ = ["FoldSolves", "shifted_solves", "fold_solves", "reference_alpha", "alpha_groups",
-           "FOLD_RTOL", "FOLD_MAXITER", "FACTOR_SPREAD", "DIRECT_MAX_ORDER"]
+__all__ = ["FoldSolves", "shifted_solves", "fold_solves", "reference_alpha",
+           "FOLD_RTOL", "FOLD_MAXITER"]
 
 #: Relative residual ``||y - (K + alpha I) u|| / ||y||`` every alpha is solved to:
 #: held-out errors then equal those of a float64 Cholesky solve to ~1e-10 relative.
 FOLD_RTOL = 1e-12
 #: Iterations of the batched CG before a column falls back to its own float64 factor.
 FOLD_MAXITER = 300
-#: Each alpha lies within this factor of its group's shift (:func:`alpha_groups`): the
-#: preconditioned condition number is at most this, so CG needs a few tens of
-#: iterations (California, 4,000 rows, alphas 1e-3..10: one shift for the five alphas
-#: took 114-151 iterations; each extra factor costs about 30 iterations' time).
-FACTOR_SPREAD = 10.0
-#: Up to this training-fold order every alpha gets its own float64 Cholesky factor
-#: (:func:`fold_solves`): there a factor costs less than the CG iterations' passes and
-#: calls (California, 1,600 training rows: 25 factors per candidate beat 2 float32
-#: factors and ~66 iterations on the busy 2-core box).
-DIRECT_MAX_ORDER = 3000
 
 
 @dataclass(frozen=True)
@@ -83,20 +73,6 @@ def reference_alpha(alphas):
     preconditioned spectrum then spans at most the square root of the grid's ratio)."""
     alphas = np.asarray(alphas, dtype=np.float64)
     return float(np.sqrt(alphas.min() * alphas.max()))
-
-
-def alpha_groups(alphas, spread=FACTOR_SPREAD):
-    """Indices of the alphas grouped (in increasing order) so that each group's largest
-    over its smallest is at most ``spread ** 2``: one factor per group, at its
-    :func:`reference_alpha`, puts every alpha within ``spread`` of its shift."""
-    alphas = np.asarray(alphas, dtype=np.float64)
-    order = np.argsort(alphas, kind="stable")
-    groups, start = [], 0
-    for i in range(1, order.size + 1):
-        if i == order.size or alphas[order[i]] > alphas[order[start]] * spread ** 2:
-            groups.append(order[start:i])
-            start = i
-    return groups
 
 
 def _factor(K, shift):
@@ -191,40 +167,66 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
                       true.reshape(n_a, t).max(axis=1))
 
 
-def fold_solves(K, Y, alphas, *, spread=FACTOR_SPREAD, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER):
-    """``(K + alpha I)^-1 Y`` for every alpha: :func:`shifted_solves` per group of
-    :func:`alpha_groups` (one float32 factor per group); up to
-    :data:`DIRECT_MAX_ORDER` rows one float64 Cholesky factor per alpha instead.
+def _direct_solves(K, Y, alphas, coef, info):
+    """One float64 Cholesky factor per alpha into ``coef``; counts into ``info``."""
+    m = Y.shape[0]
+    b_norm = np.maximum(np.linalg.norm(Y, axis=0), np.finfo(np.float64).tiny)
+    with blas_threads_for(m):
+        for j, a in alphas:
+            G = np.array(K, dtype=np.float64, order="F")
+            G.flat[:: m + 1] += a
+            chol = robust_cholesky(G, overwrite_a=True)
+            coef[j] = scipy.linalg.cho_solve((chol.L, True), Y, check_finite=False)
+            del G, chol
+            info["factors"] += 1
+            res = np.linalg.norm(Y - K @ coef[j] - a * coef[j], axis=0) / b_norm
+            info["residual"] = max(info["residual"], float(res.max()))
+
+
+def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER):
+    """``(K + alpha I)^-1 Y`` for every alpha, group by group as planned.
+
+    Parameters
+    ----------
+    K : ndarray of shape (m, m)
+        Symmetric positive semi-definite, float64 (not modified).
+    Y : ndarray of shape (m,) or (m, t)
+    alphas : sequence of float
+        Each > 0.
+    groups : sequence of (sequence of int, float or None)
+        Indices into ``alphas`` and a shift: one float32 factor of ``K + shift I``
+        preconditions :func:`shifted_solves` for the group's alphas; shift None, one
+        float64 Cholesky factor per alpha of the group. Every alpha in exactly one
+        group. The planner's choice
+        (:func:`kernelkit.planning.fold_search.plan_fold_solves`), given as it is.
+    rtol : float, default=:data:`FOLD_RTOL`
+    maxiter : int, default=:data:`FOLD_MAXITER`
 
     Returns
     -------
     (coef, info)
         ``coef`` of shape (n_alphas, m, t) in the order of ``alphas``; ``info`` a dict
-        with ``factors``, ``n_iter`` (summed), ``fallbacks``, ``residual`` (largest) and
-        ``direct`` (True when every alpha had its own float64 factor).
+        with ``factors`` (float32 and float64), ``n_iter`` (summed over groups),
+        ``fallbacks``, ``residual`` (largest) and ``direct`` (True when every alpha had
+        its own float64 factor).
     """
     alphas = np.asarray(alphas, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
     Y = Y[:, None] if Y.ndim == 1 else Y
+    seen = sorted(int(i) for idx, _ in groups for i in idx)
+    if seen != list(range(alphas.size)):
+        raise ValueError(f"groups must hold each of the {alphas.size} alphas' indices "
+                         f"exactly once, got {seen}")
     coef = np.empty((alphas.size, Y.shape[0], Y.shape[1]))
-    info = {"factors": 0, "n_iter": 0, "fallbacks": 0, "residual": 0.0, "direct": False}
-    m = Y.shape[0]
-    if m <= DIRECT_MAX_ORDER:
-        info["direct"] = True
-        b_norm = np.maximum(np.linalg.norm(Y, axis=0), np.finfo(np.float64).tiny)
-        with blas_threads_for(m):
-            for j, a in enumerate(alphas):
-                G = np.array(K, dtype=np.float64, order="F")
-                G.flat[:: m + 1] += a
-                chol = robust_cholesky(G, overwrite_a=True)
-                coef[j] = scipy.linalg.cho_solve((chol.L, True), Y, check_finite=False)
-                info["factors"] += 1
-                res = np.linalg.norm(Y - K @ coef[j] - a * coef[j], axis=0) / b_norm
-                info["residual"] = max(info["residual"], float(res.max()))
-        return coef, info
-    for group in alpha_groups(alphas, spread):
-        r = shifted_solves(K, Y, alphas[group], rtol=rtol, maxiter=maxiter)
-        coef[group] = r.coef
+    info = {"factors": 0, "n_iter": 0, "fallbacks": 0, "residual": 0.0,
+            "direct": all(shift is None for _, shift in groups)}
+    for idx, shift in groups:
+        idx = np.asarray(idx, dtype=np.intp)
+        if shift is None:
+            _direct_solves(K, Y, [(int(j), alphas[j]) for j in idx], coef, info)
+            continue
+        r = shifted_solves(K, Y, alphas[idx], rtol=rtol, maxiter=maxiter, alpha_ref=shift)
+        coef[idx] = r.coef
         info["factors"] += 1
         info["n_iter"] += r.n_iter
         info["fallbacks"] += r.fallbacks

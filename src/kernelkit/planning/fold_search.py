@@ -1,0 +1,196 @@
+"""How the alphas of one training fold are solved: which share a float32 factor.
+
+The exact k-fold search of :class:`~kernelkit.models.KernelRidgeCV` solves
+``(K + a I) U = Y`` on each fold's m training rows for every alpha ``a`` of the grid
+(:func:`kernelkit.tuning.fold_path.fold_solves`). Each group of alphas is solved
+either by one float64 Cholesky factor per alpha (``shift`` None), or by one float32
+factor of ``K + a_ref I`` preconditioning batched float64 conjugate gradient for the
+group's alphas. :func:`plan_fold_solves` predicts the time of every grouping of the
+sorted alphas into contiguous groups (a group's cost does not depend on the others,
+so dynamic programming over the sorted alphas finds the cheapest exactly) and returns
+the cheapest as plain values.
+
+The cost model
+--------------
+- a float64 factor: m^3/3 flops at the ``cholesky`` rate, then its two triangular
+  solves and the residual check (4 m^2 t at the ``gemm`` rate), and the copy of K
+  (m^2 at the ``elementwise`` rate);
+- a float32 factor: m^3/3 at :data:`FLOAT32_SPEEDUP` x the ``cholesky`` rate, the
+  copy of K, and the final residual check of the group (2 m^2 k t at ``gemm``);
+- one CG iteration with k active columns: the product with K (2 m^2 k flops at the
+  ``gemm`` rate, or 8 m^2 bytes at the ``stream`` rate, whichever takes longer), the
+  preconditioner's two float32 triangular solves (2 m^2 k flops at
+  :data:`FLOAT32_SPEEDUP` x ``gemm``, or 4 m^2 bytes at ``stream``), plus
+  :data:`ITERATION_OVERHEAD_S`;
+- the iterations of alpha ``a`` preconditioned at ``a_ref``: the preconditioned
+  matrix's eigenvalues lie in ``[min(1, a/a_ref), max(1, a/a_ref)]``, so its
+  condition number is ``kappa = max(a, a_ref) / min(a, a_ref)`` and CG needs about
+  ``ITERATION_CONSTANT * 0.5 * sqrt(kappa) * ln(2 / rtol)`` iterations
+  (:func:`cg_iterations`); a group iterates until its slowest alpha is done, the
+  others leaving the batch as they finish.
+
+References
+----------
+Saad, Y. (2003). Iterative Methods for Sparse Linear Systems, 2nd ed., sec. 6.11.3
+(the conjugate gradient's convergence bound). SIAM.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._units import format_seconds
+from .choices import Choice
+from .costs import rates_in_force
+
+__all__ = ["FoldSolvePlan", "plan_fold_solves", "cg_iterations", "group_seconds", "fold_solves_choice",
+           "FLOAT32_SPEEDUP", "ITERATION_CONSTANT", "EXACT_SHIFT_ITERATIONS",
+           "ITERATION_OVERHEAD_S", "FOLD_RTOL"]
+
+#: Relative residual every alpha is solved to (:data:`kernelkit.tuning.fold_path.FOLD_RTOL`).
+FOLD_RTOL = 1e-12
+#: Float32 Cholesky and triangular solves over float64 ones (the issue's quiet machine:
+#: float32 GEMM 130-155 GFLOP/s, float64 70-77).
+FLOAT32_SPEEDUP = 2.0
+#: The constant of :func:`cg_iterations`, measured on California (RBF gamma 0.5,
+#: 1,500 and 5,000 rows, rtol 1e-12): kappa 10 took 44-46 iterations (bound 44.8),
+#: kappa 100 took 127-149 (bound 141.6), so 1.0.
+ITERATION_CONSTANT = 1.0
+#: Iterations when the alpha is the factor's own shift (kappa 1: only the float32
+#: factor's error is left; measured 5-6).
+EXACT_SHIFT_ITERATIONS = 6
+#: Seconds of one CG iteration besides its arithmetic (about ten numpy calls on
+#: m x k arrays and their Python).
+ITERATION_OVERHEAD_S = 2e-4
+
+
+@dataclass(frozen=True)
+class FoldSolvePlan:
+    """The grouping :func:`plan_fold_solves` chose.
+
+    Attributes
+    ----------
+    groups : tuple of (tuple of int, float or None)
+        Indices into ``alphas`` of each group and its factor's shift; shift None:
+        one float64 Cholesky factor per alpha of the group. Plain values, given to
+        :func:`kernelkit.tuning.fold_path.fold_solves` as they are.
+    iterations : tuple of int
+        Predicted CG iterations of each group (0 for float64 factors).
+    seconds : float
+        Predicted time of the chosen grouping.
+    alternatives : dict
+        Predicted seconds of reference groupings: ``"one factor"`` (one float32
+        factor for all), ``"float64 per alpha"``.
+    """
+
+    groups: tuple
+    iterations: tuple
+    seconds: float
+    alternatives: dict
+
+    @property
+    def factors(self):
+        """Factors the plan computes (float32 per group, float64 per alpha)."""
+        return sum(len(idx) if s is None else 1 for idx, s in self.groups)
+
+    def describe(self, alphas):
+        """The groups in words, e.g. ``"float32 at 0.01 for [0.001, 0.01, 0.1] (45 it)"``."""
+        alphas = np.asarray(alphas, dtype=np.float64)
+        parts = []
+        for (idx, shift), it in zip(self.groups, self.iterations):
+            values = ", ".join(f"{alphas[i]:g}" for i in idx)
+            parts.append(f"float64 per alpha for [{values}]" if shift is None else
+                         f"float32 at {shift:.3g} for [{values}] (~{it} it)")
+        return "; ".join(parts)
+
+
+def cg_iterations(alpha, shift, rtol=FOLD_RTOL):
+    """Predicted CG iterations for ``K + alpha I`` preconditioned by ``K + shift I``."""
+    kappa = max(alpha, shift) / min(alpha, shift)
+    if kappa <= 1.0 + 1e-9:
+        return EXACT_SHIFT_ITERATIONS
+    bound = ITERATION_CONSTANT * 0.5 * math.sqrt(kappa) * math.log(2.0 / rtol)
+    return int(max(EXACT_SHIFT_ITERATIONS, math.ceil(bound)))
+
+
+def _iteration_seconds(m, k, r):
+    product = max(2.0 * m * m * k / r["gemm"], 8.0 * m * m / r["stream"])
+    triangular = max(2.0 * m * m * k / (FLOAT32_SPEEDUP * r["gemm"]), 4.0 * m * m / r["stream"])
+    return product + triangular + ITERATION_OVERHEAD_S
+
+
+def group_seconds(m, alphas, shift, n_targets=1, rates=None, rtol=FOLD_RTOL):
+    """(predicted seconds, CG iterations) of one group: ``shift`` None is a float64
+    factor per alpha, else one float32 factor at ``shift`` and batched CG."""
+    r = rates_in_force(rates)
+    solve = 4.0 * m * m * n_targets / r["gemm"]
+    copy = m * m / r["elementwise"]  # K copied into the factor's array
+    if shift is None:
+        return len(alphas) * (m ** 3 / 3.0 / r["cholesky"] + solve + copy), 0
+    its = sorted(cg_iterations(a, shift, rtol) for a in alphas)
+    seconds = (m ** 3 / 3.0 / (FLOAT32_SPEEDUP * r["cholesky"]) + copy
+               + 2.0 * m * m * len(its) * n_targets / r["gemm"])  # + the residual check
+    done = 0
+    for j, it in enumerate(its):  # columns leave the batch as their alpha converges
+        seconds += (it - done) * _iteration_seconds(m, (len(its) - j) * n_targets, r)
+        done = it
+    return seconds, its[-1]
+
+
+def plan_fold_solves(m, alphas, n_targets=1, rates=None, rtol=FOLD_RTOL):
+    """The cheapest grouping of ``alphas`` for a training fold of ``m`` rows.
+
+    Parameters
+    ----------
+    m : int
+        Training rows of the fold.
+    alphas : sequence of float
+        Each > 0, any order.
+    n_targets : int, default=1
+    rates : dict, optional
+        Overrides of the rates in force (``kernelkit.get_config()["rates"]``).
+    rtol : float, default=:data:`FOLD_RTOL`
+
+    Returns
+    -------
+    FoldSolvePlan
+        Groups of contiguous sorted alphas, each with the geometric middle of its
+        extremes as shift (or None: float64 per alpha), minimising the predicted
+        time over all contiguous groupings (dynamic programming, exact).
+    """
+    alphas = np.asarray(alphas, dtype=np.float64)
+    order = np.argsort(alphas, kind="stable")
+    s = alphas[order]
+    k = s.size
+    best = [(0.0, ())] + [None] * k  # best[i]: cheapest plan of the first i sorted alphas
+    for end in range(1, k + 1):
+        for start in range(end):
+            members = s[start:end]
+            options = [(None, *group_seconds(m, members, None, n_targets, rates, rtol))]
+            shift = float(math.sqrt(members[0] * members[-1]))
+            options.append((shift, *group_seconds(m, members, shift, n_targets, rates, rtol)))
+            for shift, sec, it in options:
+                total = best[start][0] + sec
+                if best[end] is None or total < best[end][0] - 1e-15:
+                    group = (tuple(int(i) for i in order[start:end]), shift, it)
+                    best[end] = (total, best[start][1] + (group,))
+    seconds, chosen = best[k]
+    one = group_seconds(m, s, float(math.sqrt(s[0] * s[-1])), n_targets, rates, rtol)[0]
+    direct = group_seconds(m, s, None, n_targets, rates, rtol)[0]
+    return FoldSolvePlan(tuple((g[0], g[1]) for g in chosen), tuple(g[2] for g in chosen),
+                         seconds, {"one factor": one, "float64 per alpha": direct})
+
+
+def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, residual):
+    """The plan and what the solves took, as the ``"fold solves"`` :class:`Choice`."""
+    predicted = sum(plan.iterations)
+    alt = ", ".join(f"{k} {format_seconds(v)}" for k, v in plan.alternatives.items())
+    taken = (f"{taken_iterations / max(solves, 1):.0f} CG iterations per fold taken vs "
+             f"{predicted} predicted, " if predicted else "")
+    return Choice("fold solves", plan.describe(alphas),
+                  f"cheapest grouping predicted at m = {m} rows: "
+                  f"{format_seconds(plan.seconds)} per fold ({alt}); {taken}"
+                  f"{fallbacks} float64 fallbacks, largest relative residual {residual:.1e}")
