@@ -18,8 +18,9 @@ Part 2, KernelRidge on California housing (``537_houses``, 8 columns and the
     {1e-3, 1e-2, 0.1, 1, 10}; the same 5-fold split; mean squared error.
     ``KernelRidgeCV("rbf", alphas, param_grid={"gamma": ...}, cv=folds,
     fit_intercept=False)`` (exact k-fold: one squared-distance matrix, per (gamma,
-    fold) one float32 Cholesky factor per group of alphas within 10x of its shift,
-    preconditioning float64 CG for the group) vs ``GridSearchCV(KernelRidge(
+    fold) the alphas in the groups the planner predicts cheapest: one float32
+    Cholesky factor per group preconditioning float64 CG, or a float64 factor per
+    alpha) vs ``GridSearchCV(KernelRidge(
     kernel="rbf"), ..., scoring="neg_mean_squared_error", refit=False)`` (one
     float64 Cholesky per fit). The peer does not refit: scikit-learn's threaded
     Cholesky crashes from about 16,000 rows on this machine; kernelkit's time
@@ -34,7 +35,8 @@ GridSearchCV with two processes (kernelkit uses both cores in its exp and BLAS
 parts; its SMO is one thread).
 
 Run: ``python benchmarks/grid_search.py`` (about 30 minutes on 2 cores, most of
-it the peers) or ``--quick`` (2,000 rows, seconds); ``--part svc|ridge``.
+it the peers) or ``--quick`` (2,000 rows, seconds); ``--part svc|ridge``;
+``--ridge-rows N`` (default 16000) runs the ridge part on N rows.
 """
 
 from __future__ import annotations
@@ -121,8 +123,8 @@ def svc_part(quick, peer_jobs):
                     key, X, y, peer_jobs)
 
 
-def ridge_part(quick, peer_jobs):
-    n = 2000 if quick else 16_000
+def ridge_part(quick, peer_jobs, rows=16_000):
+    n = 2000 if quick else rows
     X, y = _rows("537_houses", n, standardise_target=True)
     grid = {"alpha": list(RIDGE_ALPHAS), "gamma": list(RIDGE_GAMMAS)}
 
@@ -145,6 +147,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="2,000 rows per data set")
     parser.add_argument("--part", choices=("all", "svc", "ridge"), default="all")
+    parser.add_argument("--ridge-rows", type=int, default=16_000,
+                        help="rows of California in the ridge part (default 16000: 12,800 "
+                             "training rows per fold)")
     parser.add_argument("--peer-n-jobs", type=int, default=1,
                         help="also time GridSearchCV with this many processes (e.g. 2)")
     args = parser.parse_args()
@@ -159,7 +164,7 @@ def main():
     if args.part in ("all", "svc"):
         rows.append(svc_part(args.quick, args.peer_n_jobs))
     if args.part in ("all", "ridge"):
-        rows.append(ridge_part(args.quick, args.peer_n_jobs))
+        rows.append(ridge_part(args.quick, args.peer_n_jobs, args.ridge_rows))
     print()
     print_table(rows, [("case", "case", ""), ("sklearn_s", "GridSearchCV s", ".1f"),
                        ("kernelkit_s", "kernelkit s", ".1f"), ("ratio", "ratio", ".2f"),

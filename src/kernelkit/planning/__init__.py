@@ -27,6 +27,9 @@ Modules, by subject:
 - ``machines``: :func:`choose_machine_solver`, :func:`choose_newton_inner`,
   :func:`choose_logistic_solver`, :func:`plan_machine_dual` (a Newton or L-BFGS
   fit: Gram matrix stored, Newton's steps), the hard margin and tube;
+- ``fold_search``: :func:`plan_fold_solves` (a k-fold ridge search: which alphas
+  of a training fold share a float32 factor preconditioning CG, and which get a
+  float64 factor each, from predicted factor and iteration costs);
 - ``decomposition``: :func:`plan_kernel_pca` (eigen-solver, Nystroem centers);
 - ``clustering``: :func:`plan_kernel_kmeans`, the distance methods' space, the
   agglomerative tree's algorithm, DBSCAN's stored neighbourhoods.
@@ -40,6 +43,7 @@ from .costs import FIT_OVERHEAD_S, RATES
 from .clustering import plan_kernel_kmeans, tree_algorithm_choice
 from .dask import DaskRidgePlan, plan_dask_kmeans, plan_dask_ridge
 from .decomposition import plan_kernel_pca
+from .fold_search import FoldSolvePlan, plan_fold_solves
 from .kernel_ridge import MIXED_MIN_N, RidgeFitPlan, plan_kernel_ridge, precision_choice
 from .machines import (LOGISTIC_LBFGS_MAX_N, LOGISTIC_NEWTON_MIN_C, NEWTON_DIRECT_MAX_N,
                        NEWTON_MAX_N, choose_logistic_solver, choose_machine_solver,
@@ -58,4 +62,4 @@ __all__ = ["Candidate", "Choice", "Plan", "plan_sgd", "plan", "plan_ridge", "dec
            "RidgeFitPlan", "precision_choice", "MIXED_MIN_N", "plan_dask_ridge",
            "plan_dask_kmeans", "DaskRidgePlan", "plan_kernel_pca", "plan_kernel_kmeans",
            "tree_algorithm_choice", "machine_solver_choice", "plan_machine_dual",
-           "plan_machine_sgd"]
+           "plan_machine_sgd", "plan_fold_solves", "FoldSolvePlan"]
