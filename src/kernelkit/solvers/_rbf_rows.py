@@ -10,7 +10,7 @@ squared norms are prepared once, and a row is one pass computing
 
 written straight into its slot, then numpy's vectorised ``exp`` in place, and
 the exact diagonal k(x_i, x_i) = 1. The compiled pass has a plain-numpy twin
-(:func:`rbf_exponent_row_numpy`), tested against it.
+(``solvers._reference.rbf_exponent_row_ref``), tested against it.
 
 Only the isotropic RBF kernel (the caller, which knows its kernels, passes its
 gamma) on dense float64 inputs whose squared norms are far from overflow is
@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["RBFRowEngine", "rbf_row_engine", "rbf_exponent_row", "rbf_exponent_row_numpy"]
+__all__ = ["RBFRowEngine", "rbf_row_engine", "rbf_exponent_row"]
 
 # Squared norms above this could overflow the expansion (the kernel then takes its
 # scaled path): not served here.
@@ -56,12 +56,6 @@ def rbf_exponent_row(XT, sq, gamma, i, out):
     for k in range(n):
         dist = si + sq[k] - 2.0 * out[k]
         out[k] = -gamma * (dist if dist > 0.0 else 0.0)  # clamped at 0
-
-
-def rbf_exponent_row_numpy(XT, sq, gamma, i, out):
-    """Plain-numpy twin of :func:`rbf_exponent_row` (same arguments, same result)."""
-    inner = XT[:, i] @ XT
-    out[:] = -gamma * np.maximum(sq[i] + sq - 2.0 * inner, 0.0)
 
 
 class RBFRowEngine:

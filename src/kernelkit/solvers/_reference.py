@@ -189,3 +189,10 @@ def sgd_u_steps_ref(K, rows, idx, y, etas, lam, loss, u, ubar, k=0, t0=0, avg_st
             k += 1
             ubar = ubar + (u - ubar) / k
     return u, ubar, k
+
+
+def rbf_exponent_row_ref(XT, sq, gamma, i, out):
+    """Plain-numpy twin of :func:`kernelkit.solvers._rbf_rows.rbf_exponent_row` (same
+    arguments, same result): ``out = -gamma * max(|x_i|^2 + |x_k|^2 - 2 x_i.x_k, 0)``."""
+    inner = XT[:, i] @ XT
+    out[:] = -gamma * np.maximum(sq[i] + sq - 2.0 * inner, 0.0)
