@@ -134,8 +134,26 @@ def _gather_exp(D2, rows, cols, scale, out):
     return out
 
 
-def gather_exp(D2, rows, cols, scale, out):
-    """Fill ``out = exp(scale * D2[np.ix_(rows, cols)])`` on both cores and return it.
+# The same loop on the calling thread only, for callers that run it from several
+# Python threads at once: numba's workqueue threading layer (used where neither OpenMP
+# nor TBB is available) aborts the process when parallel regions are entered
+# concurrently, and two threads of parallel regions would oversubscribe the cores.
+# (A function of its own: compiled from ``_gather_exp.py_func``, numba's disk cache
+# would hand back the parallel build.)
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+def _gather_exp_serial(D2, rows, cols, scale, out):
+    m = cols.shape[0]
+    for i in range(rows.shape[0]):
+        src = D2[rows[i]]
+        o = out[i]
+        for j in range(m):
+            o[j] = _exp(scale * src[cols[j]])
+    return out
+
+
+def gather_exp(D2, rows, cols, scale, out, *, serial=False):
+    """Fill ``out = exp(scale * D2[np.ix_(rows, cols)])`` on both cores (on the calling
+    thread only with ``serial=True``, safe to call from several threads) and return it.
 
     One pass that gathers a block of a stored squared-distance matrix and applies
     the exponential (an RBF block for ``scale = -gamma``), without the gathered
@@ -154,7 +172,8 @@ def gather_exp(D2, rows, cols, scale, out):
         if idx.size and (idx.min() < 0 or idx.max() >= size):
             raise IndexError(f"gather_exp: {name} index out of range for D2 of shape {D2.shape}")
     _check_out(out, (rows.size, cols.size), D2)
-    return _gather_exp(D2, rows, cols, float(scale), out)
+    loop = _gather_exp_serial if serial else _gather_exp
+    return loop(D2, rows, cols, float(scale), out)
 
 
 @njit(**_jit)

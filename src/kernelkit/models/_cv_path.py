@@ -187,11 +187,13 @@ class PathSearchCV(BaseEstimator):
                 if self._reuses_blocks and not hasattr(local, "buffers"):
                     local.buffers = {}
                 K = DistanceGram(D2, kernel, distances[kindex],
-                                 local.buffers if self._reuses_blocks else None)
+                                 local.buffers if self._reuses_blocks else None,
+                                 serial=workers > 1)
             else:
                 K = stored[kindex]
             if K is not None:
-                X_test = K[np.ix_(test, train)]
+                X_test = (K.held_out(test, train) if isinstance(K, DistanceGram)
+                          else K[np.ix_(test, train)])
                 runs = self._fold_path(K, train, y[train], path_Cs,
                                        None if sample_weight is None else sample_weight[train])
             else:
@@ -392,9 +394,10 @@ class DistanceGram:
 
     For the RBF kernel the block is one compiled gather-and-exp pass; with ``buffers``
     (a dict shared by the candidates) it is written into a reused array, one per role
-    (the symmetric training block, the cross held-out block), so a search allocates
-    no fresh n x n pages per fit. A block handed out is valid until the next request
-    of the same role.
+    -- ``G[np.ix_(rows, cols)]`` the training role, :meth:`held_out` the held-out role,
+    named by the caller (a fold whose held-out rows equal its training rows must not
+    share the training block's buffer) -- so a search allocates no fresh n x n pages
+    per fit. A block handed out is valid until the next request of the same role.
 
     Parameters
     ----------
@@ -403,10 +406,13 @@ class DistanceGram:
     profile : callable
         ``kernel.sq_euclidean_profile()``.
     buffers : dict or None
+    serial : bool, default=False
+        Run the gather-and-exp loop on the calling thread only (when several threads
+        serve folds at once: see :func:`kernelkit._compiled.gather_exp`).
     """
 
-    def __init__(self, D2, kernel, profile, buffers=None):
-        self.D2, self.profile, self.buffers = D2, profile, buffers
+    def __init__(self, D2, kernel, profile, buffers=None, *, serial=False):
+        self.D2, self.profile, self.buffers, self.serial = D2, profile, buffers, serial
         self.shape = D2.shape
         self.ndim = 2
         self.dtype = np.dtype(np.float64)
@@ -416,18 +422,25 @@ class DistanceGram:
     def __getitem__(self, index):
         if not (isinstance(index, tuple) and len(index) == 2):
             raise TypeError("DistanceGram takes G[np.ix_(rows, cols)] only")
-        rows, cols = (np.asarray(i, dtype=np.intp).ravel() for i in index)
+        return self._block(index[0], index[1], "train")
+
+    def held_out(self, rows, cols):
+        """The block K(X[rows], X[cols]) in the held-out role's buffer (valid until the
+        next :meth:`held_out`; training blocks never overwrite it)."""
+        return self._block(rows, cols, "test")
+
+    def _block(self, rows, cols, role):
+        rows, cols = (np.asarray(i, dtype=np.intp).ravel() for i in (rows, cols))
         if self.scale is None:
             return np.ascontiguousarray(self.profile(self.D2[np.ix_(rows, cols)]),
                                         dtype=np.float64)
-        out = self._buffer(rows, cols)
-        gather_exp(self.D2, rows, cols, self.scale, out)
+        out = self._buffer(rows, cols, role)
+        gather_exp(self.D2, rows, cols, self.scale, out, serial=self.serial)
         return out
 
-    def _buffer(self, rows, cols):
+    def _buffer(self, rows, cols, role):
         if self.buffers is None:
             return np.empty((rows.size, cols.size))
-        role = "train" if rows.size == cols.size and np.array_equal(rows, cols) else "test"
         size = rows.size * cols.size
         flat = self.buffers.get(role)
         if flat is None or flat.size < size:
