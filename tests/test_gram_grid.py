@@ -81,8 +81,9 @@ def test_grid_shifted_matches_twin():
     rng = np.random.default_rng(12)
     X = images(rng, 30, 40)
     shift = np.rint(X.mean(axis=0) * 255.0)
-    np.testing.assert_array_equal(grid_shifted(X, 255.0, shift),
-                                  (np.rint(X * 255.0) - shift) / 255.0)
+    rows, top = grid_shifted(X, 255.0, shift)
+    np.testing.assert_array_equal(rows, (np.rint(X * 255.0) - shift) / 255.0)
+    assert top == np.max(np.sum(np.rint(X * 255.0) ** 2, axis=1))  # the unshifted integers
     off = X.copy()
     off[0, 0] = 0.3  # not k / 255
     assert grid_shifted(off, 255.0, shift) is None
@@ -187,6 +188,40 @@ def test_bound_holds_over_random_grids(tiles_for_small):
         assert err <= bound
         worst = max(worst, err / bound)
     assert worst > 0.0  # the comparison measures something
+
+
+def test_far_from_origin_error_within_bound_of_given_integers(tiles_for_small):
+    """Integers near 1e4 / s: the inputs' rounding grows with the given integers, not
+    with the centred ones; the route's bound uses the given ones and holds."""
+    rng = np.random.default_rng(14)
+    scale = 255.0
+    X = (rng.integers(9000, 11000, size=64) + rng.integers(0, 3, size=(120, 64))) / scale
+    gamma = scale ** 2 / 100
+    kernel = RBF(gamma=gamma)
+    route = kernel.product_route(*kernel.prepare(X, X))
+    assert route.used
+    err = float(np.abs(gram(kernel, X) - exact_rbf(X, X, gamma)).max())
+    assert route.bound == pytest.approx(bound_for(X, X, gamma, scale), rel=1e-12)
+    assert err <= route.bound
+    # the centred integers' norms would give a bound the measured error exceeds
+    centred = np.rint(X * scale) - np.rint(X.mean(axis=0) * scale)
+    small = np.sqrt(np.max(np.sum(centred ** 2, axis=1)))
+    assert err > _rbf_grid.grid_error_bound(gamma, scale, small, small)
+
+
+def test_saturated_leading_rows_take_the_route(tiles_for_small):
+    """The first rows all 255 (saturated pixels): the scale is found and carried to
+    the route, whose values stay within the bound of the exact kernel."""
+    rng = np.random.default_rng(15)
+    X, Y = images(rng, 90, 64), images(rng, 40, 64)
+    X[:40] = 1.0
+    Y[:35] = 1.0
+    kernel = RBF(gamma=0.05)
+    route = kernel.product_route(*kernel.prepare(X, Y))
+    assert route.used and route.scale == 255.0, route.reason
+    err = np.abs(gram(kernel, X, Y) - exact_rbf(X, Y, 0.05)).max()
+    assert err <= bound_for(X, Y, 0.05, 255.0)
+    assert product_choice(kernel, X).value == "exact float32 products of grid integers"
 
 
 # ---- the decision ---------------------------------------------------------------

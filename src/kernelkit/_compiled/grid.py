@@ -70,15 +70,20 @@ def grid_integers(X, scale):
 
 
 @njit(**_serial)
-def _grid_shifted(X, scale, shift, out):
+def _grid_shifted(X, scale, shift, out, top):
+    # top[0]: the largest squared norm of the unshifted integers (the input rows').
     n, d = X.shape
     bad = 0
     for i in range(n):
+        acc = 0.0
         for k in range(d):
             a = np.rint(X[i, k] * scale)
             c = a - shift[k]
             bad += (a / scale != X[i, k]) | (abs(c) > _FLOAT32_INTEGERS)
             out[i, k] = c / scale
+            acc += a * a
+        if acc > top[0]:
+            top[0] = acc
         if bad:
             return False
     return True
@@ -96,15 +101,19 @@ def grid_shifted(X, scale, shift):
 
     Returns
     -------
-    ndarray of shape (n, d), float64, or None
-        None when some coordinate is not ``fl(a / s)`` for an integer ``a``,
-        or ``|a - shift| > 2**24``.
+    (ndarray of shape (n, d) float64, float) or None
+        The shifted rows and ``max ||a||^2`` over the rows' *unshifted*
+        integers (summed in float64, within a relative 2**-53 d of the
+        exact integer). None when some coordinate is not ``fl(a / s)`` for
+        an integer ``a``, or ``|a - shift| > 2**24``.
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     out = np.empty(X.shape)
-    if not _grid_shifted(X, float(scale), np.ascontiguousarray(shift, dtype=np.float64), out):
+    top = np.zeros(1)
+    if not _grid_shifted(X, float(scale), np.ascontiguousarray(shift, dtype=np.float64), out,
+                         top):
         return None
-    return out
+    return out, float(top[0])
 
 
 @njit(**_serial)

@@ -28,12 +28,13 @@ SIAM, sections 2.1 (exactly representable integers) and 3.1.
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["GridRoute", "grid_route", "grid_centred", "grid_scale", "grid_error_bound",
-           "GRID_MIN_FEATURES", "MAX_WIDE_SHARE"]
+__all__ = ["GridRoute", "grid_route", "grid_centred", "grid_scale", "grid_marks",
+           "grid_error_bound", "GRID_MIN_FEATURES", "MAX_WIDE_SHARE"]
 
 #: From this many features on the matrix product dominates a Gram tile, so
 #: float32 products pay (below, the route is not taken: nothing to gain).
@@ -48,15 +49,22 @@ _U = 2.0 ** -53
 _SAMPLE_ROWS = 32
 
 
-def grid_scale(X, Y):
-    """The scale s with every coordinate of the first rows of X and Y equal to ``fl(a / s)``.
+def _sample(rows):
+    """:data:`_SAMPLE_ROWS` rows spread evenly over ``rows`` (a strided view, no copy)."""
+    return rows[::max(1, rows.shape[0] // _SAMPLE_ROWS)][:_SAMPLE_ROWS]
 
-    The candidate is ``rint(1 / smallest nonzero |x|)`` over the first
-    :data:`_SAMPLE_ROWS` rows of each (``255`` for 8-bit images with a pixel
-    at 1/255, ``1`` for counts); only those rows are checked (a cheap
-    rejection of ordinary float data; ``1`` when that is at least 1/2): the
-    whole rows are checked by
-    :func:`kernelkit._compiled.grid.grid_integers` later.
+
+def grid_scale(X, Y):
+    """The scale s with every coordinate of sampled rows of X and Y equal to ``fl(a / s)``.
+
+    The sample is :data:`_SAMPLE_ROWS` rows of each, spread over the rows
+    (so saturated or constant leading rows do not hide the grid). On the
+    grid every nonzero ``|x|`` and every gap between distinct values is a
+    multiple of ``1 / s``; the candidate is ``rint(1 / smallest of them)``
+    (``255`` for 8-bit images, ``1`` for counts; ``1`` when that is at least
+    1/2). Only the sampled rows are checked (a cheap rejection of ordinary
+    float data): the whole rows are checked by
+    :func:`kernelkit._compiled.grid.grid_shifted` later.
 
     Returns
     -------
@@ -64,17 +72,40 @@ def grid_scale(X, Y):
     """
     from .._compiled.grid import grid_integers
 
-    head = np.abs(np.concatenate([np.ravel(X[:_SAMPLE_ROWS]), np.ravel(Y[:_SAMPLE_ROWS])]))
-    positive = head[head > 0]
+    values = np.unique(np.concatenate([np.ravel(_sample(X)), np.ravel(_sample(Y))]))
+    steps = np.concatenate([np.abs(values), np.diff(values)])
+    positive = steps[steps > 0]
     with np.errstate(over="ignore", divide="ignore"):
         smallest = positive.min() if positive.size else 1.0
         scale = 1.0 if smallest >= 0.5 else float(np.rint(1.0 / smallest))
     if not 1.0 <= scale <= _MAX_SCALE:
         return None
-    for rows in (X[:_SAMPLE_ROWS], Y[:_SAMPLE_ROWS]):
+    for rows in (_sample(X), _sample(Y)):
         if grid_integers(rows, scale) is None:
             return None
     return scale
+
+
+# Rows prepared by grid_centred, by id: (weak reference, scale, max ||a|| of the
+# unshifted integers). The shifted rows no longer show their scale (a saturated
+# row shifted may have no coordinate at +-1 / s) nor the size of the rows given.
+_MARKS = {}
+
+
+def _mark(rows, scale, norm):
+    key = id(rows)
+    _MARKS[key] = (weakref.ref(rows, lambda _, key=key: _MARKS.pop(key, None)), scale, norm)
+
+
+def grid_marks(rows):
+    """``(scale, max ||a||)`` recorded by :func:`grid_centred` for ``rows`` or the
+    array they are a view of (a slice of prepared rows), else None."""
+    while isinstance(rows, np.ndarray):
+        entry = _MARKS.get(id(rows))
+        if entry is not None and entry[0]() is rows:
+            return entry[1], entry[2]
+        rows = rows.base
+    return None
 
 
 def grid_centred(X, Y, scale):
@@ -82,7 +113,11 @@ def grid_centred(X, Y, scale):
 
     Distances are unchanged (exactly, on the grid) and the integers of the
     prepared rows stay small, so the float32 products of :func:`grid_route`
-    are exact for more pairs. ``Y is X`` is kept.
+    are exact for more pairs. ``Y is X`` is kept. The scale and the largest
+    norm of the *unshifted* integers (which the rounding of the float64
+    inputs grows with, :func:`grid_error_bound`) are recorded with the
+    returned rows for :func:`grid_route` (:func:`grid_marks`), found in the
+    same pass.
 
     Returns
     -------
@@ -92,10 +127,16 @@ def grid_centred(X, Y, scale):
 
     # Any integer vector keeps the rows on the grid; the rounded mean keeps them small.
     shift = np.rint(Y.mean(axis=0) * scale)
-    A = grid_shifted(X, scale, shift)
-    B = A if (A is None or Y is X) else grid_shifted(Y, scale, shift)
-    if A is None or B is None:
+    shifted_x = grid_shifted(X, scale, shift)
+    shifted_y = shifted_x if (shifted_x is None or Y is X) else grid_shifted(Y, scale, shift)
+    if shifted_x is None or shifted_y is None:
         return None
+    (A, top_x), (B, top_y) = shifted_x, shifted_y
+    # float64 sums of squared integers: relative error <= d u, so inflate to bound.
+    slack = 1.0 + 2.0 * (X.shape[1] + 1) * _U
+    _mark(A, scale, math.sqrt(top_x) * slack)
+    if B is not A:
+        _mark(B, scale, math.sqrt(top_y) * slack)
     return A, B
 
 
@@ -108,7 +149,9 @@ def grid_error_bound(gamma, scale, norm_x, norm_y):
     scale : float
         The grid's s.
     norm_x, norm_y : float
-        The largest integer row norms ``max ||a||``, ``max ||b||`` of the rows as given.
+        The largest integer row norms ``max ||a||``, ``max ||b||`` of the rows
+        as given (``x = fl(a / s)``), *not* of shifted rows: the rounding of
+        ``a / s`` to float64 grows with ``|a|``.
 
     Returns
     -------
@@ -177,6 +220,9 @@ def grid_route(X, Y, gamma):
     Parameters
     ----------
     X, Y : ndarray of shape (n, d), (m, d), float64 (``Y is X`` when symmetric)
+        Rows prepared by :func:`grid_centred` (or slices of them) carry their
+        scale and the norms of the rows given (:func:`grid_marks`); other rows
+        are taken as given, their scale found by :func:`grid_scale`.
     gamma : float
 
     Returns
@@ -189,7 +235,11 @@ def grid_route(X, Y, gamma):
     if d < GRID_MIN_FEATURES:
         return GridRoute(False, f"{d} features < {GRID_MIN_FEATURES}: the product is cheap, "
                                 "float64 products")
-    scale = grid_scale(X, Y)
+    marks_x, marks_y = grid_marks(X), grid_marks(Y)
+    if marks_x is not None and marks_y is not None and marks_x[0] == marks_y[0]:
+        scale, given_norms = marks_x[0], (marks_x[1], marks_y[1])
+    else:
+        scale, given_norms = grid_scale(X, Y), None
     ax = None if scale is None else grid_integers(X, scale)
     ay = ax if (ax is None or Y is X) else grid_integers(Y, scale)
     if ax is None or ay is None:
@@ -203,8 +253,9 @@ def grid_route(X, Y, gamma):
         return GridRoute(False, f"rows on a grid of integers / {scale:g}, but {share:.1%} of "
                                 "pairs have ||a|| ||b|| > 2^24 (float32 sums could round): "
                                 "float64 products", scale=scale, wide_share=share)
-    bound = grid_error_bound(gamma, scale, math.sqrt(aa.max(initial=0.0)),
-                             math.sqrt(bb.max(initial=0.0)))
+    if given_norms is None:  # the rows are the inputs: their own integers
+        given_norms = (math.sqrt(aa.max(initial=0.0)), math.sqrt(bb.max(initial=0.0)))
+    bound = grid_error_bound(gamma, scale, *given_norms)
     fixed = f"; {share:.2%} of pairs beyond it recomputed in float64" if share else ""
     return GridRoute(True, f"rows are integers / {scale:g}: float32 products of integers with "
                            f"||a|| ||b|| <= 2^24 are exact (twice the float64 rate){fixed}; "

@@ -220,9 +220,14 @@ class RBF(Kernel):
     for integers ``a``: 8-bit images, counts) are centred by an integer
     vector, and the tiles of large float64 matrices multiply their integers
     in float32, which is exact (every partial sum an integer below 2^24, the
-    few pairs beyond that recomputed in float64): the values are then within
-    4.5e-16 of the exact kernel, at the float32 rate
-    (:mod:`kernelkit.kernels._rbf_grid`, :func:`kernelkit.gram.product_choice`).
+    few pairs beyond that recomputed in float64), at the float32 rate. The
+    integer distances are exact, so the values differ from the exact kernel
+    of the float64 inputs only by the final rounding (< 4u, u = 2^-53) and
+    by the inputs' own rounding ``|x - a / s| <= u |a| / s``, which grows
+    with the integers of the rows *as given* (not the centred ones): at most
+    about ``u (||a|| + ||b||) / s * sqrt(2 gamma / e)`` more
+    (:func:`kernelkit.kernels._rbf_grid.grid_error_bound`,
+    :func:`kernelkit.gram.product_choice`).
 
     Examples
     --------
