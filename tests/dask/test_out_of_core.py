@@ -191,3 +191,14 @@ def test_one_read_per_chunk_when_x_and_y_share_a_file(tmp_path, monkeypatch):
     ref = DaskKernelRidge("rbf(gamma=1.0)", solver="features", features="rff", n_centers=8,
                           random_state=0, fit_intercept=False).fit(table[:, :3], table[:, 3])
     np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-12, atol=1e-12)
+
+
+def test_a_memmapped_target_stays_out_of_the_graph_when_x_chunks_are_irregular(stored):
+    from kernelkit.dask._runtime import align_rows
+    path, X = stored
+    v = np.load(path / "v.npy", mmap_mode="r")
+    lazy_X = da.from_array(X, chunks=((700, 1100, 300, 900), (7,)))  # irregular row chunks
+    aligned = align_rows(v, lazy_X, "y")
+    assert aligned.chunks[0] == lazy_X.chunks[0]
+    assert graph_bytes(aligned) < v.nbytes / 5  # paths and row ranges, not the 3000 values
+    np.testing.assert_array_equal(aligned.compute(scheduler="synchronous"), np.asarray(v))

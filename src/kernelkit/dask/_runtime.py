@@ -217,9 +217,10 @@ def align_rows(v, X, name):
         return None
     from .io import from_memmap, memmap_layout
 
-    if not is_dask(v) and memmap_layout(v) is not None:  # read from its file, X's chunks
-        regular = len(set(X.chunks[0][:-1])) <= 1
-        v = from_memmap(v, X.chunks[0][0]) if regular and X.chunks[0] else v
+    if not is_dask(v) and memmap_layout(v) is not None and max(X.chunks[0], default=0) > 0:
+        # read from its file (never put into the graph); irregular chunks of X are
+        # matched by the rechunk below, which moves only v's rows between tasks
+        v = from_memmap(v, max(X.chunks[0]))
     if is_dask(v):
         v = as_rows(v, name)
     else:
