@@ -281,3 +281,58 @@ def test_kernel_rows_blocks_and_direct_calls_take_the_route(tiles_for_small):
     rows = KernelRows(kernel, X, C)
     assert np.abs(rows.block(10, 70) - exact[10:70]).max() <= bound
     assert np.abs(kernel(X, C) - exact).max() <= bound
+
+
+# ---- the decision recorded in the estimators' plan_ ----------------------------------
+
+def test_decision_on_given_rows_matches_the_engines_route(tiles_for_small):
+    """grid_decision (one read-only pass, what plan_ records) against the route the
+    tiles take on the prepared rows: same verdict, scale, share and bound."""
+    rng = np.random.default_rng(16)
+    saturated = images(rng, 60, 64)
+    saturated[:40] = 1.0
+    cases = [images(rng, 60, 64), saturated, rng.standard_normal((60, 64)),
+             rng.integers(-40_000, 40_000, size=(60, 64)).astype(np.float64)]
+    big = rng.integers(0, 3, size=(200, 64)).astype(np.float64)
+    big[:1] = 2 * rng.integers(150_000, 250_000, size=(1, 64)) + 1
+    cases.append(big)
+    kernel = RBF(gamma=0.01)
+    for X in cases:
+        for Y in (X, X[::2].copy()):
+            engine = kernel.product_route(*kernel.prepare(X, Y))
+            given = _rbf_grid.grid_decision(X, Y, 0.01)
+            assert (given.used, given.reason, given.scale, given.wide_share) == \
+                (engine.used, engine.reason, engine.scale, engine.wide_share)
+            assert given.bound == engine.bound or (np.isnan(given.bound)
+                                                   and np.isnan(engine.bound))
+
+
+def _products(est):
+    return [c for c in est.plan_.choices if c.what == "Gram products"]
+
+
+@pytest.mark.filterwarnings("ignore:alpha=0.1 is the smallest")  # the search's edge
+def test_estimators_record_the_products_last(tiles_for_small, capsys):
+    from kernelkit.models import KernelRidge, KernelRidgeCV, KernelSVC
+
+    rng = np.random.default_rng(17)
+    X = images(rng, 120, 40)
+    y = X[:, 0] - X[:, 1] + 0.1 * rng.standard_normal(120)
+    fits = [KernelRidge(kernel="rbf", verbose=1).fit(X, y),
+            KernelRidge(kernel="rbf", precision="mixed").fit(X, y),
+            KernelRidge(kernel="rbf", solver="falkon", n_centers=30).fit(X, y),
+            KernelSVC(kernel="rbf", cache=True).fit(X, y > np.median(y)),
+            KernelRidgeCV(kernel="rbf", alphas=[0.1, 1.0], cv="loo").fit(X, y)]
+    assert "Gram products: exact float32 products of grid integers" in capsys.readouterr().out
+    for est in fits:
+        assert est.plan_.choices[-1].what == "Gram products", est
+        assert est.plan_.choices[-1].value == "exact float32 products of grid integers"
+    # the reason is the decision product_choice gives for the fitted kernel
+    assert fits[0].plan_.choices[-1] == product_choice(fits[0].kernel_, X)
+    # off the grid: recorded, saying float64
+    off = rng.standard_normal((120, 40))
+    assert _products(KernelRidge(kernel="rbf").fit(off, y))[-1].value == "float64 products"
+    # the question does not arise: narrow rows, ARD, other kernels -- nothing recorded
+    assert _products(KernelRidge(kernel="rbf").fit(X[:, :10], y)) == []
+    assert _products(KernelRidge(kernel=RBF(length_scale=np.ones(40))).fit(X, y)) == []
+    assert _products(KernelRidge(kernel="laplacian").fit(X, y)) == []

@@ -23,7 +23,7 @@ from .planning import Choice, decide_store
 from ._validation import check_same_n_features
 
 __all__ = ["gram", "GramOperator", "KernelRows", "kernel_matmat", "pairwise_blocked",
-           "product_choice"]
+           "product_choice", "recorded_product_choice"]
 
 
 def _validated(kernel, X, Y):
@@ -104,17 +104,56 @@ def product_choice(kernel, X, Y=None):
     return _product_choice(kernel.resolve(X), X, Y)
 
 
+def recorded_product_choice(kernel, X, Y=None):
+    """:func:`product_choice` for an estimator's ``plan_``, when the question arises.
+
+    The question arises for an isotropic RBF (the resolved ``kernel_``) on
+    dense rows with at least
+    :data:`~kernelkit.kernels._rbf_grid.GRID_MIN_FEATURES` features; for any
+    other kernel or rows the products are float64 and nothing is recorded.
+    Cost: the column means of Y and one read-only pass over X (and Y).
+
+    Parameters
+    ----------
+    kernel : Kernel or "precomputed"
+        Resolved (no data-dependent parameter left).
+    X : ndarray of shape (n_samples_X, n_features), as the fit validated it
+    Y : ndarray of shape (n_samples_Y, n_features), optional
+
+    Returns
+    -------
+    kernelkit.planning.Choice or None
+    """
+    from .kernels._rbf_grid import GRID_MIN_FEATURES
+    from .kernels.rbf import RBF
+
+    if not isinstance(kernel, RBF) or kernel.is_ard or not isinstance(X, np.ndarray) \
+            or X.ndim != 2 or X.shape[1] < GRID_MIN_FEATURES \
+            or not (Y is None or isinstance(Y, np.ndarray)):
+        return None
+    return _product_choice(kernel.resolve(X), X, Y)
+
+
 def _product_choice(kernel, X, Y):
     from .kernels.tiled import MIN_TILED_ENTRIES
+    from .kernels.rbf import RBF
+    from .kernels._rbf_grid import grid_decision
 
     if not hasattr(kernel, "product_route"):
         return Choice("Gram products", "float64 products", f"{kernel!r} has no other route")
-    Xp, Yp = kernel.prepare(X, Y)
-    entries = Xp.shape[0] * Yp.shape[0]
+    entries = X.shape[0] * (X if Y is None else Y).shape[0]
     if entries < MIN_TILED_ENTRIES:
         return Choice("Gram products", "float64 products",
                       f"{entries} entries < {MIN_TILED_ENTRIES}: one block of float64 products")
-    route = kernel.product_route(Xp, Yp)
+    if isinstance(kernel, RBF) and isinstance(X, np.ndarray) \
+            and (Y is None or isinstance(Y, np.ndarray)):
+        # The rows as given: one read-only pass (no prepared copy of X).
+        X64 = np.asarray(X, dtype=np.float64)
+        Y64 = X64 if Y is None or Y is X else np.asarray(Y, dtype=np.float64)
+        route = (kernel.product_route(*kernel.prepare(X, Y)) if kernel.is_ard
+                 else grid_decision(X64, Y64, kernel.gamma_value))
+    else:
+        route = kernel.product_route(*kernel.prepare(X, Y))
     value = "exact float32 products of grid integers" if route.used else "float64 products"
     return Choice("Gram products", value, route.reason)
 

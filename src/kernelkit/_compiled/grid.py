@@ -17,7 +17,7 @@ from numba import njit
 
 from ._common import _exp, interruptible
 
-__all__ = ["grid_integers", "grid_shifted", "grid_wide_pairs"]
+__all__ = ["grid_integers", "grid_shifted", "grid_shifted_norms", "grid_wide_pairs"]
 
 _serial = dict(cache=True, nogil=True, error_model="numpy")
 # Integers up to 2^24 are exact in float32.
@@ -114,6 +114,53 @@ def grid_shifted(X, scale, shift):
                          top):
         return None
     return out, float(top[0])
+
+
+@njit(**_serial, fastmath={"reassoc"})
+def _grid_shifted_norms(X, scale, shift, sq, top):
+    # grid_shifted's checks and norms without writing the rows: read-only, one pass.
+    n, d = X.shape
+    bad = 0
+    for i in range(n):
+        acc = 0.0
+        given = 0.0
+        for k in range(d):
+            a = np.rint(X[i, k] * scale)
+            c = a - shift[k]
+            bad += (a / scale != X[i, k]) | (abs(c) > _FLOAT32_INTEGERS)
+            acc += c * c
+            given += a * a
+        sq[i] = acc
+        if given > top[0]:
+            top[0] = given
+        if bad:
+            return False
+    return True
+
+
+@interruptible
+def grid_shifted_norms(X, scale, shift):
+    """The squared norms of the shifted integers ``a - shift`` and ``max ||a||^2``, one
+    read-only pass (what :func:`grid_shifted` then :func:`grid_integers` would find).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d), float64
+    scale : float
+    shift : ndarray of shape (d,), float64 integers
+
+    Returns
+    -------
+    (ndarray of shape (n,), float) or None
+        None under the conditions of :func:`grid_shifted`.
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    sq = np.empty(X.shape[0])
+    top = np.zeros(1)
+    if not _grid_shifted_norms(X, float(scale), np.ascontiguousarray(shift, dtype=np.float64),
+                               sq, top):
+        return None
+    return sq, float(top[0])
 
 
 @njit(**_serial)

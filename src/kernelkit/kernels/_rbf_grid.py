@@ -33,7 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["GridRoute", "grid_route", "grid_centred", "grid_scale", "grid_marks",
+__all__ = ["GridRoute", "grid_route", "grid_decision", "grid_centred", "grid_scale",
+           "grid_marks",
            "grid_error_bound", "GRID_MIN_FEATURES", "MAX_WIDE_SHARE"]
 
 #: From this many features on the matrix product dominates a Gram tile, so
@@ -205,6 +206,10 @@ class GridRoute:
     bound: float = math.nan
 
 
+_OFF_GRID = GridRoute(False, "rows not on a grid of integers / s (s <= 2^16, integers "
+                             "<= 2^24): float64 products")
+
+
 def _wide_share(aa, bb):
     """The share of pairs with ||a||^2 ||b||^2 > 2**48 (sorted norms, no n x m work)."""
     bb_sorted = np.sort(bb)
@@ -243,9 +248,50 @@ def grid_route(X, Y, gamma):
     ax = None if scale is None else grid_integers(X, scale)
     ay = ax if (ax is None or Y is X) else grid_integers(Y, scale)
     if ax is None or ay is None:
-        return GridRoute(False, "rows not on a grid of integers / s (s <= 2^16, integers "
-                                "<= 2^24): float64 products")
+        return _OFF_GRID
     (A, aa), (B, bb) = ax, ay
+    return _route_from_norms(gamma, scale, A, B if Y is not X else A, aa,
+                             aa if Y is X else bb, given_norms)
+
+
+def grid_decision(X, Y, gamma):
+    """:func:`grid_route`'s decision on rows *as given* (before ``RBF.prepare``), in one
+    read-only pass over X (and Y): what the estimators record in ``plan_``.
+
+    The same steps as ``RBF.prepare`` then :func:`grid_route` -- the scale from
+    sampled rows, the shift ``rint(s mean(Y))`` (a pass over Y's columns), the
+    squared norms of the shifted integers -- without writing the shifted rows.
+
+    Parameters
+    ----------
+    X, Y : ndarray of shape (n, d), (m, d), float64 (``Y is X`` when symmetric)
+    gamma : float
+
+    Returns
+    -------
+    GridRoute
+        Without the float32 integers (``A``, ``B`` are None).
+    """
+    from .._compiled.grid import grid_shifted_norms
+
+    d = X.shape[1]
+    if d < GRID_MIN_FEATURES:
+        return GridRoute(False, f"{d} features < {GRID_MIN_FEATURES}: the product is cheap, "
+                                "float64 products")
+    scale = grid_scale(X, Y)
+    nx = ny = None
+    if scale is not None:
+        shift = np.rint(Y.mean(axis=0) * scale)
+        nx = grid_shifted_norms(X, scale, shift)
+        ny = nx if (nx is None or Y is X) else grid_shifted_norms(Y, scale, shift)
+    if nx is None or ny is None:
+        return _OFF_GRID
+    slack = 1.0 + 2.0 * (d + 1) * _U  # as grid_centred
+    return _route_from_norms(gamma, scale, None, None, nx[0], ny[0],
+                             (math.sqrt(nx[1]) * slack, math.sqrt(ny[1]) * slack))
+
+
+def _route_from_norms(gamma, scale, A, B, aa, bb, given_norms):
     if not aa.max(initial=0.0) + bb.max(initial=0.0) <= _EXACT_NORM_SQ:
         return GridRoute(False, "integer norms beyond float64's exact integers: float64 products")
     share = _wide_share(aa, bb)
@@ -260,5 +306,4 @@ def grid_route(X, Y, gamma):
     return GridRoute(True, f"rows are integers / {scale:g}: float32 products of integers with "
                            f"||a|| ||b|| <= 2^24 are exact (twice the float64 rate){fixed}; "
                            f"error <= {bound:.1e} per entry", scale=scale, A=A,
-                     B=A if Y is X else B, aa=aa, bb=aa if Y is X else bb,
-                     wide_share=share, bound=bound)
+                     B=B, aa=aa, bb=bb, wide_share=share, bound=bound)

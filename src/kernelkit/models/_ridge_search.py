@@ -16,7 +16,7 @@ from .._budget import budget as memory_budget, format_bytes, require, row_blocks
 from ..exceptions import InvalidParameterError
 from ..features import RandomFourierFeatures
 from ..features.centers import distinct_centers, select_centers
-from ..gram import KernelRows, gram
+from ..gram import KernelRows, gram, recorded_product_choice
 from ..linalg import eigh_psd
 from ..planning import Choice, Plan, falkon_centers
 from ..tuning.grid import warn_if_on_edge
@@ -185,7 +185,7 @@ def search(est, X, y, base, alphas, labels=None):
     edges = [warn_if_on_edge("alpha", alphas, alpha, stacklevel=3)]
     for key, values in sorted((est.param_grid or {}).items()):
         edges.append(warn_if_on_edge(key, values, params[key], stacklevel=3))
-    est.plan_ = plan.with_choices(*edges)
+    est.plan_ = plan.with_choices(*edges, state.pop("products", None))  # products last
     report_plan(est, est.verbose)
     intercept = y_mean + state.pop("mean")
     for attr in ("dual_coef_", "coef_", "centers_", "X_fit_", "feature_map_", "rank_"):
@@ -248,7 +248,9 @@ def _exact(est, plan, cands, X, y0, y_mean, alphas, cv, labels):
                         else accuracy)
     _, params, alpha, kernel, coef, score = best
     state = {"dual_coef_": coef, "X_fit_": None if kernel == "precomputed" else X,
-             "solver_": "dual", "score": score, "mean": np.zeros(y0.shape[1])}
+             "solver_": "dual", "score": score, "mean": np.zeros(y0.shape[1]),
+             # the Gram matrices' products (RBF's grid route), for the chosen kernel
+             "products": recorded_product_choice(kernel, X) if D2 is None else None}
     return plan, rows, (params, alpha, kernel, state)
 
 

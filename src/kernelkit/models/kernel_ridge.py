@@ -19,7 +19,7 @@ from .._progress import progress
 from ..exceptions import InvalidParameterError
 from .._validation import Interval, Options, validate_params
 from ..features import ExplicitFeatures, explicit_feature_dim
-from ..gram import GramOperator, gram, kernel_matmat
+from ..gram import GramOperator, gram, kernel_matmat, recorded_product_choice
 from ..planning.kernel_ridge import MIXED_MIN_N, plan_kernel_ridge
 from ..solvers import dual_ridge, primal_ridge
 from ..solvers.falkon import falkon
@@ -336,11 +336,19 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
             self._fit_falkon(kernel, X, y, alpha, sw, fit_plan)
         elif fit_plan.solver == "dual":
             self._fit_dual(kernel, X, y, alpha, sw, fit_plan.mixed)
+            # K(X, X)'s products (RBF's grid route), recorded last
+            self._record_products(recorded_product_choice(kernel, X))
         else:
             self.feature_map_ = ExplicitFeatures(kernel).fit(X)
             Z = self.feature_map_.transform(X)
             self.coef_, self.jitter_ = primal_ridge(Z, y, alpha, sample_weight=sw)
         return self
+
+    def _record_products(self, choice):
+        """Append the Gram products' route (None: the question did not arise) to ``plan_``."""
+        if choice is not None:
+            self.plan_ = self.plan_.with_choices(choice)
+            report_choices((choice,), self.verbose)
 
     def _fit_dual(self, kernel, X, y, alpha, sw, mixed):
         """(K + alpha S^-1) u = y: a float64 Cholesky, or mixed precision."""
@@ -389,6 +397,8 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
             bar.finish(falkon_stop_reason(res, self.tol, self.max_iter))
         self.plan_ = self.plan_.with_choices(res.preconditioner_choice, res.solve_choice)
         report_choices((choice, res.preconditioner_choice, res.solve_choice), self.verbose)
+        if compute_dtype(X) == np.float64:  # K_nM's float64 products (RBF's grid route)
+            self._record_products(recorded_product_choice(kernel, X, centers))
         self.centers_ = centers
         self.dual_coef_ = res.coef
         self.n_iter_ = int(res.n_iter)

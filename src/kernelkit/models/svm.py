@@ -26,7 +26,7 @@ from .._progress import is_verbose, progress
 from .._validation import Interval, Options, validate_params
 from .. import config
 from ..kernels import RBF
-from ..gram import GramOperator, gram, pairwise_blocked
+from ..gram import GramOperator, gram, pairwise_blocked, recorded_product_choice
 from ..planning import Plan, decide_store, row_cache_bytes, row_cache_choice
 from ..planning.storage import warm_buffer_choice
 from ..solvers.pegasos import pegasos_gram, pegasos_kernel, pegasos_objectives
@@ -345,6 +345,10 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
         if self.probability:
             self.probA_, self.probB_ = (np.array(v, dtype=np.float64) for v in zip(*sigmoids))
         self.plan_ = self._plan(len(order), n_classes, len(results), choices)
+        if any(c.what.startswith("store ") and c.value is True for c in choices) \
+                and not any(c.value == "rows on demand" for c in choices):
+            # the stored Gram matrices' products (RBF's grid route), recorded last
+            self.plan_ = self.plan_.with_choices(recorded_product_choice(kernel, X))
         report_plan(self, self.verbose)
         stopped = [p for p, r in enumerate(results) if not r.get("converged", True)]
         if stopped:
