@@ -18,6 +18,7 @@ from sklearn.model_selection import KFold, ParameterGrid
 from sklearn.utils import check_random_state
 
 from .._budget import require
+from .._compiled import exp_scaled
 from ..exceptions import InvalidParameterError
 from ..gram import gram
 from ..planning import Choice
@@ -86,9 +87,13 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
     kernels = [k for _, k in cands]
     profiles = distance_profiles(kernels, X)
     m_max = max(len(tr) for tr, _ in splits)
-    require(8.0 * n * n + 12.0 * m_max * m_max,
+    # the folds: the n x n distances, a fold's training and held-out blocks (8 m n) and
+    # its float32 factor with a float64 copy (12 m^2); the refit: K in place of the
+    # distances and its solve's factor and copy (12 n^2)
+    require(max(8.0 * n * n + 8.0 * m_max * n + 12.0 * m_max * m_max, 20.0 * n * n),
             f"the exact {len(splits)}-fold search on n={n} samples (the n x n distances or "
-            "Gram matrix, a fold's training block and its float32 factor)",
+            "Gram matrix, a fold's training and held-out blocks, its float32 factor and a "
+            "float64 copy)",
             hint="use solver='nystroem'")
     D2 = squared_distances(X) if profiles is not None else None
     buffers = {}
@@ -109,7 +114,8 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
             K = (np.asarray(X, dtype=np.float64) if kernel == "precomputed"
                  else np.asarray(gram(kernel, X), dtype=np.float64))
         for f, (train, test) in enumerate(splits):
-            K_test = np.array(K[np.ix_(test, train)])  # own copy: the buffer is reused
+            K_test = (K.held_out(test, train) if isinstance(K, DistanceGram)  # own buffer
+                      else K[np.ix_(test, train)])
             mean = y[train].mean(axis=0) if est.fit_intercept else np.zeros(t)
             coef, info = fold_solves(K[np.ix_(train, train)], y[train] - mean, alphas,
                                      planned(len(train)).groups)
@@ -124,12 +130,15 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
     c_best, j_best = _best_in_sklearn_order(cands, alphas, mse)
     params, kernel = cands[c_best]
     alpha = float(alphas[j_best])
-    full = (DistanceGram(D2, kernel, profiles[c_best], None)[np.ix_(np.arange(n),
-                                                                       np.arange(n))]
-            if D2 is not None else
-            np.asarray(X, dtype=np.float64) if kernel == "precomputed"
-            else np.asarray(gram(kernel, X), dtype=np.float64))
-    del D2, buffers
+    buffers.clear()  # the folds' blocks, before the refit's matrix
+    if D2 is None:
+        full = (np.asarray(X, dtype=np.float64) if kernel == "precomputed"
+                else np.asarray(gram(kernel, X), dtype=np.float64))
+    else:
+        scale = DistanceGram(D2, kernel, profiles[c_best]).scale  # -gamma of an RBF kernel
+        full = (exp_scaled(D2, scale, D2) if scale is not None  # in place of the distances
+                else np.ascontiguousarray(profiles[c_best](D2), dtype=np.float64))
+    D2 = None
     coef, info = fold_solves(full, y0, [alpha], plan_fold_solves(n, [alpha], t).groups)
     plan = plan.with_choices(
         Choice("kernel matrices", "from one squared-distance matrix" if profiles is not None
