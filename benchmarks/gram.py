@@ -157,7 +157,7 @@ def gemm_rates(n=2000, d=784, repeats=3):
 def issue24_row(quick, rate):
     """Issue 24's row: RBF K(X, Y), 5000 x 5000, d = 784, float64 (Fashion-MNIST)."""
     from kernelkit.gram import product_choice
-    from kernelkit.kernels._rbf_grid import grid_error_bound
+    from kernelkit.kernels.rbf_grid import grid_error_bound
 
     n, d, g = (1200 if quick else 5000), 784, 1.0 / 784  # quick: still tiles (>= 2^20 entries)
     Xt, _ = load_fashion_mnist(subset="test", return_X_y=True)

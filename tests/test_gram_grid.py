@@ -1,4 +1,4 @@
-"""RBF's grid route (kernels/_rbf_grid.py): exact float32 products of rows on a grid.
+"""RBF's grid route (kernels/rbf_grid.py): exact float32 products of rows on a grid.
 
 References: brute-force kernels from the inputs in long double (the exact
 integer distances, or coordinate differences of the float64 inputs), and
@@ -15,7 +15,7 @@ from kernelkit import gram
 from kernelkit._compiled.grid import grid_integers, grid_shifted, grid_wide_pairs
 from kernelkit.gram import product_choice
 from kernelkit.kernels import RBF
-from kernelkit.kernels import _rbf_grid
+from kernelkit.kernels import rbf_grid
 from kernelkit.kernels import tiled
 
 
@@ -42,7 +42,7 @@ def exact_rbf(X, Y, gamma):
 def bound_for(X, Y, gamma, scale):
     nx = np.sqrt(np.max(np.sum(np.rint(X * scale) ** 2, axis=1)))
     ny = np.sqrt(np.max(np.sum(np.rint(Y * scale) ** 2, axis=1)))
-    return _rbf_grid.grid_error_bound(gamma, scale, nx, ny)
+    return rbf_grid.grid_error_bound(gamma, scale, nx, ny)
 
 
 # ---- the compiled loops against their twins ---------------------------------------
@@ -163,7 +163,7 @@ def test_large_norm_pairs_recomputed_exactly(tiles_for_small):
     gamma = 1e-13
     kernel = RBF(gamma=gamma)
     route = kernel.product_route(*kernel.prepare(X, Y))
-    assert route.used and 0 < route.wide_share <= _rbf_grid.MAX_WIDE_SHARE
+    assert route.used and 0 < route.wide_share <= rbf_grid.MAX_WIDE_SHARE
     # the proof is needed: float32 products of those rows do round
     A, B = route.A[:3], route.B
     assert not np.array_equal(A @ B.T, A.astype(np.float64) @ B.T.astype(np.float64))
@@ -206,7 +206,7 @@ def test_far_from_origin_error_within_bound_of_given_integers(tiles_for_small):
     # the centred integers' norms would give a bound the measured error exceeds
     centred = np.rint(X * scale) - np.rint(X.mean(axis=0) * scale)
     small = np.sqrt(np.max(np.sum(centred ** 2, axis=1)))
-    assert err > _rbf_grid.grid_error_bound(gamma, scale, small, small)
+    assert err > rbf_grid.grid_error_bound(gamma, scale, small, small)
 
 
 def test_saturated_leading_rows_take_the_route(tiles_for_small):
@@ -236,7 +236,7 @@ def test_route_decision_from_the_data(tiles_for_small):
     assert not kernel.product_route(*kernel.prepare(narrow, narrow)).used  # d < 32
     wide = rng.integers(-40_000, 40_000, size=(50, 64)).astype(np.float64)
     route = kernel.product_route(*kernel.prepare(wide, wide))
-    assert not route.used and route.wide_share > _rbf_grid.MAX_WIDE_SHARE
+    assert not route.used and route.wide_share > rbf_grid.MAX_WIDE_SHARE
     ard = RBF(length_scale=np.ones(64))
     pics = images(rng, 50, 64)
     assert not ard.product_route(*ard.prepare(pics, pics)).used
@@ -300,7 +300,7 @@ def test_decision_on_given_rows_matches_the_engines_route(tiles_for_small):
     for X in cases:
         for Y in (X, X[::2].copy()):
             engine = kernel.product_route(*kernel.prepare(X, Y))
-            given = _rbf_grid.grid_decision(X, Y, 0.01)
+            given = rbf_grid.grid_decision(X, Y, 0.01)
             assert (given.used, given.reason, given.scale, given.wide_share) == \
                 (engine.used, engine.reason, engine.scale, engine.wide_share)
             assert given.bound == engine.bound or (np.isnan(given.bound)

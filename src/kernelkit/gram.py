@@ -84,7 +84,7 @@ def product_choice(kernel, X, Y=None):
 
     RBF multiplies rows that lie on a grid of integers / s (8-bit images,
     counts) as float32 integers, exactly (twice the float64 rate); other rows
-    and kernels multiply in float64 (see :mod:`kernelkit.kernels._rbf_grid`).
+    and kernels multiply in float64 (see :mod:`kernelkit.kernels.rbf_grid`).
     ``gram(..., verbose=1)`` prints this choice.
 
     Parameters
@@ -109,7 +109,7 @@ def recorded_product_choice(kernel, X, Y=None):
 
     The question arises for an isotropic RBF (the resolved ``kernel_``) on
     dense rows with at least
-    :data:`~kernelkit.kernels._rbf_grid.GRID_MIN_FEATURES` features; for any
+    :data:`~kernelkit.kernels.rbf_grid.GRID_MIN_FEATURES` features; for any
     other kernel or rows the products are float64 and nothing is recorded.
     Cost: the column means of Y and one read-only pass over X (and Y).
 
@@ -124,7 +124,7 @@ def recorded_product_choice(kernel, X, Y=None):
     -------
     kernelkit.planning.Choice or None
     """
-    from .kernels._rbf_grid import GRID_MIN_FEATURES
+    from .kernels.rbf_grid import GRID_MIN_FEATURES
     from .kernels.rbf import RBF
 
     if not isinstance(kernel, RBF) or kernel.is_ard or not isinstance(X, np.ndarray) \
@@ -137,7 +137,7 @@ def recorded_product_choice(kernel, X, Y=None):
 def _product_choice(kernel, X, Y):
     from .kernels.tiled import MIN_TILED_ENTRIES
     from .kernels.rbf import RBF
-    from .kernels._rbf_grid import grid_decision
+    from .kernels.rbf_grid import grid_decision
 
     if not hasattr(kernel, "product_route"):
         return Choice("Gram products", "float64 products", f"{kernel!r} has no other route")

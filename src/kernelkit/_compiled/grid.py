@@ -1,4 +1,4 @@
-"""Compiled passes of RBF's grid route (:mod:`kernelkit.kernels._rbf_grid`).
+"""Compiled passes of RBF's grid route (:mod:`kernelkit.kernels.rbf_grid`).
 
 Rows whose coordinates are integers divided by one scale s (8-bit images,
 counts) are multiplied as float32 integers: every product and partial sum of

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from .base import Kernel, max_abs
-from . import _rbf_grid, _sparse, spectral
+from . import rbf_grid, _sparse, spectral
 from .data_dependent import check_resolved
 from ._vector_common import _GAMMA, _POSITIVE, _inner_bound, _inner_into, _sq_norms
 
@@ -226,7 +226,7 @@ class RBF(Kernel):
     by the inputs' own rounding ``|x - a / s| <= u |a| / s``, which grows
     with the integers of the rows *as given* (not the centred ones): at most
     about ``u (||a|| + ||b||) / s * sqrt(2 gamma / e)`` more
-    (:func:`kernelkit.kernels._rbf_grid.grid_error_bound`,
+    (:func:`kernelkit.kernels.rbf_grid.grid_error_bound`,
     :func:`kernelkit.gram.product_choice`).
 
     Examples
@@ -325,11 +325,11 @@ class RBF(Kernel):
 
     def _prepare(self, X, Y):
         X, Y = super()._prepare(X, Y)
-        if X.shape[1] >= _rbf_grid.GRID_MIN_FEATURES and not self.is_ard:
+        if X.shape[1] >= rbf_grid.GRID_MIN_FEATURES and not self.is_ard:
             # Quantised rows (images, counts): centred by an integer vector, so the
             # prepared rows stay on the grid for the tiles' exact float32 products.
-            scale = _rbf_grid.grid_scale(X, Y)
-            snapped = None if scale is None else _rbf_grid.grid_centred(X, Y, scale)
+            scale = rbf_grid.grid_scale(X, Y)
+            snapped = None if scale is None else rbf_grid.grid_centred(X, Y, scale)
             if snapped is not None:
                 return snapped
         if X is Y:
@@ -407,7 +407,7 @@ class RBF(Kernel):
 
     def product_route(self, X, Y):
         """How the tiles of K(X, Y) multiply prepared float64 rows: exact float32
-        products of integers when the rows lie on a grid (:mod:`._rbf_grid`), else
+        products of integers when the rows lie on a grid (:mod:`.rbf_grid`), else
         float64 products; decided from the rows and returned with the reason.
 
         Parameters
@@ -416,12 +416,12 @@ class RBF(Kernel):
 
         Returns
         -------
-        kernelkit.kernels._rbf_grid.GridRoute
+        kernelkit.kernels.rbf_grid.GridRoute
         """
         if self.is_ard or _sparse.is_sparse(X) or _sparse.is_sparse(Y) \
                 or X.dtype != np.float64 or Y.dtype != np.float64:
-            return _rbf_grid.GridRoute(False, "not dense float64 rows of an isotropic RBF")
-        return _rbf_grid.grid_route(X, Y, self.gamma_value)
+            return rbf_grid.GridRoute(False, "not dense float64 rows of an isotropic RBF")
+        return rbf_grid.grid_route(X, Y, self.gamma_value)
 
     def _diag(self, X):
         return np.ones(X.shape[0])

@@ -422,14 +422,14 @@ class DistanceGram:
     def __getitem__(self, index):
         if not (isinstance(index, tuple) and len(index) == 2):
             raise TypeError("DistanceGram takes G[np.ix_(rows, cols)] only")
-        return self._block(index[0], index[1], "train")
+        return self._serve(index[0], index[1], "train")
 
     def held_out(self, rows, cols):
         """The block K(X[rows], X[cols]) in the held-out role's buffer (valid until the
         next :meth:`held_out`; training blocks never overwrite it)."""
-        return self._block(rows, cols, "test")
+        return self._serve(rows, cols, "test")
 
-    def _block(self, rows, cols, role):
+    def _serve(self, rows, cols, role):
         rows, cols = (np.asarray(i, dtype=np.intp).ravel() for i in (rows, cols))
         if self.scale is None:
             return np.ascontiguousarray(self.profile(self.D2[np.ix_(rows, cols)]),
