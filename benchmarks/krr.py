@@ -282,7 +282,9 @@ def kernelkit_alone(cases, rows, quick=False):
 
 
 def _save(rows, quick):
-    write_json("krr", {
+    # KRR_BIG runs (kernelkit alone at chosen sizes) keep their own file, beside the table
+    name = "krr_big" if os.environ.get("KRR_BIG") else "krr"
+    write_json(name, {
         "question": "exact RBF kernel ridge fit/predict: kernelkit vs sklearn KernelRidge",
         "california": CAL, "fried": FRIED, "targets": {"max_rel_diff": 1e-8, "fit_40k_s": 300},
         "rows": rows,
