@@ -44,22 +44,14 @@ REPORTS = {
         "the learnt parameters and the objective reached",
     ("models/learned_kernel_ridge.py", "LearnedKernelRidge._fit_ridge"):
         "the final model's solver, as the nested KernelRidge planned it",
+    ("dask/_runtime.py", "check_worker_room"):
+        "the rows per chunk of X against the room the cluster's workers answered",
 }
 
 #: Sites in modules other work is changing now (issue 22 continues), without the
 #: staleness check: decisions still to be moved into planning/, then removed from
 #: here, and reports still being written (then moved to REPORTS).
-PENDING = {
-    # a report: the rows per chunk of X against the workers' room the cluster answered
-    ("dask/_runtime.py", "check_worker_room"),
-    ("models/_cv_path.py", "PathSearchCV._search"),
-    ("models/_ridge_search.py", "_plan"),
-    ("models/_ridge_search.py", "_exact"),
-    ("models/_ridge_search.py", "_approximate"),
-    # the exact k-fold search: which matrices and fold solves it used, and what CG took
-    ("models/_ridge_kfold.py", "exact_kfold"),
-    ("models/learned_kernel_ridge.py", "LearnedKernelRidge._learn_nystroem"),
-}
+PENDING = {}
 
 
 def _choice_sites():

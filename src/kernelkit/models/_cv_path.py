@@ -42,7 +42,8 @@ from .._budget import budget as memory_budget
 from .._compiled import gather_exp
 from ..gram import gram
 from ..kernels.rbf import RBF
-from ..planning import Choice, Plan, decide_store
+from ..planning import Plan, decide_store
+from ..planning.searches import fold_threads_choice, path_blocks_choice, warm_starts_choice
 from ..tuning.paths import squared_distances
 from ..tuning.grid import warn_if_on_edge
 from ._base import (check_sample_weight, kernel_for_data, report_plan, resolve_estimator_kernel,
@@ -232,24 +233,11 @@ class PathSearchCV(BaseEstimator):
         params = candidates[best]
         kparams = {k: v for k, v in params.items() if k != name}
         kindex = next(i for i, (p, _, _) in enumerate(kernels) if p == kparams)
-        way = "upwards" if name == "C" else "downwards"
         from_distances, reused = D2 is not None, self._reuses_blocks
         D2 = stored = local = None  # the refit's memory
-        blocks = Choice(
-            "kernel blocks", "from one squared-distance matrix" if from_distances else
-            "one Gram matrix per kernel candidate" if store.value else "rows on demand",
-            f"each (candidate, fold) block by one exp pass over the {n} x {n} squared "
-            "distances" + (" into reused buffers" if reused else "")
-            if from_distances else "not every candidate is a kernel of the Euclidean "
-            "distance on dense rows" if store.value else "no stored matrix")
-        parallel = Choice("folds in parallel", workers,
-                          f"{workers} threads over the {len(tasks)} (candidate, fold) "
-                          "paths, each with its own block buffers" if workers > 1 else
-                          "one core, one path, or blocks not from the distance matrix, "
-                          "or the memory budget holds one set of buffers")
-        choices = [store, Choice(f"warm starts along {name}", bool(store.value),
-                                 f"each fold walks {name} {way} from the previous solution"
-                                 if store.value else "cold fits per fold (no stored Gram)")]
+        blocks = path_blocks_choice(from_distances, store.value, n, reused)
+        parallel = fold_threads_choice(workers, len(tasks))
+        choices = [store, warm_starts_choice(name, store.value)]
         choices.append(warn_if_on_edge(name, user_Cs, params[name], stacklevel=3))
         for key in sorted(grid):
             choices.append(warn_if_on_edge(key, grid[key], params[key], stacklevel=3))

@@ -21,7 +21,7 @@ from .._budget import require
 from .._compiled import exp_scaled
 from ..exceptions import InvalidParameterError
 from ..gram import gram
-from ..planning import Choice
+from ..planning.searches import kfold_matrices_choice
 from ..planning.fold_search import fold_solves_choice, plan_fold_solves
 from ..tuning.fold_path import fold_solves
 from ..tuning.paths import squared_distances
@@ -141,8 +141,7 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
     D2 = None
     coef, info = fold_solves(full, y0, [alpha], plan_fold_solves(n, [alpha], t).groups)
     plan = plan.with_choices(
-        Choice("kernel matrices", "from one squared-distance matrix" if profiles is not None
-               else "one Gram matrix per candidate", "each fold's blocks by indexing"),
+        kfold_matrices_choice(profiles is not None),
         fold_solves_choice(planned(m_max), alphas, m_max, len(cands) * len(splits),
                            stats["n_iter"], stats["fallbacks"], stats["residual"]))
     rows = [(cands[c][0], float(a), float(mse[c, j]), None)

@@ -18,7 +18,10 @@ from ..features import RandomFourierFeatures
 from ..features.centers import distinct_centers, select_centers
 from ..gram import KernelRows, gram, recorded_product_choice
 from ..linalg import eigh_psd
-from ..planning import Choice, Plan, falkon_centers
+from ..planning import Plan, falkon_centers
+from ..planning.searches import (center_blocks_choice, criterion_choice, factorisation_choice,
+                                 kernel_matrices_choice, kmm_rank_choice,
+                                 search_centers_choice)
 from ..tuning.grid import warn_if_on_edge
 from ..tuning.nystroem_path import (WHITENING_RTOL, NystroemPath, accumulate_moments,
                                     whitening)
@@ -121,10 +124,8 @@ def _plan(est, X, n, n_cand, alphas):
                  if isinstance(cv, (int, np.integer)) else
                  f"{cv.get_n_splits() if hasattr(cv, 'get_n_splits') else len(cv)}-fold")
     plan = Plan(solver, (), why, {"n": n, "candidates": n_cand, "alphas": len(alphas)})
-    return plan.with_choices(Choice("criterion", criterion,
-                                    "set by the user" if not isinstance(est.cv, str)
-                                    or est.cv != "auto" else
-                                    "cv='auto': exact LOO for exact, GCV beyond")), solver, cv
+    user_set = not isinstance(est.cv, str) or est.cv != "auto"
+    return plan.with_choices(criterion_choice(criterion, user_set)), solver, cv
 
 
 def search(est, X, y, base, alphas, labels=None):
@@ -213,13 +214,8 @@ def _exact(est, plan, cands, X, y0, y_mean, alphas, cv, labels):
             f"{', and the squared distances' if profiles is not None else ''})",
             hint="use solver='nystroem'")
     D2 = squared_distances(X) if profiles is not None else None
-    plan = plan.with_choices(
-        Choice("factorisation", factorisation, why),
-        Choice("kernel matrices", "from one squared-distance matrix" if D2 is not None else
-               "one Gram matrix per candidate",
-               f"{len(cands)} candidates of a kernel of the Euclidean distance"
-               if D2 is not None else "a single candidate, or a kernel without a distance "
-               "profile, or non-array input"))
+    plan = plan.with_choices(factorisation_choice(factorisation, why),
+                             kernel_matrices_choice(D2 is not None, len(cands)))
     rows, best = [], None
     for c, (params, kernel) in enumerate(cands):
         if kernel == "precomputed":
@@ -292,16 +288,9 @@ def _approximate(est, plan, solver, cands, X, y0, alphas, cv):
         blocks = _center_blocks(kernels, profiles, X, centers)
         width, what = len(centers), f"{len(centers)} Nystroem centers ({getattr(est, 'center_selection', 'uniform')} rows)"
         plan = plan.with_choices(
-            Choice("centers", len(centers), f"{M} wanted ("
-                   + ("max(sqrt(n) log n, min(n / 4, 1000))" if est.n_centers == "auto"
-                      else "n_centers") + f"); {how}"),
-            Choice("kernel blocks", "from squared distances to the centers" if profiles
-                   else "one K_nM block per candidate",
-                   "kernels of the Euclidean distance: one distance block serves every "
-                   "candidate" if profiles else "a kernel without a distance profile"),
-            Choice("K_MM rank", min(r for _, r in whitenings),
-                   f"null directions of K_MM dropped (eigenvalues <= {WHITENING_RTOL:g} "
-                   "of the largest; the smallest rank over the candidates)"))
+            search_centers_choice(len(centers), M, est.n_centers == "auto", how),
+            center_blocks_choice(bool(profiles)),
+            kmm_rank_choice(min(r for _, r in whitenings), WHITENING_RTOL))
     else:
         maps = [RandomFourierFeatures(k, n_components=est.n_components,
                                       random_state=est.random_state).fit(X) for k in kernels]

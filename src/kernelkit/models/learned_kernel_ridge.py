@@ -15,6 +15,7 @@ from ..kernels import Kernel
 from ..kernels.algebra import Scaled
 from ..kernels.vector import RBF
 from ..planning import Choice, Plan
+from ..planning.searches import tuning_centers_choice
 from ..tuning.kernel_params import DEFAULT_BOUNDS, kernel_parameters
 from ..tuning.marginal_likelihood import log_marginal_likelihood, optimize_marginal_likelihood
 from ..tuning.nystroem_objective import nystroem_objective
@@ -361,10 +362,8 @@ class LearnedKernelRidge(_RidgePredictor):
             y = y[:, 0]
         M = min(n, _TUNING_CENTERS if self.n_centers == "auto" else int(self.n_centers))
         centers = X[rng.choice(n, size=M, replace=False)]
-        self.plan_ = self.plan_.with_choices(Choice(
-            "tuning centers", M, f"{M} rows drawn uniformly" + (
-                " (n_centers='auto': min(n, 500))" if self.n_centers == "auto" else "")
-            + f"; each step costs O(n M^2 + n M d) = {n * M * (M + X.shape[1]):.2g} flops"))
+        self.plan_ = self.plan_.with_choices(
+            tuning_centers_choice(M, self.n_centers == "auto", n, X.shape[1]))
         report_choices(self.plan_.choices[-1:], self.verbose)
         validation = None
         if objective == "holdout":
