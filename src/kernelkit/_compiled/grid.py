@@ -69,21 +69,31 @@ def grid_integers(X, scale):
     return out, sq
 
 
-@njit(**_serial)
-def _grid_shifted(X, scale, shift, out, top):
-    # top[0]: the largest squared norm of the unshifted integers (the input rows').
+# One pass for both entry points: with ``out`` of shape (n, d) it writes the shifted
+# rows, with ``sq`` of shape (n,) the shifted rows' squared norms (an empty array
+# skips either); ``top[0]`` gets the largest squared norm of the unshifted integers
+# (the input rows'). Sums of squared integers are exact in any order: reassociation
+# changes no bit.
+@njit(**_serial, fastmath={"reassoc"})
+def _grid_shift_pass(X, scale, shift, out, sq, top):
     n, d = X.shape
+    write, norms = out.shape[0] > 0, sq.shape[0] > 0
     bad = 0
     for i in range(n):
         acc = 0.0
+        given = 0.0
         for k in range(d):
             a = np.rint(X[i, k] * scale)
             c = a - shift[k]
             bad += (a / scale != X[i, k]) | (abs(c) > _FLOAT32_INTEGERS)
-            out[i, k] = c / scale
-            acc += a * a
-        if acc > top[0]:
-            top[0] = acc
+            if write:
+                out[i, k] = c / scale
+            acc += c * c
+            given += a * a
+        if norms:
+            sq[i] = acc
+        if given > top[0]:
+            top[0] = given
         if bad:
             return False
     return True
@@ -110,32 +120,10 @@ def grid_shifted(X, scale, shift):
     X = np.ascontiguousarray(X, dtype=np.float64)
     out = np.empty(X.shape)
     top = np.zeros(1)
-    if not _grid_shifted(X, float(scale), np.ascontiguousarray(shift, dtype=np.float64), out,
-                         top):
+    if not _grid_shift_pass(X, float(scale), np.ascontiguousarray(shift, dtype=np.float64),
+                            out, np.empty(0), top):
         return None
     return out, float(top[0])
-
-
-@njit(**_serial, fastmath={"reassoc"})
-def _grid_shifted_norms(X, scale, shift, sq, top):
-    # grid_shifted's checks and norms without writing the rows: read-only, one pass.
-    n, d = X.shape
-    bad = 0
-    for i in range(n):
-        acc = 0.0
-        given = 0.0
-        for k in range(d):
-            a = np.rint(X[i, k] * scale)
-            c = a - shift[k]
-            bad += (a / scale != X[i, k]) | (abs(c) > _FLOAT32_INTEGERS)
-            acc += c * c
-            given += a * a
-        sq[i] = acc
-        if given > top[0]:
-            top[0] = given
-        if bad:
-            return False
-    return True
 
 
 @interruptible
@@ -157,8 +145,8 @@ def grid_shifted_norms(X, scale, shift):
     X = np.ascontiguousarray(X, dtype=np.float64)
     sq = np.empty(X.shape[0])
     top = np.zeros(1)
-    if not _grid_shifted_norms(X, float(scale), np.ascontiguousarray(shift, dtype=np.float64),
-                               sq, top):
+    if not _grid_shift_pass(X, float(scale), np.ascontiguousarray(shift, dtype=np.float64),
+                            np.empty((0, 0)), sq, top):
         return None
     return sq, float(top[0])
 
