@@ -20,7 +20,7 @@ from sklearn.svm import SVC
 
 from kernelkit.kernels import RBF
 from kernelkit.models import KernelSVCCV
-from kernelkit.models._cv_path import DistanceGram
+from kernelkit.tuning.distance_blocks import DistanceGram
 from kernelkit.tuning.paths import squared_distances
 
 

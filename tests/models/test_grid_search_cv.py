@@ -18,7 +18,7 @@ from kernelkit import config_context
 from kernelkit.exceptions import InvalidParameterError
 from kernelkit.kernels import RBF
 from kernelkit.models import KernelRidgeCV, KernelSVCCV
-from kernelkit.models._cv_path import DistanceGram
+from kernelkit.tuning.distance_blocks import DistanceGram
 from kernelkit.planning.fold_search import plan_fold_solves
 from kernelkit.tuning.fold_path import fold_solves, shifted_solves
 from kernelkit.tuning.paths import squared_distances

@@ -39,18 +39,17 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .._validation import HasMethods, Interval, validate_params
 from ..exceptions import InvalidParameterError
 from .._budget import budget as memory_budget
-from .._compiled import gather_exp
 from ..gram import gram
-from ..kernels.rbf import RBF
 from ..planning import Plan, decide_store
 from ..planning.searches import fold_threads_choice, path_blocks_choice, warm_starts_choice
+from ..tuning.distance_blocks import DistanceGram, distance_profiles
 from ..tuning.paths import squared_distances
 from ..tuning.grid import warn_if_on_edge
 from ._base import (check_sample_weight, kernel_for_data, report_plan, resolve_estimator_kernel,
                     tag_precomputed, validate_fit_data)
 
 __all__ = ["PathSearchCV", "ClassifierOutputs", "fold_targets", "PATH_CONSTRAINTS",
-           "DistanceGram", "distance_profiles", "fold_workers",
+           "fold_workers",
            "DEFAULT_C_RANGE", "DEFAULT_ALPHA_RANGE", "ALPHA_PATH_CONSTRAINTS"]
 
 #: ``Cs=k`` means k values of C in ``np.logspace(*DEFAULT_C_RANGE, k)``.
@@ -363,74 +362,3 @@ def fold_workers(n, n_tasks):
         cores = os.cpu_count() or 1
     fits = int(memory_budget() // (8.0 * n * n)) - 1
     return max(1, min(cores, n_tasks, fits))
-
-
-def distance_profiles(kernels, X):
-    """Each kernel's profile ``f(||x - z||^2)`` if all have one and X is a dense float
-    array (then every kernel block comes from one squared-distance matrix), else None."""
-    if not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype.kind != "f":
-        return None
-    if any(isinstance(k, str) for k in kernels):
-        return None
-    fs = [k.sq_euclidean_profile() for k in kernels]
-    return None if any(f is None for f in fs) else fs
-
-
-class DistanceGram:
-    """The Gram matrix of one kernel candidate, served block by block from the squared
-    distances D2 of all rows: ``G[np.ix_(rows, cols)]`` is ``f(D2[rows][:, cols])``.
-
-    For the RBF kernel the block is one compiled gather-and-exp pass; with ``buffers``
-    (a dict shared by the candidates) it is written into a reused array, one per role
-    -- ``G[np.ix_(rows, cols)]`` the training role, :meth:`held_out` the held-out role,
-    named by the caller (a fold whose held-out rows equal its training rows must not
-    share the training block's buffer) -- so a search allocates no fresh n x n pages
-    per fit. A block handed out is valid until the next request of the same role.
-
-    Parameters
-    ----------
-    D2 : ndarray of shape (n, n)
-    kernel : Kernel
-    profile : callable
-        ``kernel.sq_euclidean_profile()``.
-    buffers : dict or None
-    serial : bool, default=False
-        Run the gather-and-exp loop on the calling thread only (when several threads
-        serve folds at once: see :func:`kernelkit._compiled.gather_exp`).
-    """
-
-    def __init__(self, D2, kernel, profile, buffers=None, *, serial=False):
-        self.D2, self.profile, self.buffers, self.serial = D2, profile, buffers, serial
-        self.shape = D2.shape
-        self.ndim = 2
-        self.dtype = np.dtype(np.float64)
-        self.scale = (-float(kernel.gamma_value)
-                      if isinstance(kernel, RBF) and not kernel.is_ard else None)
-
-    def __getitem__(self, index):
-        if not (isinstance(index, tuple) and len(index) == 2):
-            raise TypeError("DistanceGram takes G[np.ix_(rows, cols)] only")
-        return self._serve(index[0], index[1], "train")
-
-    def held_out(self, rows, cols):
-        """The block K(X[rows], X[cols]) in the held-out role's buffer (valid until the
-        next :meth:`held_out`; training blocks never overwrite it)."""
-        return self._serve(rows, cols, "test")
-
-    def _serve(self, rows, cols, role):
-        rows, cols = (np.asarray(i, dtype=np.intp).ravel() for i in (rows, cols))
-        if self.scale is None:
-            return np.ascontiguousarray(self.profile(self.D2[np.ix_(rows, cols)]),
-                                        dtype=np.float64)
-        out = self._buffer(rows, cols, role)
-        gather_exp(self.D2, rows, cols, self.scale, out, serial=self.serial)
-        return out
-
-    def _buffer(self, rows, cols, role):
-        if self.buffers is None:
-            return np.empty((rows.size, cols.size))
-        size = rows.size * cols.size
-        flat = self.buffers.get(role)
-        if flat is None or flat.size < size:
-            flat = self.buffers[role] = np.empty(size)
-        return flat[:size].reshape(rows.size, cols.size)

@@ -23,9 +23,9 @@ from ..exceptions import InvalidParameterError
 from ..gram import gram
 from ..planning.searches import kfold_matrices_choice
 from ..planning.fold_search import fold_solves_choice, plan_fold_solves
+from ..tuning.distance_blocks import DistanceGram, distance_profiles
 from ..tuning.fold_path import fold_solves
 from ..tuning.paths import squared_distances
-from ._cv_path import DistanceGram, distance_profiles
 
 __all__ = ["fold_splits", "exact_kfold"]
 

@@ -22,6 +22,7 @@ from ..planning import Plan, falkon_centers
 from ..planning.searches import (center_blocks_choice, criterion_choice, factorisation_choice,
                                  kernel_matrices_choice, kmm_rank_choice,
                                  search_centers_choice)
+from ..tuning.distance_blocks import distance_profiles
 from ..tuning.grid import warn_if_on_edge
 from ..tuning.nystroem_path import (WHITENING_RTOL, NystroemPath, accumulate_moments,
                                     whitening)
@@ -67,14 +68,6 @@ def candidates(base, param_grid):
         params = dict(zip(keys, values))
         out.append((params, clone(base).set_params(**params) if params else base))
     return out
-
-
-def _profiles(kernels, X):
-    """Each kernel's ``f(||x - z||^2)`` when all have one and X is a dense array, else None."""
-    if not isinstance(X, np.ndarray) or any(k == "precomputed" for k in kernels):
-        return None
-    fs = [k.sq_euclidean_profile() for k in kernels]
-    return None if any(f is None for f in fs) else fs
 
 
 def _given_folds(cv):
@@ -208,7 +201,7 @@ def _exact(est, plan, cands, X, y0, y_mean, alphas, cv, labels):
     """Exact LOO/GCV of every (candidate, alpha); the best one's dual coefficients."""
     n = y0.shape[0]
     factorisation, why = choose_factorisation(len(alphas), est.factorisation)
-    profiles = _profiles([k for _, k in cands], X) if len(cands) > 1 else None
+    profiles = distance_profiles([k for _, k in cands], X) if len(cands) > 1 else None
     require((24.0 if profiles is not None else 16.0) * n * n,
             f"the exact leave-one-out path on n={n} samples (the n x n kernel and its factor"
             f"{', and the squared distances' if profiles is not None else ''})",
@@ -278,7 +271,7 @@ def _approximate(est, plan, solver, cands, X, y0, alphas, cv):
         rng = check_random_state(est.random_state)
         M = tuning_centers(n) if est.n_centers == "auto" else min(int(est.n_centers), n)
         centers, how = _draw_centers(est, kernels[0], X, y0, M, rng)
-        profiles = _profiles(kernels, X)
+        profiles = distance_profiles(kernels, X)
         if profiles is not None:
             D2_MM = squared_distances(centers)
             K_MMs = [f(D2_MM) for f in profiles]

@@ -3,7 +3,7 @@
 One squared-distance matrix of all rows for a grid of RBF-like kernels (else one
 Gram matrix per kernel candidate); each (candidate, fold) training and held-out
 block by one compiled exp pass into buffers reused across the search
-(:class:`~kernelkit.models._cv_path.DistanceGram`), the (candidate, fold) paths on
+(:class:`~kernelkit.tuning.distance_blocks.DistanceGram`), the (candidate, fold) paths on
 one thread per core, and SMO warm-started along increasing C
 (:func:`kernelkit.solvers.smo.seed_alpha`), where scikit-learn's
 ``GridSearchCV(SVC(...))`` recomputes kernel rows and starts SMO from zero for
