@@ -285,3 +285,21 @@ def test_float32_cholesky_adds_jitter_to_singular_and_refuses_indefinite(block_s
         robust_cholesky(work, overwrite_a=True, dtype=np.float32, block_size=block_size,
                         jitter_start=1e-6)
     np.testing.assert_array_equal(work, S)
+
+
+def test_pcg_with_a_shift_per_column_solves_each_shifted_system():
+    import numpy as np
+    from kernelkit.linalg import pcg
+    rng = np.random.default_rng(4)
+    G = rng.normal(size=(60, 60))
+    A = G @ G.T / 60  # PSD, ill-conditioned at the small end
+    B = rng.normal(size=(60, 3))
+    shifts = np.array([1e-2, 0.3, 5.0])
+    out = pcg(A, B, rtol=1e-12, maxiter=500, shift=shifts)
+    for j, a in enumerate(shifts):
+        want = np.linalg.solve(A + a * np.eye(60), B[:, j])
+        np.testing.assert_allclose(out.x[:, j], want, rtol=1e-9, atol=1e-11)
+    assert out.converged
+    # a start x0 counts its shift too
+    again = pcg(A, B, rtol=1e-12, maxiter=500, shift=shifts, x0=out.x)
+    assert again.n_iter <= 1

@@ -365,7 +365,7 @@ class PCGState:
 
 
 def pcg(A, b, *, M=None, x0=None, rtol=1e-6, atol=0.0, maxiter=None, callback=None,
-        state=None, on_state=None):
+        state=None, on_state=None, shift=None):
     """Preconditioned conjugate gradient for symmetric positive definite ``A``.
 
     Same contract as :func:`scipy.sparse.linalg.cg`, plus several right-hand
@@ -395,6 +395,10 @@ def pcg(A, b, *, M=None, x0=None, rtol=1e-6, atol=0.0, maxiter=None, callback=No
     on_state : callable, optional
         Called as ``on_state(PCGState)`` after each iteration (to checkpoint;
         the arrays are the live ones: copy or write them out before returning).
+    shift : array-like of shape (k,), optional
+        Column j solves ``(A + shift[j] I) x_j = b_j`` (one operator product
+        serves shifted systems, e.g. kernel ridge for several alphas); each
+        ``A + shift[j] I`` must be SPD.
 
     Returns
     -------
@@ -414,8 +418,14 @@ def pcg(A, b, *, M=None, x0=None, rtol=1e-6, atol=0.0, maxiter=None, callback=No
     bnorm = np.linalg.norm(B, axis=0)
     tol = np.maximum(rtol * bnorm, atol)
     X[:, bnorm == 0] = 0.0  # b = 0 -> x = 0 whatever x0, as scipy's cg
+    shift = None if shift is None else np.broadcast_to(np.asarray(shift, np.float64), (k,))
+
+    def product(V, cols):  # (A + shift I) V for the columns ``cols``
+        AV = np.asarray(Amm(V)).reshape(n, -1)
+        return AV if shift is None else AV + shift[cols] * V
+
     if state is None:
-        R = B - Amm(X) if np.any(X) else B.copy()
+        R = B - product(X, slice(None)) if np.any(X) else B.copy()
         rnorm = np.linalg.norm(R, axis=0)
         active = rnorm > tol
         active[bnorm == 0] = False
@@ -439,7 +449,7 @@ def pcg(A, b, *, M=None, x0=None, rtol=1e-6, atol=0.0, maxiter=None, callback=No
         beta = np.where(n_iter == 0, 0.0, rz_new / rz[idx])
         P[:, idx] = Z + beta * P[:, idx]
         rz[idx] = rz_new
-        AP = np.asarray(Amm(P[:, idx])).reshape(n, -1)
+        AP = product(P[:, idx], idx)
         pAp = np.einsum("ij,ij->j", P[:, idx], AP)
         ok = (pAp > 0) & (rz_new > 0)  # else A or M is not positive definite
         if not ok.all():
