@@ -21,7 +21,6 @@ When the Gram matrix of all rows does not fit the memory budget, each
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -38,10 +37,10 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._validation import HasMethods, Interval, validate_params
 from ..exceptions import InvalidParameterError
-from .._budget import budget as memory_budget
 from ..gram import gram
 from ..planning import Plan, decide_store
-from ..planning.searches import fold_threads_choice, path_blocks_choice, warm_starts_choice
+from ..planning.searches import (fold_threads_choice, fold_workers, path_blocks_choice,
+                                 warm_starts_choice)
 from ..tuning.distance_blocks import DistanceGram, distance_profiles
 from ..tuning.paths import squared_distances
 from ..tuning.grid import warn_if_on_edge
@@ -49,7 +48,6 @@ from ._base import (check_sample_weight, kernel_for_data, report_plan, resolve_e
                     tag_precomputed, validate_fit_data)
 
 __all__ = ["PathSearchCV", "ClassifierOutputs", "fold_targets", "PATH_CONSTRAINTS",
-           "fold_workers",
            "DEFAULT_C_RANGE", "DEFAULT_ALPHA_RANGE", "ALPHA_PATH_CONSTRAINTS"]
 
 #: ``Cs=k`` means k values of C in ``np.logspace(*DEFAULT_C_RANGE, k)``.
@@ -350,15 +348,3 @@ def fold_targets(y_train):
     if len(classes) == 2:
         return classes, np.where(yi == 1, 1.0, -1.0)[:, None]
     return classes, np.where(yi[:, None] == np.arange(len(classes))[None, :], 1.0, -1.0)
-
-
-def fold_workers(n, n_tasks):
-    """Threads for the (candidate, fold) paths: the cores this process may use, at most
-    the number of paths, and as many as the memory budget holds a set of block buffers
-    (about 8 n^2 bytes each) beside the 8 n^2 of the squared distances."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        cores = os.cpu_count() or 1
-    fits = int(memory_budget() // (8.0 * n * n)) - 1
-    return max(1, min(cores, n_tasks, fits))

@@ -30,7 +30,8 @@ Modules, by subject:
 - ``fold_search``: :func:`plan_fold_solves` (a k-fold ridge search: which alphas
   of a training fold share a float32 factor preconditioning CG, and which get a
   float64 factor each, from predicted factor and iteration costs);
-- ``searches``: the *CV searches' records (criterion, kernel blocks, fold threads,
+- ``searches``: the *CV searches' fold threads (:func:`fold_workers`) and records
+  (criterion, kernel blocks, fold threads,
   warm starts, factorisation, centers), each built from plain values;
 - ``decomposition``: :func:`plan_kernel_pca` (eigen-solver, Nystroem centers);
 - ``clustering``: :func:`plan_kernel_kmeans`, the distance methods' space, the

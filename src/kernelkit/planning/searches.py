@@ -10,9 +10,12 @@ every record of a search is written in this room.
 
 from __future__ import annotations
 
+import os
+
+from .._budget import budget as memory_budget
 from .choices import Choice
 
-__all__ = ["criterion_choice", "path_blocks_choice", "fold_threads_choice",
+__all__ = ["fold_workers", "criterion_choice", "path_blocks_choice", "fold_threads_choice",
            "warm_starts_choice", "factorisation_choice", "kernel_matrices_choice",
            "kfold_matrices_choice", "search_centers_choice", "center_blocks_choice",
            "kmm_rank_choice", "tuning_centers_choice"]
@@ -98,3 +101,15 @@ def tuning_centers_choice(M, auto, n, d):
     return Choice("tuning centers", M, f"{M} rows drawn uniformly" + (
         " (n_centers='auto': min(n, 500))" if auto else "")
         + f"; each step costs O(n M^2 + n M d) = {n * M * (M + d):.2g} flops")
+
+
+def fold_workers(n, n_tasks):
+    """Threads for the (candidate, fold) paths: the cores this process may use, at most
+    the number of paths, and as many as the memory budget holds a set of block buffers
+    (about 8 n^2 bytes each) beside the 8 n^2 of the squared distances."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    fits = int(memory_budget() // (8.0 * n * n)) - 1
+    return max(1, min(cores, n_tasks, fits))
