@@ -9,6 +9,8 @@ import kernelkit
 from kernelkit import GramOperator, config_context, gram
 from kernelkit.kernels import RBF, Laplacian, Linear, Polynomial, Power, Warped
 from kernelkit._budget import rows_per_block
+from kernelkit.exceptions import InvalidParameterError, MemoryBudgetError
+from kernelkit.planning import operator_store_choice
 
 
 def _data(n=30, m=20, d=4, seed=0):
@@ -79,7 +81,12 @@ def test_dtype_policy_float32(kernel):
 
 
 # ----------------------------------------------------------------- GramOperator
-@pytest.mark.parametrize("cache", [False, True, "auto"])
+def _cache(setting, n, m):
+    """The operator's ``cache``: a plain bool, or the planner's decision for n x m."""
+    return operator_store_choice(n, m) if setting == "planned" else setting
+
+
+@pytest.mark.parametrize("cache", [False, True, "planned"])
 @pytest.mark.parametrize("memory", ["16MB", "1GB"])
 def test_operator_against_dense(cache, memory):
     rng = np.random.default_rng(4)
@@ -90,31 +97,42 @@ def test_operator_against_dense(cache, memory):
     v, V = rng.standard_normal(500), rng.standard_normal((500, 3))
     w, W = rng.standard_normal(450), rng.standard_normal((450, 2))
     with config_context(memory=memory):
-        op = GramOperator(k, X, cache=cache)
+        op = GramOperator(k, X, cache=_cache(cache, 500, 500))
         assert op.shape == (500, 500) and op.dtype == np.float64
         for _ in range(2):  # the second product uses the cache when there is one
             np.testing.assert_allclose(op.matvec(v), K @ v, rtol=1e-11, atol=1e-11)
             np.testing.assert_allclose(op.matmat(V), K @ V, rtol=1e-11, atol=1e-11)
             np.testing.assert_allclose(op @ v, K @ v, rtol=1e-11, atol=1e-11)
-        shifted = GramOperator(k, X, shift=0.7, cache=cache)
+        shifted = GramOperator(k, X, shift=0.7, cache=_cache(cache, 500, 500))
         np.testing.assert_allclose(shifted.matmat(V), K @ V + 0.7 * V, rtol=1e-11, atol=1e-11)
-        rect = GramOperator(k, X, Y, cache=cache)
+        rect = GramOperator(k, X, Y, cache=_cache(cache, 500, 450))
         assert rect.shape == (500, 450)
         np.testing.assert_allclose(rect.matvec(w), C @ w, rtol=1e-11, atol=1e-11)
         np.testing.assert_allclose(rect @ W, C @ W, rtol=1e-11, atol=1e-11)
 
 
-def test_operator_cache_auto_depends_on_budget():
+def test_operator_follows_the_planned_cache_which_depends_on_budget():
     X, _ = _data(n=300)
     with config_context(memory="16MB"):
-        op = GramOperator(RBF(gamma=1.0), X, cache="auto")
+        op = GramOperator(RBF(gamma=1.0), X, cache=operator_store_choice(300, 300))
         op.matvec(np.ones(300))
         assert op._K is not None  # 300^2 * 8 bytes = 0.7 MB <= 8 MB
     X = np.random.default_rng(0).standard_normal((1100, 2))
     with config_context(memory="16MB"):
-        op = GramOperator(RBF(gamma=1.0), X, cache="auto")
+        op = GramOperator(RBF(gamma=1.0), X, cache=operator_store_choice(1100, 1100))
         op.matvec(np.ones(1100))
         assert op._K is None  # 9.7 MB > 8 MB
+
+
+def test_operator_does_not_ask_the_planner():
+    # "auto" would be a decision made inside the operator: refused, naming the planner's
+    # function that makes it
+    X, _ = _data()
+    with pytest.raises(InvalidParameterError, match=r"planning\.operator_store_choice"):
+        GramOperator(RBF(gamma=1.0), X, cache="auto")
+    # a forced store must fit the memory budget, checked before anything is allocated
+    with config_context(memory="16MB"), pytest.raises(MemoryBudgetError, match="cache=False"):
+        GramOperator(RBF(gamma=1.0), np.zeros((1500, 1)), cache=True)
 
 
 def test_operator_with_scipy_cg():
@@ -215,18 +233,24 @@ def test_operator_gram_matmat_against_dense(cache, block_dtype):
 
 def test_operator_store_choice_keeps_the_half_budget_threshold():
     # 16 MB budget: a stored K may take 8 MB = 1,048,576 float64 entries.
+    def operator(n, cache, dtype=np.float64):
+        return GramOperator(RBF(gamma=1.0), np.zeros((n, 1)), np.zeros((1024, 1)), cache=cache,
+                            block_dtype=dtype)
+
     with config_context(memory="16MB"):
-        fits = GramOperator(RBF(gamma=1.0), np.zeros((1024, 1)), np.zeros((1024, 1)), cache="auto")
-        over = GramOperator(RBF(gamma=1.0), np.zeros((1025, 1)), np.zeros((1024, 1)), cache="auto")
-        half = GramOperator(RBF(gamma=1.0), np.zeros((1025, 1)), np.zeros((1024, 1)), cache="auto",
-                            block_dtype=np.float32)
-        forced = GramOperator(RBF(gamma=1.0), np.zeros((1025, 1)), np.zeros((1024, 1)), cache=True)
+        fits = operator(1024, operator_store_choice(1024, 1024))
+        over = operator(1025, operator_store_choice(1025, 1024))
+        half = operator(1025, operator_store_choice(1025, 1024, itemsize=4), np.float32)
+        forced = operator(1025, operator_store_choice(1025, 1024, setting=True))
+        plain = operator(1025, True)
         never = GramOperator(RBF(gamma=1.0), np.zeros((3, 1)))
     assert fits.store_choice.value is True and over.store_choice.value is False
     assert half.store_choice.value is True  # float32 blocks: half the bytes
+    assert (fits.stores, over.stores, half.stores) == (True, False, True)
     assert "8 MB <=" in fits.store_choice.reason and ">" in over.store_choice.reason
     assert forced.store_choice.value is True and "forced" in forced.store_choice.reason
-    assert never.store_choice.value is False
+    assert plain.stores and plain.store_choice is None  # no decision was made: none recorded
+    assert not never.stores and never.store_choice is None
     assert "kernel matrix (1025 x 1024)" in str(over.store_choice)
 
 

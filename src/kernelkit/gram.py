@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._budget import STORE_SHARE, row_blocks, rows_per_block
+from ._budget import require, row_blocks, rows_per_block
 from ._progress import progress
 from .kernels import KernelRows, resolve_kernel
 from .kernels.base import pairwise_blocked  # re-exported: blocks of validated inputs
-from .planning import Choice, decide_store
+from ._choices import Choice
+from .exceptions import InvalidParameterError
 from ._validation import check_same_n_features
 
 __all__ = ["gram", "GramOperator", "KernelRows", "kernel_matmat", "pairwise_blocked",
@@ -182,6 +183,24 @@ class _BlockProgress:
         return False
 
 
+def _stores(cache, shape, itemsize):
+    """Whether a :class:`GramOperator` keeps K, from its ``cache`` (a bool or the
+    planner's Choice); a stored K must fit the memory budget."""
+    if isinstance(cache, Choice):
+        cache = cache.value
+    if isinstance(cache, str):  # "auto" would be the operator asking the planner
+        raise InvalidParameterError(
+            f"GramOperator: cache must be True, False or the planner's Choice, got {cache!r}; "
+            "for the planner's decision (store K when it takes at most half the memory "
+            "budget) pass cache=kernelkit.planning.operator_store_choice(n_rows, n_columns, "
+            "itemsize)")
+    if cache:  # the budget is the user's too: a forced store must fit it
+        require(float(itemsize) * shape[0] * shape[1],
+                f"storing the kernel matrix ({shape[0]} x {shape[1]}) (cache=True)",
+                "pass cache=False (its blocks recomputed at every product, within the budget)")
+    return bool(cache)
+
+
 class GramOperator:
     """The linear operator v -> (K(X, Y) + shift I) v, computed block by block.
 
@@ -203,10 +222,15 @@ class GramOperator:
         Columns (default X: the square Gram matrix).
     shift : float, default=0.0
         Added to the diagonal (the ridge term); only for square operators.
-    cache : {"auto", True, False}, default=False
-        Store K after the first product: ``True`` always, ``"auto"`` when it
-        takes at most :data:`~kernelkit._budget.STORE_SHARE` (half) of the
-        memory budget (decided by :func:`kernelkit.planning.decide_store`).
+    cache : bool or Choice, default=False
+        Store K after the first product. ``True`` stores it (it must fit the
+        memory budget: :class:`~kernelkit.MemoryBudgetError` before anything
+        is allocated), ``False`` recomputes its blocks at every product. A
+        :class:`~kernelkit.planning.Choice` made by the planner is followed as
+        it is and kept as ``store_choice``: for the planner's "store when it
+        takes at most half the budget", pass
+        ``cache=kernelkit.planning.operator_store_choice(n, m, itemsize)``
+        (the operator does not ask the planner itself: ``"auto"`` is refused).
     block_dtype : {np.float64, np.float32}, default=np.float64
         Dtype of the kernel blocks (and of the stored K). float32 halves their
         memory and, for a kernel with a float32 fast path (RBF), runs its
@@ -233,8 +257,11 @@ class GramOperator:
     block_dtype : numpy.dtype
     block_rows : int
         Rows per block (may be set before the first product).
-    store_choice : kernelkit.planning.Choice
-        Whether K is stored after the first product, and why.
+    stores : bool
+        Whether K is stored after the first product.
+    store_choice : kernelkit.planning.Choice or None
+        The planner's decision given as ``cache`` (whether K is stored, and
+        why); None when ``cache`` was a plain bool.
     sample_weight : ndarray or None
     """
 
@@ -251,11 +278,8 @@ class GramOperator:
         self.sample_weight = sample_weight
         self.block_rows = rows_per_block(self.shape[1], bytes_per_entry=self.block_dtype.itemsize,
                                          n_temporaries=n_temporaries)
-        nbytes = self.block_dtype.itemsize * self.shape[0] * self.shape[1]
-        setting = "auto" if isinstance(cache, str) and cache == "auto" else bool(cache)
-        self.store_choice = decide_store(f"the kernel matrix ({self.shape[0]} x "
-                                         f"{self.shape[1]})", nbytes, setting, share=STORE_SHARE)
-        self._cache = bool(self.store_choice.value)
+        self.store_choice = cache if isinstance(cache, Choice) else None
+        self.stores = _stores(cache, self.shape, self.block_dtype.itemsize)
         self._K = None
 
     def blocks(self):
@@ -277,7 +301,7 @@ class GramOperator:
             for r0, r1 in row_blocks(n, self.block_rows):
                 yield r0, r1, self._K[r0:r1]
             return
-        K = np.empty((n, m), dtype=self.block_dtype) if self._cache else None
+        K = np.empty((n, m), dtype=self.block_dtype) if self.stores else None
         buf = None if K is not None else np.empty((min(n, self.block_rows), m),
                                                   dtype=self.block_dtype)
         for r0, r1 in row_blocks(n, self.block_rows):
@@ -301,7 +325,7 @@ class GramOperator:
         if V.ndim != 2 or V.shape[0] != self.shape[1]:
             raise ValueError(f"V must have shape ({self.shape[1]}, k), got {V.shape}")
         Vd = V.astype(self.block_dtype, copy=False)
-        if self._cache and self._K is None:
+        if self.stores and self._K is None:
             for _ in self.blocks():  # fills the store
                 pass
         if self._K is not None:

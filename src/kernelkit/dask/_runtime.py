@@ -377,7 +377,7 @@ def check_worker_room(client, X, what="the fit"):
             f"{_worker_limits_text(room)}, leaving {format_bytes(max(free, 0))} per task; "
             f"{advice}give the workers a memory_limit of at least "
             f"{format_bytes(_limit_for(room, need))}")
-    from ..planning import Choice
+    from .._choices import Choice
 
     tightest = (f"; the tightest worker has {format_bytes(min(known))} per task"
                 if known else "")

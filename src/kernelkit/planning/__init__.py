@@ -9,14 +9,16 @@ estimator's ``plan_`` shows it and ``Plan.explain()`` prints it.
 
 Modules, by subject:
 
-- ``choices``: :class:`Choice`, :class:`Candidate`, :class:`Plan` (imports only
-  the ground floor's unit formatting: solvers report what they find through it);
+- ``choices``: :class:`Choice`, :class:`Candidate`, :class:`Plan` (defined on the
+  ground floor, :mod:`kernelkit._choices`, through which solvers and the Gram
+  operator report what they find without importing this room);
 - ``costs``: the rates in force, the budget, a fit's fixed overhead;
 - ``ridge``: :func:`plan_ridge` (dual, primal or Falkon), Falkon's centers and
   iterations;
 - ``sgd``: :func:`plan_sgd` (the four SGD strategies; ``plan`` is its old name),
   :func:`plan_machine_sgd` (a kernel machine's SGD fit: strategy, random features);
 - ``storage``: :func:`decide_store`, :func:`falkon_store_choice`,
+  :func:`operator_store_choice` (a ``GramOperator``'s ``cache``),
   :func:`row_cache_bytes`, :func:`row_cache_choice`;
 - ``kernel_ridge``: :func:`plan_kernel_ridge`, every decision of a
   :class:`~kernelkit.models.KernelRidge` fit in one call (strategy, centers,
@@ -37,8 +39,10 @@ Modules, by subject:
 - ``clustering``: :func:`plan_kernel_kmeans`, the distance methods' space, the
   agglomerative tree's algorithm, DBSCAN's stored neighbourhoods.
 
-The room imports only the budget arithmetic (``kernelkit._budget``, ``_units``)
-and the rates (``kernelkit.config``).
+The room imports only the budget arithmetic (``kernelkit._budget``, ``_units``),
+the records (``kernelkit._choices``) and the rates (``kernelkit.config``); no
+room below it (the Gram operator, solvers, tuning, kernels, features, linalg)
+imports it: they receive its decisions as plain values or as its ``Choice``.
 """
 
 from .choices import Candidate, Choice, Plan
@@ -54,7 +58,8 @@ from .machines import (LOGISTIC_LBFGS_MAX_N, LOGISTIC_NEWTON_MIN_C, NEWTON_DIREC
 from .ridge import (FALKON_ITERATIONS, FALKON_MIN_N, MIN_AUTO_CENTERS, falkon_centers,
                     falkon_iterations, plan_ridge)
 from .sgd import STRATEGIES, plan, plan_machine_sgd, plan_sgd
-from .storage import decide_store, falkon_store_choice, row_cache_bytes, row_cache_choice
+from .storage import (decide_store, falkon_store_choice, operator_store_choice, row_cache_bytes,
+                      row_cache_choice)
 
 __all__ = ["Candidate", "Choice", "Plan", "plan_sgd", "plan", "plan_ridge", "decide_store",
            "choose_machine_solver", "falkon_store_choice", "MIN_AUTO_CENTERS",
@@ -65,4 +70,4 @@ __all__ = ["Candidate", "Choice", "Plan", "plan_sgd", "plan", "plan_ridge", "dec
            "RidgeFitPlan", "precision_choice", "MIXED_MIN_N", "plan_dask_ridge",
            "plan_dask_kmeans", "DaskRidgePlan", "plan_kernel_pca", "plan_kernel_kmeans",
            "tree_algorithm_choice", "machine_solver_choice", "plan_machine_dual",
-           "plan_machine_sgd", "plan_fold_solves", "FoldSolvePlan"]
+           "plan_machine_sgd", "plan_fold_solves", "FoldSolvePlan", "operator_store_choice"]

@@ -11,8 +11,8 @@ from .._budget import ROW_CACHE_SHARE, STORE_SHARE, budget, require
 from .._units import format_bytes
 from .choices import Choice
 
-__all__ = ["decide_store", "falkon_store_choice", "row_cache_bytes", "row_cache_choice",
-           "warm_buffer_choice"]
+__all__ = ["decide_store", "falkon_store_choice", "operator_store_choice", "row_cache_bytes",
+           "row_cache_choice", "warm_buffer_choice"]
 
 
 def decide_store(what, nbytes, setting="auto", share=STORE_SHARE, memory=None):
@@ -56,6 +56,27 @@ def falkon_store_choice(n, M, itemsize=8, setting="auto", memory=None):
     fits the whole budget next to the preconditioner's two M x M float64 factors."""
     return decide_store(f"K_nM ({n} x {M})", itemsize * n * M + 16.0 * M * M, setting,
                         share=1.0, memory=memory)
+
+
+def operator_store_choice(n_rows, n_columns, itemsize=8, setting="auto", memory=None):
+    """Whether a :class:`~kernelkit.gram.GramOperator` keeps its K (``n_rows`` x
+    ``n_columns`` entries of ``itemsize`` bytes): under ``"auto"`` when it takes at
+    most :data:`~kernelkit._budget.STORE_SHARE` (half) of the memory budget.
+
+    The operator takes the answer as its ``cache`` (it does not ask the planner):
+
+    >>> import numpy as np
+    >>> from kernelkit import GramOperator, config_context
+    >>> from kernelkit.planning import operator_store_choice
+    >>> X = np.zeros((1000, 2))
+    >>> with config_context(memory="16MB"):
+    ...     op = GramOperator("rbf(gamma=1)", X, cache=operator_store_choice(1000, 1000))
+    >>> op.stores, op.store_choice.reason
+    (True, '7.63 MB <= 0.5 of the memory budget 16 MB')
+    """
+    return decide_store(f"the kernel matrix ({n_rows} x {n_columns})",
+                        float(itemsize) * n_rows * n_columns, setting, share=STORE_SHARE,
+                        memory=memory)
 
 
 def row_cache_bytes(memory=None):

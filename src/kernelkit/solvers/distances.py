@@ -16,7 +16,7 @@ from .._budget import DISTANCE_BLOCK_BYTES, row_blocks, rows_per_block
 from .._compiled import smallest_k, smallest_k_stable
 from ..features.centers import sq_dist_from_inner, take_rows
 from ..gram import pairwise_blocked
-from ..planning import Choice
+from .._choices import Choice
 
 #: Relative round-off of k(x,x) - 2k(x,z) + k(z,z): a few hundred ulps, enough for
 #: the kernel's own accumulation over the features; distances below it are 0 (models too).

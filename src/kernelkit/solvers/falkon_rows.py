@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..features.centers import distinct_centers, select_centers, uniform_centers
-from ..planning.choices import Choice
+from .._choices import Choice
 from .duplicates import merge_duplicate_rows
 
 __all__ = ["merge_rows_choice", "draw_centers", "distinct_row_centers"]

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from ..planning import Choice
+from .._choices import Choice
 
 __all__ = ["GridEdgeWarning", "on_edge", "warn_if_on_edge"]
 
