@@ -22,6 +22,9 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "kernelkit"
 REPORTS = {
     ("solvers/falkon.py", "falkon"):
         "CG handed over to the direct solve: its rate, measured during the iterations",
+    ("solvers/falkon.py", "_solve_choice"):
+        "CG or the direct solve, from the rank (and form) the preconditioner's "
+        "factorisation found in K_MM",
     ("solvers/falkon.py", "_factors"):
         "the preconditioner's form (Cholesky or eigen) from the rank the factorisation found",
     ("solvers/falkon_rows.py", "merge_rows_choice"):
@@ -101,13 +104,78 @@ def test_reports_listed_still_exist():
     assert not gone, f"REPORTS lists sites that build no Choice any more (remove them): {gone}"
 
 
-def test_choices_module_imports_nothing_of_the_cost_model():
-    # solvers report through Choice: its module may import only the ground floor's units
-    tree = ast.parse((SRC / "planning" / "choices.py").read_text(encoding="utf-8"))
-    imported = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level:
-            imported.add("." * node.level + (node.module or ""))
-        elif isinstance(node, ast.Import):
-            imported.update(a.name for a in node.names if a.name.startswith("kernelkit"))
-    assert imported <= {".._units"}, imported
+def _imports_of(source, package):
+    """Every kernelkit module ``source`` imports (module level and inside functions),
+    as absolute dotted names, for a module of ``package`` (a list of names):
+    ``from . import x`` and ``from kernelkit import x`` give ``package.x``."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found.add(module)
+            found.update(f"{module}.{a.name}" for a in node.names)  # from x import module
+    return {m for m in found if m == "kernelkit" or m.startswith("kernelkit.")}
+
+
+def _kernelkit_imports(path):
+    package = ["kernelkit", *path.relative_to(SRC).with_suffix("").parts][:-1]
+    return _imports_of(path.read_text(encoding="utf-8"), package)
+
+
+def _climbs(modules):
+    return sorted(m for m in modules if m == "kernelkit.planning"
+                  or m.startswith("kernelkit.planning."))
+
+
+def test_choice_records_import_only_the_units():
+    # solvers report through Choice: its module, on the ground floor, may import only
+    # the units; the planning room's name for it is a re-export
+    records = _kernelkit_imports(SRC / "_choices.py")
+    assert records and all(m.startswith("kernelkit._units") for m in records), records
+    alias = _kernelkit_imports(SRC / "planning" / "choices.py")
+    assert alias and all(m.startswith("kernelkit._choices") for m in alias), alias
+
+
+#: The rooms below the planner: they receive its decisions as plain values (or its
+#: Choice, made before the numerics) and report what they find through
+#: kernelkit._choices, never asking the planning room themselves.
+BELOW_THE_PLANNER = ("gram.py", "linalg.py", "linalg_blocked.py", "solvers/", "tuning/",
+                     "kernels/", "features/", "dask/operators.py", "dask/_runtime.py")
+
+
+def _below_the_planner():
+    return [path for path in sorted(SRC.rglob("*.py"))
+            if path.relative_to(SRC).as_posix().startswith(BELOW_THE_PLANNER)]
+
+
+def test_the_import_scan_sees_every_spelling():
+    # the scanner must resolve relative and absolute imports, else the test below
+    # proves nothing
+    solvers = ["kernelkit", "solvers"]
+    for source in ("from ..planning import Choice", "from ..planning.ridge import x",
+                   "from .. import planning", "import kernelkit.planning",
+                   "from kernelkit import planning", "from kernelkit.planning import plan_sgd",
+                   "def f():\n    from ..planning.storage import decide_store"):
+        assert _climbs(_imports_of(source, solvers)), source
+    for source in ("from .._choices import Choice", "from ..gram import GramOperator",
+                   "from . import planning_notes", "import kernelkit._budget"):
+        assert not _climbs(_imports_of(source, solvers)), source
+    assert len(_below_the_planner()) > 50
+
+
+def test_rooms_below_the_planner_do_not_import_it():
+    climbing = {}
+    for path in _below_the_planner():
+        found = _climbs(_kernelkit_imports(path))
+        if found:
+            climbing[path.relative_to(SRC).as_posix()] = found
+    assert not climbing, (
+        f"modules below the planner import kernelkit.planning: {climbing}. Make the decision "
+        "in planning/ before the numerics and pass its value (or its Choice) in; report what "
+        "was found in the data with kernelkit._choices.Choice (listed in REPORTS above).")

@@ -68,6 +68,12 @@ def test_lazy_gram_and_operator(client):
     np.testing.assert_allclose(got, want, rtol=1e-12)
     np.testing.assert_allclose(gy, wy, rtol=1e-12)
     np.testing.assert_allclose(client.compute(op.matmat(V)).result(), ref.matmat(V), rtol=1e-12)
+    kept = DaskGramOperator(KERNEL, Xd, C, sample_weight=w, targets=y, client=client, persist=True)
+    assert kept.stores and not op.stores and kept.store_choice is None
+    np.testing.assert_allclose(kept.gram_matmat(V, kept.targets_placeholder())[0], want,
+                               rtol=1e-12)
+    with pytest.raises(ValueError, match="persist_choice"):  # the operator plans nothing
+        DaskGramOperator(KERNEL, Xd, C, client=client, persist="auto")
 
 
 def test_predict_any_model_is_lazy_with_x_chunks(client):

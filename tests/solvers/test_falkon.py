@@ -5,7 +5,9 @@ import pytest
 
 from kernelkit import config_context
 from kernelkit.gram import GramOperator, gram, kernel_matmat
+from kernelkit.exceptions import MemoryBudgetError
 from kernelkit.kernels import RBF, Laplacian, Polynomial
+from kernelkit.planning import falkon_store_choice
 from kernelkit.solvers import dual_ridge
 from kernelkit.solvers.falkon import _float32_half, _preconditioner, _widen_in_place, falkon
 
@@ -170,7 +172,7 @@ def test_widen_in_place_matches_astype(M):
     np.testing.assert_array_equal(buf, A.astype(np.float64))
 
 
-def test_store_choice_keeps_the_whole_budget_threshold():
+def test_solver_follows_the_planned_store_with_the_whole_budget_threshold():
     # 16 MB budget = 16,777,216 bytes; K_nM takes 8 n M and the preconditioner 16 M^2.
     rng = np.random.default_rng(4)
     M = 100
@@ -178,11 +180,21 @@ def test_store_choice_keeps_the_whole_budget_threshold():
     for n, stored in ((20000, True), (21000, False)):  # 16.16 MB <= 16.78 MB < 16.96 MB
         X = rng.normal(size=(n, 2))
         with config_context(memory="16MB"):
-            res = falkon(RBF(0.5), X, C, X[:, 0], 0.1, maxiter=1)
-        assert res.stored is stored and res.store_choice.value is stored
-        assert "K_nM" in res.store_choice.what and "budget" in res.store_choice.reason
+            planned = falkon_store_choice(n, M, 8)
+            res = falkon(RBF(0.5), X, C, X[:, 0], 0.1, maxiter=1, store=planned)
+        assert res.stored is stored and res.store_choice is planned
+        assert "K_nM" in planned.what and "budget" in planned.reason
+    # plain settings: the solver decides nothing, and records nothing
     forced = falkon(RBF(0.5), X[:500], C, X[:500, 0], 0.1, maxiter=1, store=True)
-    assert forced.stored and "forced" in forced.store_choice.reason
+    default = falkon(RBF(0.5), X[:500], C, X[:500, 0], 0.1, maxiter=1)
+    assert forced.stored and forced.store_choice is None
+    assert not default.stored and default.store_choice is None
+    np.testing.assert_array_equal(forced.coef, default.coef)
+    # a forced store counts K_nM and the factors against the budget before any work
+    with config_context(memory="16MB"), pytest.raises(MemoryBudgetError, match="store=False"):
+        falkon(RBF(0.5), X, C, X[:, 0], 0.1, maxiter=1, store=True)
+    with pytest.raises(ValueError, match="falkon_store_choice"):
+        falkon(RBF(0.5), X[:500], C, X[:500, 0], 0.1, maxiter=1, store="auto")
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

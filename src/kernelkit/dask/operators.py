@@ -14,8 +14,7 @@ from ..gram import GramOperator, KernelRows
 from ..gram import gram as _memory_gram
 from ..kernels import resolve_kernel
 from .._budget import budget
-from ..planning import Choice
-from ..planning.dask import persist_choice as plan_persist
+from .._choices import Choice
 from ._runtime import align_rows, as_rows, compute, in_task, resolve_client, tree_sum
 
 __all__ = ["gram", "DaskGramOperator"]
@@ -116,13 +115,6 @@ def worker_memory(client):
     return sum(limits) if limits and all(limits) else None
 
 
-def persist_choice(nbytes, client, setting="auto"):
-    """Whether K_nM chunks are persisted (kept on the workers), as a planning Choice:
-    the room measured on the cluster (:func:`cluster_room`), decided by
-    :func:`kernelkit.planning.dask.persist_choice`."""
-    return plan_persist(nbytes, setting, **cluster_room(client, setting))
-
-
 def cluster_room(client, setting="auto"):
     """What :func:`kernelkit.planning.dask.persist_choice` reads of the cluster:
     ``{"room": the workers' memory limit}`` (None if unknown), ``{"local_budget": the
@@ -157,12 +149,14 @@ class DaskGramOperator:
         ``Y`` argument only says that ``K' S y`` is wanted (its values are not
         read; pass :meth:`targets_placeholder`).
     block_dtype : {np.float64, np.float32}, default=np.float64
-    persist : {"auto", True, False} or Choice, default="auto"
-        Keep the K chunks on the workers after the first product ("auto":
-        when they take at most half the workers' memory, or half the memory
-        budget on the local scheduler), else recompute them at every product.
-        A :class:`~kernelkit.planning.Choice` (the estimator's plan) is followed
-        as it is.
+    persist : bool or Choice, default=False
+        Keep the K chunks on the workers after the first product (``True``),
+        or recompute them at every product (``False``). The operator does not
+        decide it: a :class:`~kernelkit.planning.Choice` made by the planner
+        is followed as it is -- ``kernelkit.planning.dask.persist_choice(
+        nbytes, **cluster_room(client))`` keeps them when they take at most
+        half the workers' memory (or half the memory budget on the local
+        scheduler), as ``DaskKernelRidge(persist="auto")`` plans it.
     client : distributed.Client, optional
         Default: the default client if there is one, else the local scheduler.
     timeout : float, optional
@@ -171,14 +165,17 @@ class DaskGramOperator:
     Attributes
     ----------
     shape : tuple (n, m)
-    store_choice : kernelkit.planning.Choice
-        Whether the chunks are persisted, and why.
+    store_choice : kernelkit.planning.Choice or None
+        The planner's decision given as ``persist`` (whether the chunks are
+        persisted, and why); None when ``persist`` was a plain bool.
+    stores : bool
+        Whether the chunks are persisted.
     n_passes : int
         Distributed passes made so far.
     """
 
     def __init__(self, kernel, X, C, *, sample_weight=None, targets=None,
-                 block_dtype=np.float64, persist="auto", client=None, timeout=None):
+                 block_dtype=np.float64, persist=False, client=None, timeout=None):
         from dask import delayed
 
         self.kernel = resolve_kernel(kernel)
@@ -192,14 +189,18 @@ class DaskGramOperator:
         self.client = resolve_client(client)
         self.timeout = timeout
         self.n_passes = 0
-        nbytes = self.block_dtype.itemsize * self.shape[0] * self.shape[1]
-        self.store_choice = (persist if isinstance(persist, Choice) else  # the caller's plan
-                             persist_choice(nbytes, self.client, persist))
+        if isinstance(persist, str):  # "auto" would be the operator asking the planner
+            raise ValueError(
+                f"DaskGramOperator: persist must be True, False or the planner's Choice, got "
+                f"{persist!r}; for the planner's decision pass persist=kernelkit.planning.dask."
+                "persist_choice(nbytes, **kernelkit.dask.operators.cluster_room(client))")
+        self.store_choice = persist if isinstance(persist, Choice) else None  # the caller's plan
+        self.stores = bool(persist.value if isinstance(persist, Choice) else persist)
         # Small state: one key each in every graph (recomputable, never scattered).
         self._kernel_key = delayed(self.kernel, pure=True)
         self._C_key = delayed(self.C, pure=True)
         self._K = None
-        if self.store_choice.value:
+        if self.stores:
             import dask.array as da
 
             K = da.map_blocks(in_task(_knm_chunk), self._kernel_key, self.X, self._C_key,

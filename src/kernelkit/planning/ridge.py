@@ -16,7 +16,7 @@ from .choices import Candidate, Choice, Plan
 from .costs import FIT_OVERHEAD_S, budget_in_force, rates_in_force
 
 __all__ = ["plan_ridge", "falkon_centers", "falkon_iterations", "falkon_candidate",
-           "falkon_solve_choice", "FALKON_MIN_N", "FALKON_ITERATIONS", "MIN_AUTO_CENTERS"]
+           "FALKON_MIN_N", "FALKON_ITERATIONS", "MIN_AUTO_CENTERS"]
 
 
 #: Above this many samples an approximate (Nystroem) ridge may replace an exact
@@ -199,47 +199,3 @@ def _plan_ridge_auto_centers(n, d, n_components, n_targets, memory, rates):
         f"the default {M} (sqrt(n) log n) does not fit the memory budget of "
         f"{format_bytes(budget)} and exact ridge does not either; {low} is the most "
         "that fits (fewer centers: a coarser approximation; raise the budget for more)"))
-
-
-def falkon_solve_choice(solve, rank, n_targets, eigen, checkpoint, *, direct_iterations,
-                        thin_columns):
-    """Falkon's conjugate gradient or one direct solve in the ``rank`` directions, as a
-    :class:`Choice`.
-
-    Made once the preconditioner is factored, since it depends on what that
-    found: ``eigen`` (K_MM rank-deficient, the eigen form) and its ``rank``.
-    Direct when forming the rank x rank system costs no more than
-    ``direct_iterations`` CG iterations charged at least ``thin_columns``
-    columns each (the solver's measured costs,
-    :data:`kernelkit.solvers.falkon.DIRECT_CG_ITERATIONS` and ``THIN_COLUMNS``).
-
-    Parameters
-    ----------
-    solve : {"auto", "cg", "direct"}
-        The caller's setting; anything but ``"auto"`` is kept.
-    rank : int
-        Directions of the preconditioner.
-    n_targets : int
-    eigen : bool
-        The eigen preconditioner (a rank-deficient K_MM).
-    checkpoint : bool
-        A CG checkpoint was given (CG, whose state it saves).
-    direct_iterations, thin_columns : int
-    """
-    limit = direct_iterations * max(n_targets, thin_columns)
-    if solve != "auto":
-        return Choice("Falkon solve", solve, "set by the user")
-    if not eigen:
-        return Choice("Falkon solve", "cg", "full-rank K_MM: Falkon's preconditioner "
-                      "describes K_nM'K_nM well, CG converges in few iterations")
-    if checkpoint:
-        return Choice("Falkon solve", "cg", "a checkpoint was given: CG, whose state it saves")
-    if rank <= limit:
-        return Choice("Falkon solve", "direct",
-                      f"{rank} directions <= {limit} = {direct_iterations} iterations x "
-                      f"max({n_targets} targets, {thin_columns}): one product of K_nM with "
-                      f"{rank} columns and a {rank} x {rank} Cholesky cost less than the "
-                      "iterations, and give the exact solution")
-    return Choice("Falkon solve", "cg",
-                  f"{rank} directions > {limit} = {direct_iterations} iterations x "
-                  f"max({n_targets} targets, {thin_columns}): preconditioned CG")

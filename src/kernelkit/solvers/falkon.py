@@ -27,7 +27,8 @@ sample); the model does not change, the preconditioner does.
 
 Cost: K_MM (M^2 d), two Cholesky and one triangular product (M^3 together),
 K_nM (n M d) once if it is stored, else at every iteration, and 4 n M t flops
-per iteration for t targets. K_nM is stored when it fits the memory budget;
+per iteration for t targets. K_nM is stored when the caller says so
+(``KernelRidge``'s plan: when it fits the memory budget);
 its products run in row blocks (:class:`kernelkit.gram.GramOperator`), in
 float32 when asked (RBF's float32 blocks are float32 matrix products, the
 kernel's fast path), with the M-vector results summed in float64. With
@@ -63,8 +64,7 @@ from .._compiled import mirror_lower
 from .._validation import n_rows
 from ..gram import GramOperator, KernelRows
 from ..linalg import THREADED_POTRF_MAX_N, cho_solve, eigh_psd, pcg, robust_cholesky
-from ..planning import Choice, falkon_store_choice
-from ..planning.ridge import falkon_solve_choice
+from .._choices import Choice
 from .cg_checkpoint import load_state, problem_fingerprint, save_state
 from .cg_forecast import pcg_or_hand_over
 
@@ -120,8 +120,9 @@ class FalkonResult:
     stored : bool
         Whether K_nM was kept in memory.
     store_choice : kernelkit.planning.Choice or None
-        The decision to store K_nM and why (sizes against the budget, or
-        forced); the operator's own when one was passed in.
+        The planner's decision to store K_nM and why (sizes against the
+        budget, or forced), when ``store`` was one; the operator's own when one
+        was passed in; None for a plain ``store``.
     rank : int
         Dimension of the space the iterations ran in: M for the Cholesky
         preconditioner, the eigen-directions kept for the eigen one.
@@ -321,7 +322,7 @@ def _tri(L, B, trans):
 
 
 def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
-           dtype=np.float64, store=None, callback=None, operator=None, center_weights=None,
+           dtype=np.float64, store=False, callback=None, operator=None, center_weights=None,
            preconditioner="auto", rank_rtol=None, checkpoint=None, solve="auto"):
     """Nystroem kernel ridge regression by Falkon-preconditioned conjugate gradient.
 
@@ -347,13 +348,17 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
     dtype : {np.float64, np.float32}, default=np.float64
         Precision of K_nM storage and products (``GramOperator(block_dtype=...)``)
         and of the preconditioner's factorisations.
-    store : bool or Choice, optional
-        Keep K_nM in memory. A :class:`~kernelkit.planning.Choice` (the caller's
-        plan, as :func:`kernelkit.planning.plan_kernel_ridge` makes it) is
-        followed as it is and returned as ``store_choice``. Default: when
-        ``itemsize * n * M + 16 M^2`` bytes fit the memory budget
-        (:func:`kernelkit.planning.falkon_store_choice`; the choice is returned as
-        ``store_choice``).
+    store : bool or Choice, default=False
+        Keep K_nM in memory after the first pass (``True``: its
+        ``itemsize * n * M`` bytes and the preconditioner's ``16 M^2`` must fit
+        the memory budget, else :class:`~kernelkit.MemoryBudgetError` before
+        any work), or recompute its blocks at every iteration (``False``:
+        within the budget whatever n is; the same iterates). The solver does
+        not decide it: a :class:`~kernelkit.planning.Choice` made by the
+        planner -- :func:`kernelkit.planning.falkon_store_choice` (store when
+        it fits the budget), as :func:`kernelkit.planning.plan_kernel_ridge`
+        makes it for ``KernelRidge`` -- is followed as it is and returned as
+        ``store_choice``.
     callback : callable, optional
         Called as ``callback(n_iter)`` after each iteration (progress bars).
     operator : object, optional
@@ -432,28 +437,34 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
         weights = np.asarray(center_weights, dtype=np.float64)
         if weights.shape != (M,) or not np.all(weights > 0):
             raise ValueError(f"center_weights must be {M} positive numbers")
+    if isinstance(store, str):  # "auto" would be the solver asking the planner
+        raise ValueError(f"store must be True, False or the planner's Choice, got {store!r}; for "
+                         "the planner's decision (K_nM kept when it fits the memory budget) "
+                         "pass store=kernelkit.planning.falkon_store_choice(n, M, itemsize)")
     if operator is None:
-        store_choice = (store if isinstance(store, Choice) else  # the caller's plan
-                        falkon_store_choice(n, M, dtype.itemsize,
-                                            "auto" if store is None else bool(store)))
+        store_choice = store if isinstance(store, Choice) else None  # the caller's plan
+        stored = bool(store.value if isinstance(store, Choice) else store)
+        if stored and store_choice is None:  # forced: K_nM next to the factors must fit
+            require(dtype.itemsize * n * M + 16.0 * M * M, f"storing K_nM ({n} x {M}) "
+                    "(store=True)", "pass store=False (K_nM recomputed at every iteration)")
     else:
         if sample_weight is not None:
             raise ValueError("with an operator, give the sample weights to the operator")
         store_choice = getattr(operator, "store_choice", None)
+        stored = getattr(operator, "stores", None)
+        if stored is None:
+            stored = bool(store_choice.value) if store_choice is not None else False
     factors, jitter, rank, choice = _factors(kernel, C, lam, dtype, weights, preconditioner,
                                              rank_rtol)
     op = operator
     if op is None:
-        op = GramOperator(kernel, X, C, cache=store_choice.value, block_dtype=dtype,
+        op = GramOperator(kernel, X, C, cache=store, block_dtype=dtype,
                           sample_weight=sample_weight, n_temporaries=3)
     La = factors.La
-    solve_choice = falkon_solve_choice(solve, rank, Y.shape[1], factors.L is None,
-                                       checkpoint is not None,
-                                       direct_iterations=DIRECT_CG_ITERATIONS,
-                                       thin_columns=THIN_COLUMNS)
+    solve_choice = _solve_choice(solve, rank, Y.shape[1], factors.L is None,
+                                 checkpoint is not None)
     if solve_choice.value == "direct":
         coef, rn, direct_jitter = _direct(op, factors, rank, Y, n, lam)
-        stored = bool(store_choice.value) if store_choice is not None else False
         return FalkonResult(coef[:, 0] if y.ndim == 1 else coef, 1, True,
                             float(rn[0]) if y.ndim == 1 else rn, float(jitter + direct_jitter),
                             stored, store_choice, rank, choice, solve_choice)
@@ -480,8 +491,7 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
         state = load_state(checkpoint, fingerprint, rhs.shape)
         count[0] = 0 if state is None else state.n_iter
         on_state = lambda st: save_state(checkpoint, fingerprint, st)  # noqa: E731
-    stored = bool(store_choice.value) if store_choice is not None else False
-    direct_cost = rank / max(Y.shape[1], THIN_COLUMNS)  # in iterations, as falkon_solve_choice
+    direct_cost = rank / max(Y.shape[1], THIN_COLUMNS)  # in iterations, as _solve_choice
     if (solve == "auto" and checkpoint is None and factors.L is None
             and fits(8.0 * (2 * M * rank + 2 * rank * rank))):
         # Rank-deficient K_MM at small alpha can make CG slow (the eigen preconditioner's
@@ -513,6 +523,47 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
     return FalkonResult(coef[:, 0] if y.ndim == 1 else coef, res.n_iter, res.converged,
                         float(rn[0]) if y.ndim == 1 else rn, float(jitter), stored,
                         store_choice, rank, choice, solve_choice)
+
+
+def _solve_choice(solve, rank, n_targets, eigen, checkpoint):
+    """Conjugate gradient or one direct solve in the ``rank`` directions, as a
+    :class:`Choice` reporting what the factorisation found.
+
+    It depends on what factoring the preconditioner found in K_MM: ``eigen``
+    (K_MM rank-deficient, the eigen form) and its ``rank``, so no plan made
+    before the numerics can know it. Direct when forming the rank x rank
+    system costs no more than :data:`DIRECT_CG_ITERATIONS` CG iterations,
+    each charged at least :data:`THIN_COLUMNS` columns.
+
+    Parameters
+    ----------
+    solve : {"auto", "cg", "direct"}
+        The caller's setting; anything but ``"auto"`` is kept.
+    rank : int
+        Directions of the preconditioner.
+    n_targets : int
+    eigen : bool
+        The eigen preconditioner (a rank-deficient K_MM).
+    checkpoint : bool
+        A CG checkpoint was given (CG, whose state it saves).
+    """
+    limit = DIRECT_CG_ITERATIONS * max(n_targets, THIN_COLUMNS)
+    if solve != "auto":
+        return Choice("Falkon solve", solve, "set by the user")
+    if not eigen:
+        return Choice("Falkon solve", "cg", "full-rank K_MM: Falkon's preconditioner "
+                      "describes K_nM'K_nM well, CG converges in few iterations")
+    if checkpoint:
+        return Choice("Falkon solve", "cg", "a checkpoint was given: CG, whose state it saves")
+    if rank <= limit:
+        return Choice("Falkon solve", "direct",
+                      f"{rank} directions <= {limit} = {DIRECT_CG_ITERATIONS} iterations x "
+                      f"max({n_targets} targets, {THIN_COLUMNS}): one product of K_nM with "
+                      f"{rank} columns and a {rank} x {rank} Cholesky cost less than the "
+                      "iterations, and give the exact solution")
+    return Choice("Falkon solve", "cg",
+                  f"{rank} directions > {limit} = {DIRECT_CG_ITERATIONS} iterations x "
+                  f"max({n_targets} targets, {THIN_COLUMNS}): preconditioned CG")
 
 
 def _direct(op, factors, rank, Y, n, lam):
