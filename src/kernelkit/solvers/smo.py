@@ -75,9 +75,9 @@ __all__ = ["SMOResult", "smo_gram", "smo_kernel", "smo_lazy_gram", "LazyGram", "
 TAU = 1e-12  # libsvm's replacement for a non-positive curvature a_ij
 
 # status codes of the compiled loop
-_DONE, _NEED_ROW, _NEED_RECON, _MAX_ITER = 0, 1, 2, 3
-# phases (where to resume)
-_P_TOP, _P_SHRINK_RESUME, _P_NEED_I, _P_NEED_J, _P_FINAL_RECON = 0, 1, 2, 3, 4
+_DONE, _NEED_ROW, _NEED_RECON, _MAX_ITER, _COMPACT = 0, 1, 2, 3, 4
+# phases (where to resume); _P_SELECT: the selection of i, right after a shrink
+_P_TOP, _P_SHRINK_RESUME, _P_NEED_I, _P_NEED_J, _P_FINAL_RECON, _P_SELECT = 0, 1, 2, 3, 4, 5
 # slots of the integer state
 _PHASE, _ITER, _COUNTER, _UNSHRINK, _I, _J, _NEED, _NACT, _CLOCK, _RECHECK = range(10)
 # slots of the float state: the shrinking thresholds (libsvm's Gmax1, Gmax2), the
@@ -138,7 +138,10 @@ def _row(rows, slot_of, last_use, istate, k):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _smo_loop(rows, slot_of, last_use, y, Cb, QD, alpha, G, active, istate, fstate,
-              tol, max_iter, shrinking):
+              tol, max_iter, shrinking, n_whole, compact_below):
+    # n_whole: the size of the whole problem (n < n_whole: these arrays hold the
+    # variables of a compacted active set, see _Compacted); compact_below: after a
+    # shrink leaving at most that many active variables, return _COMPACT (0: never)
     n = y.shape[0]
     while True:
         phase = istate[_PHASE]
@@ -150,7 +153,7 @@ def _smo_loop(rows, slot_of, last_use, y, Cb, QD, alpha, G, active, istate, fsta
                 istate[_COUNTER] -= 1
                 do_remove = False
                 if istate[_COUNTER] == 0:
-                    istate[_COUNTER] = min(n, 1000)
+                    istate[_COUNTER] = min(n_whole, 1000)
                     if shrinking:
                         # libsvm do_shrinking: Gmax1 = max over I_up of -y G,
                         # Gmax2 = max over I_low of y G
@@ -175,7 +178,7 @@ def _smo_loop(rows, slot_of, last_use, y, Cb, QD, alpha, G, active, istate, fsta
                         do_remove = True
                         if istate[_UNSHRINK] == 0 and gmax1 + gmax2 <= tol * 10.0:
                             istate[_UNSHRINK] = 1
-                            if nact < n:
+                            if nact < n_whole:
                                 istate[_PHASE] = _P_SHRINK_RESUME
                                 return _NEED_RECON
             else:
@@ -197,10 +200,13 @@ def _smo_loop(rows, slot_of, last_use, y, Cb, QD, alpha, G, active, istate, fsta
                         m += 1
                 nact = m
                 istate[_NACT] = m
-            phase = _P_FINAL_RECON + 1  # fall through to the selection of i
+                if m <= compact_below:
+                    istate[_PHASE] = _P_SELECT
+                    return _COMPACT
+            phase = _P_SELECT  # fall through to the selection of i
         if phase == _P_FINAL_RECON:
             istate[_RECHECK] = 1
-        if phase == _P_FINAL_RECON or phase == _P_FINAL_RECON + 1:
+        if phase == _P_FINAL_RECON or phase == _P_SELECT:
             # select i: max over I_up of -y_t G_t
             gmax = -np.inf
             gi = -1
@@ -260,7 +266,7 @@ def _smo_loop(rows, slot_of, last_use, y, Cb, QD, alpha, G, active, istate, fsta
                                     obj_min = od
             fstate[_GAP] = gmax + gmax2
             if gmax + gmax2 < tol or gj == -1:
-                if istate[_RECHECK] == 1 or nact == n:
+                if istate[_RECHECK] == 1 or nact == n_whole:
                     return _DONE
                 istate[_PHASE] = _P_FINAL_RECON
                 return _NEED_RECON
@@ -407,6 +413,56 @@ PROGRESS_CHUNK = 10_000
 REPORT_SECONDS = 1.0
 
 
+#: A stored Gram matrix is compacted when a shrink leaves at most this share of the
+#: current problem's variables active ...
+COMPACT_SHARE = 0.5
+#: ... and the current problem has at least this many variables (below, its rows are
+#: in the processor's caches anyway).
+COMPACT_MIN = 512
+
+
+class _Compacted:
+    """The active variables of a problem on a stored Gram matrix, copied together.
+
+    libsvm keeps the active variables first (it swaps indices) so that its cached
+    rows are short and contiguous; with every row of a stored n x n matrix present,
+    a shrunk problem would instead read its m active entries of rows i and j scattered
+    over the whole row (at m = n / 4 nearly every cache line of both rows). This is
+    the same loop on K[active][:, active] (one m x m copy) and the variables'
+    alpha, G, y, C and diagonal: the same steps in the same order (the active set is
+    kept in increasing order), on rows m / n as long.
+    """
+
+    def __init__(self, idx, K, y, Cb, QD, alpha, G):
+        self.idx = idx  # positions in the whole problem, increasing
+        self.rows = K  # K[idx][:, idx], m x m
+        m = idx.size
+        self.slot_of = np.arange(m, dtype=np.int64)
+        self.last_use = np.zeros(m, dtype=np.int64)
+        self.y, self.Cb, self.QD = y[idx], Cb[idx], QD[idx]
+        self.alpha, self.G = alpha[idx], G[idx]
+        self.active = np.arange(m, dtype=np.int64)
+
+    @classmethod
+    def of(cls, level, rows, active, y, Cb, QD, alpha, G):
+        """The compacted problem of the active variables ``active`` (positions in
+        ``level``, the current compacted problem, or in the whole problem's ``rows``
+        when ``level`` is None); y, Cb, QD, alpha, G: the whole problem's arrays, into
+        which ``level`` has been written back."""
+        local = np.array(active, dtype=np.int64)
+        within = rows if level is None else level.rows
+        idx = local if level is None else level.idx[local]
+        return cls(idx, within[np.ix_(local, local)], y, Cb, QD, alpha, G)
+
+    def write_back(self, alpha, G, active, istate):
+        """alpha and G of the variables into the whole problem's arrays, and its active
+        set (positions in the whole problem) into ``active[:istate[_NACT]]``."""
+        alpha[self.idx] = self.alpha
+        G[self.idx] = self.G
+        nact = int(istate[_NACT])
+        active[:nact] = self.idx[self.active[:nact]]
+
+
 def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None, alpha0=None, callback=None):
     """Run the compiled loop to the end, serving its requests for rows.
 
@@ -414,7 +470,10 @@ def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None, alpha0=None, cal
     elsewhere), its gradient Q alpha0 + p computed here. ``callback(n_steps, gap)``,
     if given, is called every :data:`PROGRESS_CHUNK` steps: the loop stops at
     the chunk's end in its top phase and resumes exactly there, so the steps
-    taken are those of one uninterrupted run.
+    taken are those of one uninterrupted run. A stored Gram matrix (a source with
+    ``compacts`` true) is compacted to the active variables when shrinking leaves
+    few of them (:class:`_Compacted`); the gradient of the others is rebuilt on the
+    whole problem as without compaction.
     """
     n = y.shape[0]
     alpha = np.zeros(n) if alpha0 is None else np.array(alpha0, dtype=np.float64)
@@ -429,12 +488,19 @@ def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None, alpha0=None, cal
     istate[_NACT] = n
     fstate = np.zeros(4)
     max_iter = default_max_iter(n) if max_iter is None else int(max_iter)
+    compacts = bool(shrinking) and getattr(source, "compacts", False)
+    level = None  # the compacted problem being solved, if any
     reported = 0
     last_report = time.perf_counter()
     while True:
         stop = max_iter if callback is None else min(max_iter, reported + PROGRESS_CHUNK)
-        status = _run_smo_loop(source.rows, source.slot_of, source.last_use, y, Cb, QD, alpha, G,
-                           active, istate, fstate, float(tol), stop, bool(shrinking))
+        now = source if level is None else level
+        arrays = ((y, Cb, QD, alpha, G, active) if level is None else
+                  (level.y, level.Cb, level.QD, level.alpha, level.G, level.active))
+        m = arrays[0].shape[0]
+        below = int(COMPACT_SHARE * m) if compacts and m >= COMPACT_MIN else 0
+        status = _run_smo_loop(now.rows, now.slot_of, now.last_use, *arrays, istate, fstate,
+                               float(tol), stop, bool(shrinking), n, below)
         # Progress: at the end of a chunk of steps, or, when kernel rows are computed
         # on demand (large n: a chunk can take minutes), once REPORT_SECONDS have passed.
         due = callback is not None and (
@@ -448,6 +514,15 @@ def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None, alpha0=None, cal
             last_report = time.perf_counter()
         if status == _MAX_ITER and stop < max_iter:
             continue  # the end of a progress chunk, not of the run
+        if status == _COMPACT:
+            nact = int(istate[_NACT])
+            if level is not None:  # the variables it shrank keep their alpha
+                level.write_back(alpha, G, active, istate)
+            level = _Compacted.of(level, source.rows, arrays[5][:nact], y, Cb, QD, alpha, G)
+            continue
+        if level is not None:  # back to the whole problem (gradient rebuild, or the end)
+            level.write_back(alpha, G, active, istate)
+            level = None
         if status == _NEED_ROW:
             source.fetch(int(istate[_NEED]), alpha, G, y, Cb, active[:istate[_NACT]], istate)
         elif status == _NEED_RECON or (status == _MAX_ITER and istate[_NACT] < n):
@@ -496,6 +571,8 @@ def _symmetric_dot_all(K, cols, v):
 
 class _GramRows:
     """Every row present: the Gram matrix itself."""
+
+    compacts = True  # a shrunk problem's rows are copied together (_Compacted)
 
     def __init__(self, K):
         self.rows = K
