@@ -181,7 +181,9 @@ class KernelOneClassSVM(KernelParamsMixin, OutlierMixin, BaseEstimator):
         plan = Plan("smo", reason="the one-class SVM dual (nu formulation) by SMO",
                     problem={"n": int(m)}, choices=choices)
         # alpha >= 0: the support vectors are its nonzero (positive) entries
-        if not store_smo_fit(self, res, kernel, X, keep, res.alpha, plan, float64_rows=True):
+        store_smo_fit(self, kernel, X, keep, res.alpha[None, :], plan, n_iter=int(res.n_iter),
+                      max_violation=float(res.max_violation), float64_rows=True)
+        if not res.converged:
             warn_smo_stopped(self, res.max_violation)
         return self
 

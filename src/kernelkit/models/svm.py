@@ -2,11 +2,13 @@
 
 Why this module is long: it is one estimator, :class:`KernelSVC`, whose public
 docstring (every parameter and fitted attribute, the solvers' differences, the
-references) is a large part of it, and whose fit trains one-vs-one: per-pair
-Gram matrices cut from class blocks or kernel rows on demand, the choice between
-them recorded in ``plan_``, and the pairs' results gathered into libsvm's layout
-of support vectors and dual coefficients. Each step is short; the shared tail of
-the SVM estimators (issue 22) is what would shorten it.
+references) is a fifth of it, and whose fit trains several binary problems (two
+classes, one-vs-rest or one-vs-one): their Gram matrices stored whole, cut per
+class pair from class blocks, filled row by row or replaced by kernel rows on
+demand, each choice recorded in ``plan_``; SMO, the hard margin or Pegasos on
+each; and the sigmoids of ``probability=True``. Its fitted state is kept as
+KernelSVR's and KernelOneClassSVM's are (:mod:`._svm_tail`, with libsvm's layout
+of ``dual_coef_``).
 """
 
 from __future__ import annotations
@@ -37,11 +39,10 @@ from ..solvers.smo import LazyGram, smo_gram, smo_kernel, smo_lazy_gram
 from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (check_sample_weight, check_symmetric_gram, resolve_estimator_kernel,
                     validate_fit_data, validate_predict_data)
-from ._base import report_plan, tag_precomputed, takes_strings
-from ._base import as_float64_rows  # sparse support vectors stay sparse
-from ._base import check_class_weights
+from ._base import check_class_weights, tag_precomputed
 from ._svm_probability import ProbabilitiesAndWeightsMixin, cross_validated_sigmoid
 from ._hard_margin import hard_margin_choice, is_hard, refuse_hard_pegasos, solve_hard_margin
+from ._svm_tail import class_pairs, from_libsvm_layout, store_smo_fit, to_libsvm_layout
 
 __all__ = ["KernelSVC"]
 
@@ -53,14 +54,11 @@ def _ovr_decision(dec, n_classes):
     votes plus confidences squashed into (-1/3, 1/3), so ties break by confidence."""
     votes = np.zeros((dec.shape[0], n_classes))
     conf = np.zeros((dec.shape[0], n_classes))
-    p = 0
-    for a in range(n_classes):
-        for b in range(a + 1, n_classes):
-            conf[:, a] += dec[:, p]
-            conf[:, b] -= dec[:, p]
-            votes[:, a] += dec[:, p] >= 0
-            votes[:, b] += dec[:, p] < 0
-            p += 1
+    for p, a, b in class_pairs(n_classes):
+        conf[:, a] += dec[:, p]
+        conf[:, b] -= dec[:, p]
+        votes[:, a] += dec[:, p] >= 0
+        votes[:, b] += dec[:, p] < 0
     return votes + conf / (3 * (np.abs(conf) + 1))
 
 
@@ -314,7 +312,6 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
             check_symmetric_gram(X)
         starts = np.concatenate([[0], np.cumsum(counts)])
         self.classes_ = classes
-        self.kernel_ = kernel
         coefs, results, choices, sigmoids, fold_stops = [], [], [], [], []
         Csorted = Cs[order]
         rng = check_random_state(self.random_state) if self.probability else None
@@ -339,17 +336,16 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
                 coef[rows] = res["alpha"] * ysub
                 coefs.append(coef)
                 results.append(res)
-        self._store(X, order, yk, np.array(coefs), results, kernel, n_classes)
         for attr in ("probA_", "probB_"):  # left over from an earlier fit
             self.__dict__.pop(attr, None)
         if self.probability:
             self.probA_, self.probB_ = (np.array(v, dtype=np.float64) for v in zip(*sigmoids))
-        self.plan_ = self._plan(len(order), n_classes, len(results), choices)
+        plan = self._plan(len(order), n_classes, len(results), choices)
         if any(c.what.startswith("store ") and c.value is True for c in choices) \
                 and not any(c.value == "rows on demand" for c in choices):
             # the stored Gram matrices' products (RBF's grid route), recorded last
-            self.plan_ = self.plan_.with_choices(recorded_product_choice(kernel, X))
-        report_plan(self, self.verbose)
+            plan = plan.with_choices(recorded_product_choice(kernel, X))
+        self._store(X, order, yk, np.array(coefs), results, kernel, n_classes, plan)
         stopped = [p for p, r in enumerate(results) if not r.get("converged", True)]
         if stopped:
             warnings.warn(f"SMO stopped at max_iter={self.max_iter} before reaching tol="
@@ -500,43 +496,25 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
                 "dual": r.dual_objective, "gap": r.duality_gap, "converged": r.converged,
                 "violation": r.max_violation}
 
-    def _store(self, X, order, yk, coefs, results, kernel, n_classes):
-        n_problems = len(results)
-        used = np.flatnonzero((coefs != 0).any(axis=0))  # positions in `order`: by class
-        self.support_ = order[used].astype(np.int64)
+    def _store(self, X, order, yk, coefs, results, kernel, n_classes, plan=None):
+        """The fitted state of the binary problems: ``coefs`` (n_problems, len(order)) their
+        y_i a_i over the samples ``order`` (of classes ``yk``), ``results`` their records
+        (``_solve``'s dicts); ``plan`` None leaves ``plan_`` (a search's fold model)."""
+        intercept = np.array([r["bias"] for r in results])
+        if n_classes == 2:  # scikit-learn's convention: positive values mean classes_[1]
+            coefs, intercept = -coefs, -intercept
+        elif self.multiclass == "ovo":
+            coefs = to_libsvm_layout(coefs, yk, n_classes)
+        violation = (np.array([r["violation"] for r in results], dtype=np.float64)
+                     if self.solver == "smo" else None)
+        used = store_smo_fit(self, kernel, X, order, coefs, plan,
+                             n_iter=np.array([r["n_iter"] for r in results], dtype=np.int64),
+                             max_violation=violation, float64_rows=True,
+                             no_rows=np.empty((0, 0)))
         self.n_support_ = np.bincount(yk[used], minlength=n_classes).astype(np.int64)
-        if kernel == "precomputed":
-            self.support_vectors_ = np.empty((0, 0))
-        else:
-            sv = X[self.support_]  # strings stay a "<U" array
-            self.support_vectors_ = sv if takes_strings(kernel) else as_float64_rows(sv)
-        C = coefs[:, used]
-        self.intercept_ = np.array([r["bias"] for r in results])
-        if n_classes == 2:
-            # scikit-learn's convention: positive values mean classes_[1]
-            self.dual_coef_ = -C
-            self.intercept_ = -self.intercept_
-        elif self.multiclass == "ovr":
-            self.dual_coef_ = C
-        else:
-            # libsvm's layout: the coefficient of an SV of class c in the pair
-            # (a, b) lives in row b-1 if c == a, in row a if c == b.
-            dual = np.zeros((n_classes - 1, len(used)))
-            cls = yk[used]
-            p = 0
-            for a in range(n_classes):
-                for b in range(a + 1, n_classes):
-                    dual[b - 1, cls == a] = C[p, cls == a]
-                    dual[a, cls == b] = C[p, cls == b]
-                    p += 1
-            self.dual_coef_ = dual
+        self.intercept_ = intercept
         self.dual_objective_ = np.array([r["dual"] for r in results])
         self.duality_gap_ = np.array([r["gap"] for r in results])
-        self.n_iter_ = np.array([r["n_iter"] for r in results], dtype=np.int64)
-        self.__dict__.pop("max_violation_", None)  # left over from an earlier fit
-        if self.solver == "smo":
-            self.max_violation_ = np.array([r["violation"] for r in results], dtype=np.float64)
-        assert n_problems == self.intercept_.shape[0]
 
     # ---- prediction -----------------------------------------------------------------
     def _coef_matrix(self):
@@ -545,18 +523,8 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
         n_classes = len(self.classes_)
         if n_classes == 2 or self.multiclass == "ovr":
             return dual.T
-        n_sv = np.asarray(self.n_support_, dtype=np.int64)
-        start = np.concatenate([[0], np.cumsum(n_sv)])
-        W = np.zeros((dual.shape[1], n_classes * (n_classes - 1) // 2))
-        p = 0
-        for a in range(n_classes):
-            for b in range(a + 1, n_classes):
-                sa = slice(start[a], start[a + 1])
-                sb = slice(start[b], start[b + 1])
-                W[sa, p] = dual[b - 1, sa]
-                W[sb, p] = dual[a, sb]
-                p += 1
-        return W
+        labels = np.repeat(np.arange(n_classes), np.asarray(self.n_support_, dtype=np.int64))
+        return from_libsvm_layout(dual, labels, n_classes)
 
     def _raw_decision(self, X):
         check_is_fitted(self, "dual_coef_")
@@ -620,13 +588,10 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
         if self.multiclass == "ovr":
             return classes[np.argmax(dec, axis=1)]
         votes = np.zeros((dec.shape[0], n_classes), dtype=np.int64)
-        p = 0
-        for a in range(n_classes):
-            for b in range(a + 1, n_classes):
-                pos = dec[:, p] > 0
-                votes[:, a] += pos
-                votes[:, b] += ~pos
-                p += 1
+        for p, a, b in class_pairs(n_classes):
+            pos = dec[:, p] > 0
+            votes[:, a] += pos
+            votes[:, b] += ~pos
         return classes[np.argmax(votes, axis=1)]
 
     def __sklearn_tags__(self):

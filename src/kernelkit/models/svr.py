@@ -160,7 +160,9 @@ class KernelSVR(KernelParamsMixin, RegressorMixin, BaseEstimator):
         self.duality_gap_ = float(res.duality_gap)
         plan = Plan("smo", reason="the epsilon-SVR dual (2n variables) by SMO",
                     problem={"n": int(m)}, choices=choices)
-        if not store_smo_fit(self, res, kernel, X, keep, res.coef, plan, float64_rows=False):
+        store_smo_fit(self, kernel, X, keep, res.coef[None, :], plan, n_iter=int(res.n_iter),
+                      max_violation=float(res.max_violation), float64_rows=False)
+        if not res.converged:
             warn_smo_stopped(self, res.max_violation)
         return self
 
