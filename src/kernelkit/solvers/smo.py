@@ -66,7 +66,7 @@ from .._budget import ROW_CACHE_SHARE, budget, row_blocks, rows_per_block
 from .._compiled import interruptible
 from ..gram import KernelRows
 from ._rbf_rows import rbf_row_engine
-from .buffers import fresh_empty
+from .buffers import RowPages, fresh_empty
 
 __all__ = ["SMOResult", "smo_gram", "smo_kernel", "smo_lazy_gram", "LazyGram", "seed_alpha",
            "smo_gram_path", "default_max_iter", "PROGRESS_CHUNK"]
@@ -602,7 +602,9 @@ class _RowCache:
     def __init__(self, kernel_rows, n_slots, batch):
         n = kernel_rows.shape[0]
         self.kernel_rows = kernel_rows
-        self.rows = fresh_empty((n_slots, n))  # pages faulted only for rows computed
+        # pages mapped only for the slots filled, each in one call (RowPages)
+        self.rows = fresh_empty((n_slots, n), populate=False)
+        self.pages = RowPages(self.rows)
         self.slot_of = np.full(n, -1, dtype=np.int64)
         self.row_of = np.full(n_slots, -1, dtype=np.int64)
         self.last_use = np.full(n_slots, -1, dtype=np.int64)  # never used: evicted first
@@ -635,6 +637,7 @@ class _RowCache:
     def store(self, want, istate):
         """Compute the rows ``want`` into the least recently used slots (never row i's)."""
         slots = self.free_slots(len(want), istate)
+        self.pages.map_rows(slots[self.row_of[slots] < 0])  # slots never filled before
         self.rows[slots] = self.kernel_rows.rows(want)
         self.took(slots, want, istate)
 
@@ -721,7 +724,8 @@ class LazyGram:
     def __init__(self, kernel, X, buffer=None, rbf_gamma=None):
         self.kernel_rows = KernelRows(kernel, X)
         n = self.kernel_rows.shape[0]
-        self.rows = fresh_empty((n, n)) if buffer is None else buffer
+        self.rows = fresh_empty((n, n), populate=False) if buffer is None else buffer
+        self.pages = RowPages(self.rows)  # fresh memory: each row's pages in one call
         self.slot_of = np.full(n, -1, dtype=np.int64)
         self.last_use = np.zeros(n, dtype=np.int64)
         self.n_computed = 0
@@ -732,6 +736,7 @@ class LazyGram:
 
     def fetch(self, need, *state):
         """Compute row ``need`` into its slot (SMO's request; no guesses)."""
+        self.pages.map(need)
         if self._rbf is not None:
             self._rbf.row_into(need, self.rows[need])
         else:
