@@ -25,6 +25,10 @@ Part 2, KernelRidge on California housing (``537_houses``, 8 columns and the
     float64 Cholesky per fit). The peer does not refit: scikit-learn's threaded
     Cholesky crashes from about 16,000 rows on this machine; kernelkit's time
     includes its refit on all 16,000 rows (a disadvantage to kernelkit).
+    kernelkit's fold planner counts with this machine's rates, measured first by
+    ``kernelkit.calibration.calibrate`` (what ``kernelkit calibrate`` caches once
+    per machine; a few seconds, not in the timed search) and printed; the plan
+    line gives its predicted and taken time per (gamma, fold).
 
 Both searches run in this process one after the other (peer first), each once
 in the full mode (the peer takes minutes); the table gives time, ratio, the
@@ -51,6 +55,7 @@ import _common  # noqa: F401  (sets KERNELKIT_SHARED_DATA)
 from _common import peak_rss_gb, print_table, timed, write_json
 from _rates import cholesky_rate, gemm_rate
 
+from kernelkit import config_context
 from kernelkit.datasets import load_shared_table
 from kernelkit.models import KernelRidgeCV, KernelSVCCV
 from sklearn.kernel_ridge import KernelRidge
@@ -123,6 +128,17 @@ def svc_part(quick, peer_jobs):
                     key, X, y, peer_jobs)
 
 
+class _WithRates:
+    """Fits ``est`` under ``config_context(rates=rates)`` and returns it."""
+
+    def __init__(self, est, rates):
+        self.est, self.rates = est, rates
+
+    def fit(self, X, y):
+        with config_context(rates=self.rates):
+            return self.est.fit(X, y)
+
+
 def ridge_part(quick, peer_jobs, rows=16_000):
     n = 2000 if quick else rows
     X, y = _rows("537_houses", n, standardise_target=True)
@@ -133,10 +149,16 @@ def ridge_part(quick, peer_jobs, rows=16_000):
                 zip(kk.cv_results_["params"], kk.cv_results_["alpha"],
                     kk.cv_results_["mean_test_score"])}
 
+    from kernelkit.calibration import calibrate
+
+    rates = calibrate()  # the planner's rates, as after `kernelkit calibrate` (cached once)
+    print("fold planner's rates, measured now: "
+          + ", ".join(f"{k} {v:.3g}" for k, v in rates.items()))
     return _compare(f"KernelRidge California {n}, 5 gamma x 5 alpha",
-                    lambda: KernelRidgeCV("rbf", alphas=list(RIDGE_ALPHAS),
-                                          param_grid={"gamma": list(RIDGE_GAMMAS)}, cv=FOLDS,
-                                          fit_intercept=False, solver="exact"),
+                    lambda: _WithRates(KernelRidgeCV("rbf", alphas=list(RIDGE_ALPHAS),
+                                                     param_grid={"gamma": list(RIDGE_GAMMAS)},
+                                                     cv=FOLDS, fit_intercept=False,
+                                                     solver="exact"), rates),
                     lambda jobs: GridSearchCV(KernelRidge(kernel="rbf"), grid, cv=FOLDS,
                                               scoring="neg_mean_squared_error", refit=False,
                                               n_jobs=jobs),

@@ -108,3 +108,83 @@ def test_groups_must_cover_every_alpha_once():
     K = np.eye(4)
     with pytest.raises(ValueError, match="exactly once"):
         fold_solves(K, np.ones(4), [1.0, 2.0], [((0,), None)])
+
+
+def _rbf_problem(m=120, t=1, gamma=0.5, seed=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, 3))
+    return rbf_kernel(X, gamma=gamma), rng.normal(size=(m, t))
+
+
+def test_float32_factor_per_alpha_with_refinement_equals_a_float64_solve():
+    import scipy.linalg
+
+    K, Y = _rbf_problem(150, t=2)
+    K_before = K.copy()
+    groups = [((j,), a) for j, a in enumerate(ALPHAS)]  # each alpha its own float32 factor
+    work = {}
+    coef, info = fold_solves(K, Y, ALPHAS, groups, work=work)
+    assert info["factors"] == len(ALPHAS) and info["fallbacks"] == 0 and not info["direct"]
+    assert info["n_iter"] <= 12 * len(ALPHAS)  # refinement: a few iterations per alpha
+    worst = 0.0
+    for j, a in enumerate(ALPHAS):
+        chol = scipy.linalg.cho_factor(K + a * np.eye(150), lower=True)
+        reference = scipy.linalg.cho_solve(chol, Y)  # float64 Cholesky, as KernelRidge
+        np.testing.assert_allclose(coef[j], reference, rtol=1e-9,
+                                   atol=1e-11 * np.abs(reference).max())
+        res = np.linalg.norm(Y - K @ coef[j] - a * coef[j], axis=0) / np.linalg.norm(Y, axis=0)
+        worst = max(worst, res.max())
+    assert info["residual"] == pytest.approx(worst, rel=1e-6)  # the final residual, kept
+    assert worst <= 100 * 1e-12
+    np.testing.assert_array_equal(K, K_before)  # K is not modified
+    assert work["factor32"].dtype == np.float32 and work["factor32"].size == 150 * 150
+
+
+def test_factor_buffer_is_kept_across_calls_and_smaller_folds():
+    K, Y = _rbf_problem(100)
+    work = {}
+    shifted_solves(K, Y, [0.1], alpha_ref=0.1, work=work)
+    buffer = work["factor32"]
+    small = K[:90, :90]
+    r = shifted_solves(small, Y[:90], [0.1], alpha_ref=0.1, work=work)
+    assert work["factor32"] is buffer  # reused, not reallocated
+    np.testing.assert_allclose(r.coef[0], np.linalg.solve(small + 0.1 * np.eye(90), Y[:90]),
+                               rtol=1e-9)
+
+
+@pytest.mark.parametrize("t", [1, 2, 5])  # 3, 6 and 15 CG columns: per column and batched
+def test_batched_cg_columns_by_column_or_by_gemm_give_the_same_solutions(t):
+    K, Y = _rbf_problem(90, t=t, seed=t)
+    alphas = [1e-2, 0.1, 1.0]
+    r = shifted_solves(K, Y, alphas, alpha_ref=0.1)
+    assert r.fallbacks == 0
+    for j, a in enumerate(alphas):
+        np.testing.assert_allclose(r.coef[j], np.linalg.solve(K + a * np.eye(90), Y),
+                                   rtol=1e-8, atol=1e-10)
+    assert r.residual.shape == (3,) and r.residual.max() <= 100 * 1e-12
+
+
+def test_refinement_stopping_short_warns_and_falls_back_with_its_residual_kept():
+    from sklearn.exceptions import ConvergenceWarning
+
+    K, Y = _rbf_problem(80)
+    with pytest.warns(ConvergenceWarning, match="float64 Cholesky factor instead"):
+        r = shifted_solves(K, Y, [1e-3], alpha_ref=1e-3, maxiter=1)
+    assert r.fallbacks == 1 and r.n_iter == 1
+    reference = np.linalg.solve(K + 1e-3 * np.eye(80), Y)
+    np.testing.assert_allclose(r.coef[0], reference, rtol=1e-8, atol=1e-10)
+    true = np.linalg.norm(Y - K @ r.coef[0] - 1e-3 * r.coef[0]) / np.linalg.norm(Y)
+    assert r.residual[0] == pytest.approx(true, rel=1e-6)
+
+
+def test_dear_iterations_give_a_float32_factor_per_alpha():
+    # memory-bound iterations (slow stream) against a fast float32 factor: one factor
+    # per alpha, each refined at its own shift, beats sharing factors over CG
+    m = 6400
+    rates = {"gemm": 100e9, "cholesky": 80e9, "stream": 1e10, "elementwise": 1e9}
+    plan = plan_fold_solves(m, ALPHAS, rates=rates)
+    assert [len(idx) for idx, _ in plan.groups] == [1] * len(ALPHAS)
+    assert all(s == pytest.approx(ALPHAS[idx[0]]) for idx, s in plan.groups)
+    one_each = sum(group_seconds(m, [a], a, rates=rates)[0] for a in ALPHAS)
+    assert plan.seconds == pytest.approx(one_each)
+    assert plan.seconds < min(plan.alternatives.values())

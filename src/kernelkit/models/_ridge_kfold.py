@@ -13,6 +13,8 @@ per alpha.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from sklearn.model_selection import KFold, ParameterGrid
 from sklearn.utils import check_random_state
@@ -99,7 +101,9 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
     buffers = {}
     mse = np.zeros((len(cands), len(alphas)))
     split_mse = np.zeros((len(cands), len(alphas), len(splits)))
-    stats = {"factors": 0, "n_iter": 0, "fallbacks": 0, "residual": 0.0, "direct": 0}
+    stats = {"factors": 0, "n_iter": 0, "fallbacks": 0, "residual": 0.0, "direct": 0,
+             "seconds": 0.0}
+    work = {}  # the float32 factor's buffer, kept across folds and kernels
     plans = {}  # per training-fold size: the planner's groups of alphas
 
     def planned(m):
@@ -117,8 +121,11 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
             K_test = (K.held_out(test, train) if isinstance(K, DistanceGram)  # own buffer
                       else K[np.ix_(test, train)])
             mean = y[train].mean(axis=0) if est.fit_intercept else np.zeros(t)
-            coef, info = fold_solves(K[np.ix_(train, train)], y[train] - mean, alphas,
-                                     planned(len(train)).groups)
+            K_train = K[np.ix_(train, train)]
+            start = time.perf_counter()
+            coef, info = fold_solves(K_train, y[train] - mean, alphas,
+                                     planned(len(train)).groups, work=work)
+            stats["seconds"] += time.perf_counter() - start
             for key in ("factors", "n_iter", "fallbacks", "direct"):
                 stats[key] += info[key]
             stats["residual"] = max(stats["residual"], info["residual"])
@@ -130,7 +137,8 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
     c_best, j_best = _best_in_sklearn_order(cands, alphas, mse)
     params, kernel = cands[c_best]
     alpha = float(alphas[j_best])
-    buffers.clear()  # the folds' blocks, before the refit's matrix
+    buffers.clear()  # the folds' blocks and factor, before the refit's matrix
+    work.clear()
     if D2 is None:
         full = (np.asarray(X, dtype=np.float64) if kernel == "precomputed"
                 else np.asarray(gram(kernel, X), dtype=np.float64))
@@ -143,7 +151,8 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
     plan = plan.with_choices(
         kfold_matrices_choice(profiles is not None),
         fold_solves_choice(planned(m_max), alphas, m_max, len(cands) * len(splits),
-                           stats["n_iter"], stats["fallbacks"], stats["residual"]))
+                           stats["n_iter"], stats["fallbacks"], stats["residual"],
+                           stats["seconds"]))
     rows = [(cands[c][0], float(a), float(mse[c, j]), None)
             for c in range(len(cands)) for j, a in enumerate(alphas)]
     state = {"dual_coef_": coef[0], "X_fit_": None if kernel == "precomputed" else X,

@@ -17,11 +17,14 @@ The cost model
   (m^2 at the ``elementwise`` rate);
 - a float32 factor: m^3/3 at :data:`FLOAT32_SPEEDUP` x the ``cholesky`` rate, the
   copy of K, and the final residual check of the group (2 m^2 k t at ``gemm``);
-- one CG iteration with k active columns: the product with K (2 m^2 k flops at the
-  ``gemm`` rate, or 8 m^2 bytes at the ``stream`` rate, whichever takes longer), the
-  preconditioner's two float32 triangular solves (2 m^2 k flops at
-  :data:`FLOAT32_SPEEDUP` x ``gemm``, or 4 m^2 bytes at ``stream``), plus
-  :data:`ITERATION_OVERHEAD_S`;
+- one CG iteration with k active columns, memory-bound (measured on the 2-core
+  machine at m = 6400, where the reference rates had predicted a quarter of the time
+  taken): the product with K, ``min(k, SKINNY_GEMM_READS)`` reads of its 8 m^2 bytes
+  at :data:`GEMV_STREAM_FRACTION` x the ``stream`` rate, and the preconditioner's two
+  float32 triangular solves, :data:`TRIANGULAR_SOLVE_GEMVS` x a product per column
+  (``min(k, SKINNY_GEMM_READS)`` again), plus :data:`ITERATION_OVERHEAD_S`; so a
+  factor per alpha with a few refinement iterations is cheaper than sharing a factor
+  whenever the factor costs less than a few tens of iterations;
 - the iterations of alpha ``a`` preconditioned at ``a_ref``: the preconditioned
   matrix's eigenvalues lie in ``[min(1, a/a_ref), max(1, a/a_ref)]``, so its
   condition number is ``kappa = max(a, a_ref) / min(a, a_ref)`` and CG needs about
@@ -48,7 +51,8 @@ from .costs import rates_in_force
 
 __all__ = ["FoldSolvePlan", "plan_fold_solves", "cg_iterations", "group_seconds", "fold_solves_choice",
            "FLOAT32_SPEEDUP", "ITERATION_CONSTANT", "EXACT_SHIFT_ITERATIONS",
-           "ITERATION_OVERHEAD_S", "FOLD_RTOL"]
+           "ITERATION_OVERHEAD_S", "FOLD_RTOL", "GEMV_STREAM_FRACTION",
+           "TRIANGULAR_SOLVE_GEMVS", "SKINNY_GEMM_READS"]
 
 #: Relative residual every alpha is solved to (:data:`kernelkit.tuning.fold_path.FOLD_RTOL`).
 FOLD_RTOL = 1e-12
@@ -65,6 +69,16 @@ EXACT_SHIFT_ITERATIONS = 6
 #: Seconds of one CG iteration besides its arithmetic (about ten numpy calls on
 #: m x k arrays and their Python).
 ITERATION_OVERHEAD_S = 2e-4
+#: A float64 matrix-vector product's read rate over the ``stream`` rate (which
+#: ``kernelkit calibrate`` measures as ``B @ u`` and ``B.T @ w`` together): 0.85.
+GEMV_STREAM_FRACTION = 0.85
+#: Two float32 triangular solves with one column (``strsv``, 4 m^2 bytes) over one
+#: float64 product with K (8 m^2 bytes): measured 0.62-0.79 at m = 6400.
+TRIANGULAR_SOLVE_GEMVS = 0.75
+#: Reads of the matrix a product with k columns costs at most: column by column up
+#: to 3 columns, one GEMM beyond, which OpenBLAS runs at about 4 matrix-vector
+#: products' time for 5-16 columns (measured 4.2-4.4 at m = 6400).
+SKINNY_GEMM_READS = 4.0
 
 
 @dataclass(frozen=True)
@@ -117,9 +131,10 @@ def cg_iterations(alpha, shift, rtol=FOLD_RTOL):
 
 
 def _iteration_seconds(m, k, r):
-    product = max(2.0 * m * m * k / r["gemm"], 8.0 * m * m / r["stream"])
-    triangular = max(2.0 * m * m * k / (FLOAT32_SPEEDUP * r["gemm"]), 4.0 * m * m / r["stream"])
-    return product + triangular + ITERATION_OVERHEAD_S
+    gemv = 8.0 * m * m / (GEMV_STREAM_FRACTION * r["stream"])
+    reads = min(float(k), SKINNY_GEMM_READS)
+    compute = 2.0 * m * m * k / r["gemm"] * (1.0 + 1.0 / FLOAT32_SPEEDUP)
+    return max(reads * gemv * (1.0 + TRIANGULAR_SOLVE_GEMVS), compute) + ITERATION_OVERHEAD_S
 
 
 def group_seconds(m, alphas, shift, n_targets=1, rates=None, rtol=FOLD_RTOL):
@@ -184,13 +199,17 @@ def plan_fold_solves(m, alphas, n_targets=1, rates=None, rtol=FOLD_RTOL):
                          seconds, {"one factor": one, "float64 per alpha": direct})
 
 
-def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, residual):
-    """The plan and what the solves took, as the ``"fold solves"`` :class:`Choice`."""
+def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, residual,
+                       taken_seconds=None):
+    """The plan and what the solves took, as the ``"fold solves"`` :class:`Choice`
+    (``taken_seconds``: the solves' time summed over the ``solves`` folds, if timed)."""
     predicted = sum(plan.iterations)
     alt = ", ".join(f"{k} {format_seconds(v)}" for k, v in plan.alternatives.items())
     taken = (f"{taken_iterations / max(solves, 1):.0f} CG iterations per fold taken vs "
              f"{predicted} predicted, " if predicted else "")
+    timed = ("" if taken_seconds is None else
+             f"; {format_seconds(taken_seconds / max(solves, 1))} per fold taken")
     return Choice("fold solves", plan.describe(alphas),
                   f"cheapest grouping predicted at m = {m} rows: "
-                  f"{format_seconds(plan.seconds)} per fold ({alt}); {taken}"
+                  f"{format_seconds(plan.seconds)} per fold ({alt}){timed}; {taken}"
                   f"{fallbacks} float64 fallbacks, largest relative residual {residual:.1e}")

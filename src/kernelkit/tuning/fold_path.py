@@ -1,19 +1,24 @@
-"""Kernel ridge for many alphas on one training fold: one factorisation, then CG.
+"""Kernel ridge for many alphas on one training fold: float32 factors, float64 CG.
 
 The k-fold search of :class:`~kernelkit.models.KernelRidgeCV` (``cv`` an int or a
 splitter, ``solver="exact"``) solves ``(K + alpha I) U = Y`` on each fold's training
 rows for every alpha of the grid. scikit-learn's ``GridSearchCV(KernelRidge())``
-factors ``K + alpha I`` once per alpha, (1/3) m^3 flops each. Here one float32
-Cholesky factor ``L L' ~ K + alpha_ref I`` (``spotrf`` through
-:func:`kernelkit.linalg.robust_cholesky`, about twice ``dpotrf``'s rate, and free of
-the threaded-potrf crash) preconditions float64 conjugate gradient for all alphas at
-once. The preconditioned matrix ``(K + alpha_ref I)^-1 (K + alpha I)`` has its
-eigenvalues in ``[min(1, a / a_ref), max(1, a / a_ref)]`` (up to the float32
-factor's error), so a few tens of iterations reach a float64-level residual; each
-iteration is one product of K with the active columns of every alpha (one pass
-over K for the whole grid) and two float32 triangular solves. A column that does
-not reach the tolerance in :data:`FOLD_MAXITER` iterations is solved by its own
-float64 Cholesky factor (counted in the result, never silent).
+factors ``K + alpha I`` once per alpha in float64, (1/3) m^3 flops each. Here a group
+of alphas shares one float32 Cholesky factor ``L L' ~ K + alpha_ref I`` (``spotrf``
+through :func:`kernelkit.linalg.robust_cholesky`, about twice ``dpotrf``'s rate, and
+free of the threaded-potrf crash) preconditioning float64 conjugate gradient for the
+group's alphas; a group of one alpha at its own shift is mixed-precision iterative
+refinement (a few iterations reach a float64-level residual). The preconditioned
+matrix ``(K + alpha_ref I)^-1 (K + alpha I)`` has its eigenvalues in
+``[min(1, a / a_ref), max(1, a / a_ref)]`` (up to the float32 factor's error). Each
+iteration is memory-bound: one product of K with the active columns and two float32
+triangular solves, per column below :data:`PRODUCT_COLUMNWISE_MAX` /
+:data:`TRIANGULAR_COLUMNWISE_MAX` columns (OpenBLAS's GEMM and TRSM with a few
+columns read the matrix several times over). The float32 factor is written into a
+buffer kept across calls (``work``), so no fresh pages per factor. A column that does
+not reach the tolerance in ``maxiter`` iterations is solved by its own float64
+Cholesky factor, with a :class:`~sklearn.exceptions.ConvergenceWarning` saying so
+(and counted in the result).
 
 References
 ----------
@@ -31,18 +36,29 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
+from sklearn.exceptions import ConvergenceWarning
+
 from ..exceptions import NumericalWarning
 from ..linalg import pcg, robust_cholesky
 from .paths import blas_threads_for
 
 __all__ = ["FoldSolves", "shifted_solves", "fold_solves", "reference_alpha",
-           "FOLD_RTOL", "FOLD_MAXITER"]
+           "FOLD_RTOL", "FOLD_MAXITER", "PRODUCT_COLUMNWISE_MAX", "TRIANGULAR_COLUMNWISE_MAX"]
 
 #: Relative residual ``||y - (K + alpha I) u|| / ||y||`` every alpha is solved to:
 #: held-out errors then equal those of a float64 Cholesky solve to ~1e-10 relative.
 FOLD_RTOL = 1e-12
 #: Iterations of the batched CG before a column falls back to its own float64 factor.
 FOLD_MAXITER = 300
+#: Columns up to which the product with K is one matrix-vector product per column:
+#: OpenBLAS's GEMM with a few columns reads K several times (measured at m = 6400 on
+#: the 2-core machine: 2 columns 3.3 matrix-vector products' time as one GEMM, 2.4 as
+#: a loop; 8 columns 4.2 as one GEMM, 7.7 as a loop).
+PRODUCT_COLUMNWISE_MAX = 3
+#: Columns up to which the float32 triangular solves run ``strsv`` per column
+#: (``strtrs`` with 2 columns took 4.4 matrix-vector products' time, the loop 1.6;
+#: 8 columns 4.5 and 5.1).
+TRIANGULAR_COLUMNWISE_MAX = 6
 
 
 @dataclass(frozen=True)
@@ -77,15 +93,61 @@ def reference_alpha(alphas):
     return float(np.sqrt(alphas.min() * alphas.max()))
 
 
-def _factor(K, shift):
-    """Float32 Cholesky factor (Fortran order, lower) of ``K + shift I``."""
-    A = K.T.astype(np.float32)  # K symmetric: its transpose is the Fortran-ordered copy
-    A.flat[:: A.shape[0] + 1] += np.float32(shift)
+class _Gram:
+    """``V -> K V`` for CG: per column up to :data:`PRODUCT_COLUMNWISE_MAX` columns."""
+
+    def __init__(self, K):
+        self.K = K
+        self.shape = K.shape
+
+    def matmat(self, V):
+        if V.shape[1] > PRODUCT_COLUMNWISE_MAX:
+            return self.K @ V
+        out = np.empty((self.K.shape[0], V.shape[1]))
+        for j in range(V.shape[1]):
+            np.matmul(self.K, np.ascontiguousarray(V[:, j]), out=out[:, j])
+        return out
+
+
+def _factor(K, shift, work=None):
+    """Float32 Cholesky factor (Fortran order, lower) of ``K + shift I``, in
+    ``work["factor32"]`` (a flat float32 buffer kept and grown across calls) if given."""
+    m = K.shape[0]
+    if work is None:
+        A = np.empty((m, m), dtype=np.float32, order="F")
+    else:
+        flat = work.get("factor32")
+        if flat is None or flat.size < m * m:
+            work["factor32"] = flat = np.empty(m * m, dtype=np.float32)
+        A = flat[: m * m].reshape((m, m), order="F")
+    np.copyto(A.T, K, casting="same_kind")  # K symmetric: A.T (C order) = K is A = K
+    A.flat[:: m + 1] += np.float32(shift)
     return robust_cholesky(A, overwrite_a=True, dtype=np.float32).L
+
+
+class _Preconditioner:
+    """``R -> (L L')^-1 R`` for CG (all active columns at once)."""
+
+    def __init__(self, L):
+        self.L = L
+        self.shape = L.shape
+
+    def matmat(self, R):
+        return _precondition(self.L, R)
 
 
 def _precondition(L, R):
     """``(L L')^-1 R`` by two float32 triangular solves; float64 out."""
+    k = R.shape[1]
+    if k <= TRIANGULAR_COLUMNWISE_MAX:
+        strsv = scipy.linalg.blas.strsv
+        Z = np.empty(R.shape)
+        for j in range(k):
+            z = strsv(L, R[:, j].astype(np.float32), lower=1, overwrite_x=1)
+            Z[:, j] = strsv(L, z, lower=1, trans=1, overwrite_x=1)
+        if not np.isfinite(Z).all():
+            raise np.linalg.LinAlgError("the float32 Cholesky factor is singular")
+        return Z
     trtrs = scipy.linalg.lapack.strtrs
     Z, info = trtrs(L, np.asfortranarray(R, dtype=np.float32), lower=1, trans=0,
                     overwrite_b=1)
@@ -96,7 +158,8 @@ def _precondition(L, R):
     return Z.astype(np.float64)
 
 
-def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_ref=None):
+def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_ref=None,
+                   work=None):
     """``(K + alpha I)^-1 Y`` for every alpha from one float32 factor and batched CG.
 
     Parameters
@@ -110,10 +173,18 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
     maxiter : int, default=:data:`FOLD_MAXITER`
     alpha_ref : float, optional
         The factor's shift; default :func:`reference_alpha`.
+    work : dict, optional
+        Keeps the float32 factor's buffer for the next call (``"factor32"``).
 
     Returns
     -------
     FoldSolves
+
+    Warns
+    -----
+    ConvergenceWarning
+        When CG stops short of ``100 * rtol`` for some alpha within ``maxiter``
+        iterations (that alpha is then solved by its own float64 factor).
     """
     K = np.ascontiguousarray(K, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
@@ -122,7 +193,7 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
     m, t = Y.shape
     n_a = alphas.size
     ref = reference_alpha(alphas) if alpha_ref is None else float(alpha_ref)
-    L = _factor(K, ref)
+    L = _factor(K, ref, work)
     shift = np.repeat(alphas, t)                    # column j: alpha j // t, target j % t
     B = np.tile(Y, (1, n_a))
     b_norm = np.maximum(np.linalg.norm(B, axis=0), np.finfo(np.float64).tiny)
@@ -130,16 +201,22 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
         # a breakdown (p'Ap <= 0 from round-off on a PSD K) stops that column; the
         # residual check below gives it its own float64 factor, so it is not news
         warnings.simplefilter("ignore", NumericalWarning)
-        run = pcg(K, B, M=lambda R: _precondition(L, R), rtol=rtol, maxiter=maxiter,
-                  shift=shift)
+        run = pcg(_Gram(K), B, M=_Preconditioner(L), rtol=rtol, maxiter=maxiter, shift=shift)
     X, n_iter = run.x, run.n_iter
     del L
-    true = np.linalg.norm(B - (K @ X + shift * X), axis=0) / b_norm
+    true = np.linalg.norm(B - (_Gram(K).matmat(X) + shift * X), axis=0) / b_norm
+    short = [a for a in range(n_a) if true[a * t:(a + 1) * t].max() > 100 * rtol]
+    if short:
+        warnings.warn(
+            f"conjugate gradient preconditioned by the float32 factor at {ref:.3g} stopped "
+            f"after {n_iter} iterations at relative residual "
+            f"{max(true[a * t:(a + 1) * t].max() for a in short):.1e} (tolerance "
+            f"{100 * rtol:.0e}) for alpha = {', '.join(f'{alphas[a]:g}' for a in short)}: "
+            "solved by their own float64 Cholesky factor instead", ConvergenceWarning,
+            stacklevel=2)
     fallbacks = 0
-    for a in range(n_a):
+    for a in short:  # short of 100 * rtol: held-out errors no longer to ~1e-9
         cols = slice(a * t, (a + 1) * t)
-        if true[cols].max() <= 100 * rtol:  # held-out errors still to ~1e-9
-            continue
         fallbacks += 1
         G = np.array(K, order="F")
         G.flat[:: m + 1] += alphas[a]
@@ -169,7 +246,7 @@ def _direct_solves(K, Y, alphas, coef, info):
             info["residual"] = max(info["residual"], float(res.max()))
 
 
-def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER):
+def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, work=None):
     """``(K + alpha I)^-1 Y`` for every alpha, group by group as planned.
 
     Parameters
@@ -187,6 +264,8 @@ def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER):
         (:func:`kernelkit.planning.fold_search.plan_fold_solves`), given as it is.
     rtol : float, default=:data:`FOLD_RTOL`
     maxiter : int, default=:data:`FOLD_MAXITER`
+    work : dict, optional
+        Buffers kept across calls (the float32 factor's), see :func:`shifted_solves`.
 
     Returns
     -------
@@ -211,7 +290,8 @@ def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER):
         if shift is None:
             _direct_solves(K, Y, [(int(j), alphas[j]) for j in idx], coef, info)
             continue
-        r = shifted_solves(K, Y, alphas[idx], rtol=rtol, maxiter=maxiter, alpha_ref=shift)
+        r = shifted_solves(K, Y, alphas[idx], rtol=rtol, maxiter=maxiter, alpha_ref=shift,
+                           work=work)
         coef[idx] = r.coef
         info["factors"] += 1
         info["n_iter"] += r.n_iter
