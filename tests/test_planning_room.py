@@ -7,7 +7,10 @@ built as a *report* of what a solver found in the data (a preconditioner's
 rank, merged rows, the grid's edge), listed below with the reason.
 
 The sources are read with :mod:`ast` (nothing of kernelkit is imported): every
-call whose callee is named ``Choice`` is found, with the function that makes it.
+call whose callee is named ``Choice`` is found, with the function that makes it,
+and every import of the rooms below the planner (the Gram operator, solvers,
+tuning, linalg, kernels, features, the Dask operators), which must not import
+``kernelkit.planning``: ``Choice`` lives on the ground floor (``kernelkit._choices``).
 """
 
 from __future__ import annotations
