@@ -150,6 +150,14 @@ def test_factor_buffer_is_kept_across_calls_and_smaller_folds():
     assert work["factor32"] is buffer  # reused, not reallocated
     np.testing.assert_allclose(r.coef[0], np.linalg.solve(small + 0.1 * np.eye(90), Y[:90]),
                                rtol=1e-9)
+    coef, info = fold_solves(K, Y, [0.1, 1.0], [((0, 1), None)], work=work)  # float64 each
+    coef_small, _ = fold_solves(small, Y[:90], [0.1, 1.0], [((0, 1), None)], work=work)
+    assert work["factor64"].size == 100 * 100 and info["factors"] == 2
+    for j, a in enumerate([0.1, 1.0]):
+        np.testing.assert_allclose(coef[j], np.linalg.solve(K + a * np.eye(100), Y),
+                                   rtol=1e-10)
+        np.testing.assert_allclose(coef_small[j],
+                                   np.linalg.solve(small + a * np.eye(90), Y[:90]), rtol=1e-10)
 
 
 @pytest.mark.parametrize("t", [1, 2, 5])  # 3, 6 and 15 CG columns: per column and batched

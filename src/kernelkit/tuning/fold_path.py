@@ -109,19 +109,26 @@ class _Gram:
         return out
 
 
-def _factor(K, shift, work=None):
-    """Float32 Cholesky factor (Fortran order, lower) of ``K + shift I``, in
-    ``work["factor32"]`` (a flat float32 buffer kept and grown across calls) if given."""
+def _shifted_copy(K, shift, dtype, work=None):
+    """``K + shift I`` in Fortran order and ``dtype``, written into ``work["factor32"]``
+    or ``work["factor64"]`` (a flat buffer kept and grown across calls) if given."""
     m = K.shape[0]
     if work is None:
-        A = np.empty((m, m), dtype=np.float32, order="F")
+        A = np.empty((m, m), dtype=dtype, order="F")
     else:
-        flat = work.get("factor32")
+        key = "factor32" if dtype == np.float32 else "factor64"
+        flat = work.get(key)
         if flat is None or flat.size < m * m:
-            work["factor32"] = flat = np.empty(m * m, dtype=np.float32)
+            work[key] = flat = np.empty(m * m, dtype=dtype)
         A = flat[: m * m].reshape((m, m), order="F")
     np.copyto(A.T, K, casting="same_kind")  # K symmetric: A.T (C order) = K is A = K
-    A.flat[:: m + 1] += np.float32(shift)
+    A.flat[:: m + 1] += dtype(shift)
+    return A
+
+
+def _factor(K, shift, work=None):
+    """Float32 Cholesky factor (Fortran order, lower) of ``K + shift I``."""
+    A = _shifted_copy(K, shift, np.float32, work)
     return robust_cholesky(A, overwrite_a=True, dtype=np.float32).L
 
 
@@ -230,14 +237,13 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
                       true.reshape(n_a, t).max(axis=1))
 
 
-def _direct_solves(K, Y, alphas, coef, info):
+def _direct_solves(K, Y, alphas, coef, info, work=None):
     """One float64 Cholesky factor per alpha into ``coef``; counts into ``info``."""
     m = Y.shape[0]
     b_norm = np.maximum(np.linalg.norm(Y, axis=0), np.finfo(np.float64).tiny)
     with blas_threads_for(m):
         for j, a in alphas:
-            G = np.array(K, dtype=np.float64, order="F")
-            G.flat[:: m + 1] += a
+            G = _shifted_copy(K, a, np.float64, work)
             chol = robust_cholesky(G, overwrite_a=True)
             coef[j] = scipy.linalg.cho_solve((chol.L, True), Y, check_finite=False)
             del G, chol
@@ -288,7 +294,7 @@ def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, w
     for idx, shift in groups:
         idx = np.asarray(idx, dtype=np.intp)
         if shift is None:
-            _direct_solves(K, Y, [(int(j), alphas[j]) for j in idx], coef, info)
+            _direct_solves(K, Y, [(int(j), alphas[j]) for j in idx], coef, info, work)
             continue
         r = shifted_solves(K, Y, alphas[idx], rtol=rtol, maxiter=maxiter, alpha_ref=shift,
                            work=work)
