@@ -176,14 +176,17 @@ def _features(X):
 
 @contextlib.contextmanager
 def phase_timer():
-    """Seconds spent in Falkon's preconditioner, its first K_nM pass and the rest of
-    the products, measured by wrapping the solver's steps (this benchmark only).
+    """Seconds spent in Falkon's preconditioner, its first K_nM pass, the rest of
+    the products and the triangular solves, measured by wrapping the solver's
+    steps (this benchmark only).
 
     Yields a dict filled as the fit runs: ``preconditioner`` (K_MM, the two
     Cholesky factorisations, L'L), ``first pass`` (K_nM computed, and stored
-    when it fits, with K_nM' Y) and ``later passes`` (the CG iterations'
-    K_nM' K_nM V products); what the fit spends elsewhere is mostly the
-    triangular solves and center selection.
+    when it fits, with K_nM' Y), ``later passes`` (the CG iterations'
+    K_nM' K_nM V products) and ``triangular solves`` (with the two M x M
+    factors: 4 per iteration, 2 for the right-hand side, 2 for the
+    coefficients); what the fit spends elsewhere is input checks, the
+    preprocessing, the operator's preparation of the rows and center selection.
     """
     import importlib
 
@@ -191,8 +194,10 @@ def phase_timer():
 
     falkon_module = importlib.import_module("kernelkit.solvers.falkon")
 
-    out = {"preconditioner": 0.0, "first pass": 0.0, "later passes": 0.0}
+    out = {"preconditioner": 0.0, "first pass": 0.0, "later passes": 0.0,
+           "triangular solves": 0.0}
     factors, gram_matmat = falkon_module._factors, GramOperator.gram_matmat
+    tri = falkon_module._tri
     calls = [0]
 
     def timed_factors(*args, **kwargs):
@@ -201,6 +206,13 @@ def phase_timer():
             return factors(*args, **kwargs)
         finally:
             out["preconditioner"] += time.perf_counter() - t0
+
+    def timed_tri(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return tri(*args, **kwargs)
+        finally:
+            out["triangular solves"] += time.perf_counter() - t0
 
     def timed_gram_matmat(self, *args, **kwargs):
         t0 = time.perf_counter()
@@ -211,10 +223,12 @@ def phase_timer():
             calls[0] += 1
 
     falkon_module._factors, GramOperator.gram_matmat = timed_factors, timed_gram_matmat
+    falkon_module._tri = timed_tri
     try:
         yield out
     finally:
         falkon_module._factors, GramOperator.gram_matmat = factors, gram_matmat
+        falkon_module._tri = tri
 
 
 def _stored(clf):

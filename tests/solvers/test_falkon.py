@@ -9,7 +9,8 @@ from kernelkit.exceptions import MemoryBudgetError
 from kernelkit.kernels import RBF, Laplacian, Polynomial
 from kernelkit.planning import falkon_store_choice
 from kernelkit.solvers import dual_ridge
-from kernelkit.solvers.falkon import _float32_half, _preconditioner, _widen_in_place, falkon
+from kernelkit.solvers.falkon import (_float32_half, _gram_of_factor, _lower_gram_in_place,
+                                      _preconditioner, _widen_in_place, falkon)
 
 
 def _data(n=240, d=4, seed=0):
@@ -169,7 +170,40 @@ def test_widen_in_place_matches_astype(M):
     _float32_half(buf)[...] = A
     out = _widen_in_place(buf)
     assert out is buf
-    np.testing.assert_array_equal(buf, A.astype(np.float64))
+    # the lower triangle (all the solves read) is exact; the strict upper one is undefined
+    np.testing.assert_array_equal(np.tril(buf), np.tril(A.astype(np.float64)))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("M, rows", [(1, 4), (7, 3), (9, 3), (50, 16), (50, 64)])
+def test_lower_gram_in_place_is_the_product_of_the_lower_triangle(M, rows, dtype):
+    # A brute-force float64 L'L of the lower triangle; the strict upper triangle holds
+    # values (as a Cholesky factor's buffer does) that must not enter the product.
+    A = np.random.default_rng(M).normal(size=(M, M))
+    L = np.tril(A)
+    ref = np.zeros((M, M))
+    for k in range(M):  # L'L = sum_k (row k)' (row k)
+        ref += np.outer(L[k], L[k])
+    out = _lower_gram_in_place(A.astype(dtype), rows=rows)
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(np.tril(out), np.tril(ref), atol=tol * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_gram_of_factor_matches_the_formula_and_leaves_the_factor(weighted):
+    rng = np.random.default_rng(5)
+    M, lam = 600, 1e-3  # > the default 512 rows per product: two block rows
+    A = rng.normal(size=(M, M)).astype(np.float32)
+    w = rng.uniform(0.5, 3.0, size=M) if weighted else None
+    L = np.tril(A).astype(np.float64)
+    D = np.ones(M) if w is None else w
+    ref = L.T @ (D[:, None] * L) / D.sum() + lam * np.eye(M)
+    before = A.copy()
+    for out in (None, np.empty((M, M), dtype=np.float32)):
+        G = _gram_of_factor(A, lam, out=out, weights=w)
+        assert out is None or G is out
+        np.testing.assert_array_equal(A, before)  # the factor itself is not changed
+        np.testing.assert_allclose(G, ref, atol=1e-5 * np.abs(ref).max())  # mirrored too
 
 
 def test_solver_follows_the_planned_store_with_the_whole_budget_threshold():

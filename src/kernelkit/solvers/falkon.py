@@ -57,15 +57,16 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
-from scipy.linalg import lapack
 
 from .._budget import fits, require
 from .._compiled import mirror_lower
 from .._validation import n_rows
 from ..gram import GramOperator, KernelRows
-from ..linalg import THREADED_POTRF_MAX_N, cho_solve, eigh_psd, pcg, robust_cholesky
+from ..linalg import cho_solve, eigh_psd, pcg, robust_cholesky
+from ..linalg_blocked import BLOCKED_BLOCK_SIZE
 from .._choices import Choice
 from .cg_checkpoint import load_state, problem_fingerprint, save_state
+from .buffers import fresh_empty
 from .cg_forecast import pcg_or_hand_over
 
 __all__ = ["FalkonResult", "falkon", "dependent_pivots", "EIGEN_RTOL", "DEPENDENT_SHARE",
@@ -165,7 +166,8 @@ def _float32_half(buf):
 
 
 def _widen_in_place(buf):
-    """Turn :func:`_float32_half` of ``buf`` into ``buf`` in float64, in place.
+    """Turn the lower triangle of :func:`_float32_half` of ``buf`` into ``buf``'s
+    lower triangle in float64, in place (its strict upper triangle is left undefined).
 
     Row i in float64 covers float32 rows 2i and 2i + 1, which (for i >= 1) lie
     below row i: going from the last rows up, a chunk of rows [a, b) is read
@@ -173,49 +175,84 @@ def _widen_in_place(buf):
     [2a, 2b), none of which a later chunk (rows < a) reads. Saves a fresh
     8 M^2-byte array (its page faults cost seconds at M = 15000); chunks of
     :data:`_WIDEN_ROWS` rows keep the copy small and the Python loop short.
+    Only the columns up to the chunk's last row are widened: the iterations'
+    triangular solves read the lower triangles only, and this halves the
+    bytes moved (and leaves a quarter of the pages untouched).
     """
     half = _float32_half(buf)
     for b in range(buf.shape[0], 0, -_WIDEN_ROWS):
         a = max(b - _WIDEN_ROWS, 0)
-        buf[a:b] = half[a:b].copy()
+        buf[a:b, :b] = half[a:b, :b].copy()
     return buf
 
 
 #: Rows widened at a time by :func:`_widen_in_place` (a float32 copy of 256 x M).
 _WIDEN_ROWS = 256
+#: Rows per matrix product of :func:`_lower_gram_in_place`: the products' wasted
+#: part (zeros above the diagonal tiles, their duplicated upper halves) is about
+#: 2.25 x this / M of the M^3 / 3 flops (8.5% at M = 13,500), and 512 rows keep
+#: each product at the GEMM rate.
+_GRAM_ROWS = 512
+#: Centers above which the preconditioner's Cholesky factorisations run by
+#: blocks of :data:`kernelkit.linalg_blocked.BLOCKED_BLOCK_SIZE` (float32 GEMM
+#: updates) rather than as one ``potrf`` call or two halves: on the 2-core dev
+#: box (load 12, the same process alternating), M = 8000 ran at 0.8 of a
+#: 4096^3 sgemm by blocks of 1024 against 0.4-0.7 as one threaded call, and
+#: M = 13,500 at 0.66-0.8 against 0.5-0.67 in halves of 6750.
+_BLOCKED_MIN_M = 4096
+
+
+def _lower_gram_in_place(A, rows=None):
+    """Overwrite the lower triangle of ``A`` with that of ``L'L``, L = tril(A).
+
+    Block row [s, e) of L'L (columns < e) is ``A[s:, s:e]' A[s:, :e]``: the
+    rows of L above s are zero in those columns, and the rows below e are
+    full. One matrix product per block of ``rows`` rows (float GEMM at its
+    rate, the same M^3 / 3 flops as LAPACK's lauum, which ran at half the
+    GEMM rate or less here), into a scratch block copied back; the rows it
+    overwrites (s to e) are read by no later block. The strict upper
+    triangles of the diagonal tiles are zeroed first; the rest of the strict
+    upper triangle is neither read nor written.
+    """
+    n = A.shape[0]
+    rows = min(_GRAM_ROWS if rows is None else int(rows), max(n, 1))
+    above = ~np.tri(rows, dtype=bool)
+    for s in range(0, n, rows):
+        e = min(s + rows, n)
+        np.copyto(A[s:e, s:e], 0, where=above[:e - s, :e - s])
+    scratch = np.empty(rows * n, dtype=A.dtype)
+    for s in range(0, n, rows):
+        e = min(s + rows, n)
+        block = scratch[:(e - s) * e].reshape(e - s, e)
+        np.matmul(A[s:, s:e].T, A[s:, :e], out=block)
+        A[s:e, :e] = block
+    return A
 
 
 def _gram_of_factor(L, lam, out=None, weights=None):
-    """``L'DL / sum(D) + lam I`` (lower triangle and mirror) by LAPACK's lauum.
+    """``L'DL / sum(D) + lam I`` (lower triangle and mirror), by block-row GEMMs.
 
     D = diag(``weights``), the identity by default (then ``L'L / M + lam I``).
-    In ``out`` (C-ordered, L's dtype) if given, else in a new array. A
-    C-ordered lower L is a Fortran-ordered upper U = L', and lauum(U, upper)
-    gives U U' = L'L (M^3/3 flops); D^(1/2) L is lower triangular too.
+    Only the lower triangle of ``L`` is read. In ``out`` (C-ordered, L's
+    dtype) if given, else in a new array; ``L`` itself is not changed.
+    D^(1/2) L is lower triangular too (:func:`_lower_gram_in_place`).
     """
     M = L.shape[0]
-    lauum = lapack.slauum if L.dtype == np.float32 else lapack.dlauum
-    root = None if weights is None else np.sqrt(weights).astype(L.dtype)[:, None]
     if out is None:
-        if root is not None:
-            L = np.tril(L) * root  # a copy: L itself stays the factor of K_MM
-        U = L.T if L.flags.c_contiguous else np.asfortranarray(L).T
-        LtL, info = lauum(U, lower=0, overwrite_c=0)
-        LtL = LtL.T  # Fortran upper -> C lower, no copy
-    else:
-        out[...] = L
-        if root is not None:
-            out *= root
-        LtL, info = lauum(out.T, lower=0, overwrite_c=1)
-        if not np.shares_memory(LtL, out):  # pragma: no cover - f2py copied after all
-            out.T[...] = LtL
-        LtL = out
-    if info != 0:
-        raise np.linalg.LinAlgError(f"lauum failed with info={info}")
-    mirror_lower(LtL)
-    LtL /= M if weights is None else float(np.sum(weights))
-    LtL.flat[:: M + 1] += lam
-    return LtL
+        out = np.empty((M, M), dtype=L.dtype)
+    out[...] = L
+    if weights is not None:
+        out *= np.sqrt(weights).astype(L.dtype)[:, None]
+    _lower_gram_in_place(out)
+    mirror_lower(out)
+    out /= M if weights is None else float(np.sum(weights))
+    out.flat[:: M + 1] += lam
+    return out
+
+
+def _cholesky_block(M):
+    """Diagonal block order of the preconditioner's Cholesky factorisations."""
+    return BLOCKED_BLOCK_SIZE if M > _BLOCKED_MIN_M else max(M, 1)
 
 
 def _preconditioner(kernel, C, lam, dtype, weights=None):
@@ -231,14 +268,16 @@ def _preconditioner(kernel, C, lam, dtype, weights=None):
     M = n_rows(C)
     f32 = np.dtype(dtype) == np.float32
     # float32: both factors are built in the first half of their float64 arrays.
-    bufs = (np.empty((M, M)), np.empty((M, M))) if f32 else None
+    # Both are written almost whole (K, L'L, the widened lower triangles): their
+    # pages are mapped in one call rather than by a fault each (buffers.fresh_empty).
+    bufs = (fresh_empty((M, M), populate=True), fresh_empty((M, M), populate=True)) if f32 \
+        else None
     K = _kmm(kernel, C, dtype, _float32_half(bufs[0]) if f32 else None)
     eps = _EPS[np.dtype(dtype)] * max(float(np.mean(np.diag(K), dtype=np.float64)),
                                       np.finfo(float).tiny)
     K.flat[:: M + 1] += K.dtype.type(eps * M)
     if f32:
-        # Diagonal blocks as large as a threaded spotrf safely takes (the fastest).
-        block = -(-M // -(-M // THREADED_POTRF_MAX_N))
+        block = _cholesky_block(M)
         chol = robust_cholesky(K, overwrite_a=True, dtype=np.float32, block_size=block,
                                jitter_start=eps * M)
         LtL = _gram_of_factor(K, lam, _float32_half(bufs[1]), weights)
@@ -247,9 +286,10 @@ def _preconditioner(kernel, C, lam, dtype, weights=None):
         # The iterations' solves stay float64 (float32 solves lost 0.5% accuracy on
         # Fashion-MNIST); they read only the lower triangles.
         return _widen_in_place(bufs[0]), _widen_in_place(bufs[1]), eps * M + chol.jitter
-    chol = robust_cholesky(K, overwrite_a=True)
+    chol = robust_cholesky(K, overwrite_a=True, block_size=_cholesky_block(M))
     L = chol.L
-    chol_a = robust_cholesky(_gram_of_factor(L, lam, weights=weights), overwrite_a=True)
+    chol_a = robust_cholesky(_gram_of_factor(L, lam, weights=weights), overwrite_a=True,
+                             block_size=_cholesky_block(M))
     return L, chol_a.L, eps * M + chol.jitter
 
 
@@ -486,8 +526,8 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
 
     state = on_state = None
     if checkpoint is not None:
-        fingerprint = problem_fingerprint(
-            C, rhs, La, lam=float(lam), dtype=dtype.str, choice=str(choice.value), rank=rank)
+        fingerprint = problem_fingerprint(  # La's diagonal: its upper triangle is undefined
+            C, rhs, np.diagonal(La), lam=float(lam), dtype=dtype.str, choice=str(choice.value), rank=rank)
         state = load_state(checkpoint, fingerprint, rhs.shape)
         count[0] = 0 if state is None else state.n_iter
         on_state = lambda st: save_state(checkpoint, fingerprint, st)  # noqa: E731
