@@ -16,6 +16,7 @@ from .._budget import budget as memory_budget
 from .choices import Choice
 
 __all__ = ["fold_workers", "criterion_choice", "path_blocks_choice", "fold_threads_choice",
+           "path_order_choice",
            "warm_starts_choice", "factorisation_choice", "kernel_matrices_choice",
            "kfold_matrices_choice", "search_centers_choice", "center_blocks_choice",
            "kmm_rank_choice", "tuning_centers_choice"]
@@ -45,6 +46,15 @@ def fold_threads_choice(workers, n_tasks):
                   "paths, each with its own block buffers" if workers > 1 else
                   "one core, one path, or blocks not from the distance matrix, "
                   "or the memory budget holds one set of buffers")
+
+
+def path_order_choice(workers):
+    """In which order the threads take a path search's (candidate, fold) paths."""
+    return Choice("path order", "longest first" if workers > 1 else "as listed",
+                  "every candidate's first fold, then the other folds, those of the candidate "
+                  "whose first fold took the most thread time first (no thread left with one "
+                  "long path at the end)" if workers > 1 else "one thread: the order "
+                  "changes nothing")
 
 
 def warm_starts_choice(name, stored):
