@@ -9,8 +9,9 @@ from kernelkit.exceptions import MemoryBudgetError
 from kernelkit.kernels import RBF, Laplacian, Polynomial
 from kernelkit.planning import falkon_store_choice
 from kernelkit.solvers import dual_ridge
-from kernelkit.solvers.falkon import (_float32_half, _gram_of_factor, _lower_gram_in_place,
-                                      _preconditioner, _widen_in_place, falkon)
+from kernelkit.solvers.falkon import (_ONE_THREAD_SOLVE_MIN_M, _float32_half, _gram_of_factor,
+                                      _lower_gram_in_place, _preconditioner, _tri,
+                                      _widen_in_place, falkon)
 
 
 def _data(n=240, d=4, seed=0):
@@ -187,6 +188,19 @@ def test_lower_gram_in_place_is_the_product_of_the_lower_triangle(M, rows, dtype
     out = _lower_gram_in_place(A.astype(dtype), rows=rows)
     tol = 1e-12 if dtype == np.float64 else 1e-5
     np.testing.assert_allclose(np.tril(out), np.tril(ref), atol=tol * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("columns", [10, 40])  # one BLAS thread, then all of them
+def test_triangular_solves_of_a_large_factor_solve_the_system(columns):
+    rng = np.random.default_rng(2)
+    M = _ONE_THREAD_SOLVE_MIN_M
+    A = rng.normal(size=(M, M)) / M
+    A.flat[:: M + 1] = rng.uniform(0.5, 2.0, size=M)  # the upper triangle must not be read
+    L, B = np.tril(A), rng.normal(size=(M, columns))
+    for trans, system in (("N", L), ("T", L.T)):
+        X = _tri(A, B, trans)
+        assert X.dtype == np.float64
+        np.testing.assert_allclose(system @ X, B, atol=1e-10)
 
 
 @pytest.mark.parametrize("weighted", [False, True])
