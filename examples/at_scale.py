@@ -110,9 +110,9 @@ def iterations(X, y, C, n_iter):
         warnings.simplefilter("ignore", ConvergenceWarning)
         res = pcg(A, b, rtol=1e-14, maxiter=n_iter, callback=lambda c: plain.append(residual(c)))
         fal = [residual(falkon(KERNEL, X, C, y, ALPHA, tol=1e-14, maxiter=k, solve="cg",
-                               preconditioner="cholesky").coef) for k in range(1, n_iter + 1)]
+                               preconditioner="cholesky", store=True).coef) for k in range(1, n_iter + 1)]
         full = falkon(KERNEL, X, C, y, ALPHA, tol=1e-12, maxiter=200, solve="cg",
-                      preconditioner="cholesky")
+                      preconditioner="cholesky", store=True)
     return {"plain_cg": np.array(plain), "falkon": np.array(fal), "exact": exact,
             "pcg_x": res.x, "falkon_coef": full.coef, "falkon_n_iter": full.n_iter,
             "condition": float(np.linalg.cond(A))}
