@@ -15,6 +15,13 @@ table (sum, product, scaling, power, exp, warping, composition, bilinear form),
 each short, and they share the depth rule, the term naming and the PSD and
 shift-invariance bookkeeping defined at the top; split, the n-ary nodes would
 sit apart from the rule that keeps every walk over them non-recursive.
+
+The operators of :class:`~kernelkit.kernels.base.Kernel` (``k1 + k2``, ``c * k``,
+``k / c``, ``k ** p``, ``k + c``) build the nodes of this module, which subclass
+``Kernel``: so ``base`` does not import them (that was a circle); this module
+registers them, with ``Constant`` for ``k + c``, through
+:func:`~kernelkit.kernels.base.register_algebra_nodes` at its last line, and
+``kernels/__init__`` imports it first (see ``base``'s docstring).
 """
 
 from __future__ import annotations
@@ -25,8 +32,9 @@ import numpy as np
 
 from .._validation import Interval, check_vectors, looks_like_strings, validate_params
 from ..exceptions import InvalidParameterError, KernelSpecError
-from .base import Kernel, check_sparse_support
+from .base import Kernel, check_sparse_support, register_algebra_nodes
 from . import spectral
+from .vector import Constant
 
 __all__ = ["Sum", "Product", "Scaled", "Power", "Exp", "Warped", "Composed", "Bilinear",
            "MAX_DEPTH", "term_names"]
@@ -656,3 +664,7 @@ class Bilinear(Kernel):
 
     def _diag(self, X):
         return np.einsum("ij,ij->i", X @ self.A, X)
+
+
+# The operators of Kernel build these (kernels/base.py cannot import them: they subclass it).
+register_algebra_nodes(Sum=Sum, Product=Product, Scaled=Scaled, Power=Power, Constant=Constant)

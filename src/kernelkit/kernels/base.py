@@ -25,6 +25,23 @@ operators of the algebra and the JSON form -- and a subclass author reads it
 top to bottom to learn which hooks to write. Its methods are short; cutting the
 class into mixins over several files would scatter that contract without making
 any part simpler.
+
+The operators (``k1 + k2``, ``2 * k``, ``k / 2``, ``k ** 2``, ``k + 1.0``) build
+nodes -- ``Sum``, ``Product``, ``Scaled``, ``Power`` and ``Constant`` -- that are
+themselves subclasses of :class:`Kernel`, so they live above this module
+(:mod:`.algebra`, :mod:`.vector`) and cannot be imported from here without a
+circle. Instead :mod:`.algebra` hands those classes to
+:func:`register_algebra_nodes` when it is imported, and the operators look them up
+there. ``kernels/__init__`` imports :mod:`.algebra` first, and Python runs that
+``__init__`` before any module of the package (this one included), so the table is
+full before any kernel exists; if it ever were not, the operator raises a
+RuntimeError naming the missing import instead of failing obscurely. The imports
+run one way (nodes -> base), and :class:`Kernel` stays one class defined here, with
+its operators as plain methods: subclasses, ``isinstance`` checks, ``repr``,
+``get_params``, pickles and model files are unchanged. (A mixin of operators defined
+in :mod:`.algebra`, with the public ``Kernel`` assembled there, would also break the
+circle, but every kernel module would then import ``Kernel`` from the module of the
+composite nodes, and ``Kernel``'s contract would be read in two files.)
 """
 
 from __future__ import annotations
@@ -40,11 +57,81 @@ from .._budget import row_blocks, rows_per_block
 from .._validation import (check_kernel_values, check_same_n_features, check_vectors,
                            validate_params)
 from ._sparse import as_float64_csr, is_sparse, n_rows, sparse_max_abs
-from .data_dependent import InputScale, check_resolved, rule_value
+from .data_dependent import InputScale, rule_value
 from .rows import KernelRows, certainly_finite
 
 __all__ = ["Kernel", "KernelRows", "pairwise_blocked", "certainly_finite", "max_abs",
-           "bounded_power", "check_sparse_support"]
+           "bounded_power", "check_sparse_support", "check_resolved", "register_algebra_nodes"]
+
+#: What the operators of :class:`Kernel` build, by name: filled once by
+#: :mod:`kernelkit.kernels.algebra` at import (see the module docstring).
+_ALGEBRA_NODES: dict = {}
+#: The names :func:`register_algebra_nodes` takes, all of them at once.
+ALGEBRA_NODE_NAMES = ("Sum", "Product", "Scaled", "Power", "Constant")
+
+def register_algebra_nodes(**nodes):
+    """Give the operators of :class:`Kernel` the node classes they build.
+
+    Called once by :mod:`kernelkit.kernels.algebra` when it is imported (the
+    operators' classes subclass :class:`Kernel`, so this module cannot import them).
+
+    Parameters
+    ----------
+    **nodes : type
+        Exactly the names of :data:`ALGEBRA_NODE_NAMES`: ``Sum`` (``k1 + k2``),
+        ``Product`` (``k1 * k2``), ``Scaled`` (``c * k``, ``k / c``), ``Power``
+        (``k ** p``) and ``Constant`` (``k + c`` is ``Sum(k, Constant(value=c))``).
+
+    Raises
+    ------
+    TypeError
+        If a name is missing or unknown, or a value is not a subclass of Kernel.
+    """
+    missing = [name for name in ALGEBRA_NODE_NAMES if name not in nodes]
+    unknown = sorted(set(nodes) - set(ALGEBRA_NODE_NAMES))
+    if missing or unknown:
+        raise TypeError(f"register_algebra_nodes takes exactly {list(ALGEBRA_NODE_NAMES)}; "
+                        f"missing {missing}, unknown {unknown}")
+    for name, cls in nodes.items():
+        if not (isinstance(cls, type) and issubclass(cls, Kernel)):
+            raise TypeError(f"register_algebra_nodes: {name} must be a subclass of Kernel, "
+                            f"got {cls!r}")
+    _ALGEBRA_NODES.update(nodes)
+
+
+def _algebra_node(name):
+    try:
+        return _ALGEBRA_NODES[name]
+    except KeyError:
+        raise RuntimeError(
+            f"the kernel algebra is not loaded, so the operator has no {name} to build: "
+            "import kernelkit.kernels (its __init__ imports kernelkit.kernels.algebra, "
+            "which registers the nodes)") from None
+
+
+def check_resolved(kernel, *, deep=False):
+    """Raise ValueError if ``kernel`` (and with ``deep`` its sub-kernels) holds a gamma rule.
+
+    The deep walk is iterative (sums of thousands of terms, no recursion) and
+    runs once per :meth:`Kernel.prepare`; :meth:`Kernel.block` checks the
+    kernel's own parameters only. The rules themselves are
+    :mod:`kernelkit.kernels.data_dependent`'s.
+    """
+    stack = [kernel]
+    while stack:
+        k = stack.pop()
+        names = list(k._rule_params())
+        if names:
+            name = names[0]
+            raise ValueError(
+                f"{k!r}: {name}={getattr(k, name)!r} depends on the training data, so this "
+                "kernel cannot compute values here yet. Estimators resolve it in fit (the fitted "
+                "kernel is their kernel_) and k(X, Y) resolves it on X; for the block API, "
+                f"spectral densities and K(X_test, X_train), call kernel.resolve(X_train) "
+                f"first, or pass a number ({name}=0.5)")
+        if deep:
+            stack.extend(v for v in vars(k).values() if isinstance(v, Kernel))
+
 
 def max_abs(X):
     """The largest |value| of a numeric array (0 for an empty one), without a temporary."""
@@ -647,16 +734,12 @@ class Kernel:
             f"{self!r} has no spectral density (it is not shift-invariant), so random Fourier "
             "features cannot be derived from it; use Nystroem features instead")
 
-    # ---- the algebra -------------------------------------------------------------
+    # ---- the algebra (node classes from register_algebra_nodes) ----------------------
     def __add__(self, other):
-        from .algebra import Sum
-
         if isinstance(other, Kernel):
-            return Sum(self, other)
+            return _algebra_node("Sum")(self, other)
         if isinstance(other, numbers.Real) and not isinstance(other, bool):
-            from .vector import Constant
-
-            return Sum(self, Constant(value=float(other)))
+            return _algebra_node("Sum")(self, _algebra_node("Constant")(value=float(other)))
         return NotImplemented
 
     def __radd__(self, other):
@@ -665,30 +748,24 @@ class Kernel:
         return self.__add__(other)
 
     def __mul__(self, other):
-        from .algebra import Product, Scaled
-
         if isinstance(other, Kernel):
-            return Product(self, other)
+            return _algebra_node("Product")(self, other)
         if isinstance(other, numbers.Real) and not isinstance(other, bool):
-            return Scaled(self, float(other))
+            return _algebra_node("Scaled")(self, float(other))
         return NotImplemented
 
     def __rmul__(self, other):
         return self.__mul__(other)
 
     def __truediv__(self, other):
-        from .algebra import Scaled
-
         if isinstance(other, numbers.Real) and not isinstance(other, bool):
             if other <= 0:
                 raise ValueError(f"a kernel can only be divided by a positive number, got {other!r}")
-            return Scaled(self, 1.0 / float(other))
+            return _algebra_node("Scaled")(self, 1.0 / float(other))
         return NotImplemented
 
     def __pow__(self, exponent):
-        from .algebra import Power
-
-        return Power(self, exponent)
+        return _algebra_node("Power")(self, exponent)
 
     # ---- structured form (model files, CLI) --------------------------------------
     def to_dict(self):

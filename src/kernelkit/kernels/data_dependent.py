@@ -48,6 +48,10 @@ for two typical rows x, z of X.
 - Chi2: exp(-gamma sum_k (x_k - z_k)^2 / (x_k + z_k)); for a column of mean m_k
   and variance v_k the term is about 2 v_k / 2 m_k, so the sum is about
   sum_k v_k / m_k (columns of mean 0 are all zero and add nothing).
+
+This module holds the rules and knows no kernel class (it is below
+:mod:`.base`): the walk that refuses a kernel tree still holding a rule,
+``check_resolved``, is :mod:`.base`'s.
 """
 
 from __future__ import annotations
@@ -57,7 +61,7 @@ import math
 import numpy as np
 
 __all__ = ["GAMMA_RULES", "InputScale", "gamma_from_data", "rule_value", "unresolved_params",
-           "check_resolved", "feature_scale_spread"]
+           "feature_scale_spread"]
 
 #: The data-dependent values a width parameter may take.
 GAMMA_RULES = ("scale", "auto")
@@ -309,28 +313,3 @@ def feature_scale_spread(scale, *, rtol=1e-12):
 def unresolved_params(kernel):
     """Names of ``kernel``'s own parameters still holding a rule such as ``"scale"``."""
     return list(kernel._rule_params())
-
-
-def check_resolved(kernel, *, deep=False):
-    """Raise ValueError if ``kernel`` (and with ``deep`` its sub-kernels) holds a gamma rule.
-
-    The deep walk is iterative (sums of thousands of terms, no recursion) and
-    runs once per :meth:`Kernel.prepare`; :meth:`Kernel.block` checks the
-    kernel's own parameters only.
-    """
-    from .base import Kernel
-
-    stack = [kernel]
-    while stack:
-        k = stack.pop()
-        names = unresolved_params(k)
-        if names:
-            name = names[0]
-            raise ValueError(
-                f"{k!r}: {name}={getattr(k, name)!r} depends on the training data, so this "
-                "kernel cannot compute values here yet. Estimators resolve it in fit (the fitted "
-                "kernel is their kernel_) and k(X, Y) resolves it on X; for the block API, "
-                f"spectral densities and K(X_test, X_train), call kernel.resolve(X_train) "
-                f"first, or pass a number ({name}=0.5)")
-        if deep:
-            stack.extend(v for v in vars(k).values() if isinstance(v, Kernel))

@@ -8,8 +8,8 @@ import numpy as np
 
 from .._validation import Interval, Options
 from . import spectral
-from .base import Kernel
-from .data_dependent import GAMMA_RULES, check_resolved
+from .base import Kernel, check_resolved
+from .data_dependent import GAMMA_RULES
 
 __all__ = ["Matern"]
 

@@ -16,9 +16,8 @@ from numbers import Real
 import numpy as np
 
 from ..exceptions import InvalidParameterError
-from .base import Kernel, max_abs
+from .base import Kernel, check_resolved, max_abs
 from . import rbf_grid, _sparse, spectral
-from .data_dependent import check_resolved
 from ._vector_common import _GAMMA, _POSITIVE, _inner_bound, _inner_into, _sq_norms
 
 __all__ = ["RBF", "SERIAL_BLOCK_ENTRIES"]

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._budget import rows_per_block
 from ..exceptions import InvalidParameterError
-from .base import Kernel
+from .base import Kernel, check_resolved
 from .objects import ObjectKernel, normalize_block
 
 __all__ = ["MeanEmbedding"]
@@ -130,8 +130,6 @@ class MeanEmbedding(ObjectKernel):
 
     def _prepare(self, X, Y):
         X, Y = super()._prepare(X, Y)
-        from .data_dependent import check_resolved
-
         check_resolved(self.base, deep=True)
         return X, Y
 

@@ -18,9 +18,8 @@ import numpy as np
 
 from .._validation import Interval
 from ..exceptions import InvalidParameterError
-from .base import Kernel, bounded_power
+from .base import Kernel, bounded_power, check_resolved
 from . import _sparse, spectral
-from .data_dependent import check_resolved
 from ._vector_common import _GAMMA, _POSITIVE, _inner_bound, _inner_into, _sq_norms
 from .rbf import RBF
 
