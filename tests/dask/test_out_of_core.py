@@ -14,7 +14,8 @@ from kernelkit import config  # noqa: E402
 from kernelkit.dask import DaskKernelRidge, from_npy  # noqa: E402
 from kernelkit.dask import io as dio  # noqa: E402
 from kernelkit.dask._passes import _task_counts, report_progress  # noqa: E402
-from kernelkit.dask._runtime import _room_report, as_rows  # noqa: E402
+from kernelkit.dask._runtime import as_rows  # noqa: E402
+from kernelkit.dask._workers import room_report  # noqa: E402
 
 
 def graph_bytes(arr):
@@ -82,7 +83,7 @@ def test_auto_chunks_without_a_cluster_follow_the_memory_budget(stored):
 
 
 def test_auto_chunks_on_a_cluster_follow_the_workers_room(client):
-    rooms = [r for r in client.run(_room_report).values()]
+    rooms = [r for r in client.run(room_report).values()]
     threads = sum(r[3] for r in rooms)
     room = min(r[-1] for r in rooms)
     row_bytes = 160

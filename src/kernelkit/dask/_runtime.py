@@ -13,11 +13,13 @@ Rules the tasks follow (docs/cluster.md):
 - a partial sum is a tuple of arrays; chunks are summed in a fixed binary
   tree, so the order of the additions never depends on scheduling.
 
-Why this module is long: it holds every rule a kernelkit task follows (one BLAS and
+Why these sit together: this module holds every rule a kernelkit task follows (one BLAS and
 numba thread, randomness drawn on the client, state as one delayed key, fixed-tree
 sums, the worker's memory checked before any task and given to each task as its
 budget, errors that end the fit within a bounded time) in one place, so that each
-distributed fit follows them without repeating them.
+distributed fit follows them without repeating them. Which client, and the workers'
+memory, are read by :mod:`._workers`, below this module and :mod:`.io` (which this
+module calls for memmaps), so that the imports run one way.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import numpy as np
 
 from .._budget import format_bytes
 from ._passes import PROGRESS_EVERY, live_workers, report_pass, report_progress, reports_passes
+from ._workers import resolve_client, room_report, worker_room
 
 __all__ = ["DaskFitError", "resolve_client", "as_rows", "align_rows", "in_task", "tree_sum",
            "compute", "is_dask", "fit_rows", "checked_rows", "column_names", "check_columns",
@@ -52,21 +55,6 @@ def is_dask(obj):
     from dask import is_dask_collection
 
     return is_dask_collection(obj)
-
-
-def resolve_client(client):
-    """The given client, else the default client if there is one, else None
-    (dask's local scheduler)."""
-    if client is not None:
-        return client
-    try:
-        from distributed import default_client
-    except ImportError:  # dask without distributed: the local scheduler
-        return None
-    try:
-        return default_client()
-    except ValueError:
-        return None
 
 
 def default_chunk_rows(n):
@@ -241,31 +229,6 @@ def align_rows(v, X, name):
 MIN_TASK_ROOM = 16 * 1024**2
 
 
-def worker_room(worker=None):
-    """On a distributed worker (``worker``, or the one running this task): ``(limit,
-    in_use, pause, threads, room per thread)`` in bytes, room = pause x limit - in use
-    (the worker stops running tasks above the pause fraction); None elsewhere or
-    without a memory limit."""
-    if worker is None:
-        try:
-            from distributed import get_worker
-            worker = get_worker()
-        except (ImportError, ValueError):
-            return None
-    limit = getattr(getattr(worker, "memory_manager", None), "memory_limit", None)
-    if not limit:
-        return None
-    import dask
-    import psutil
-
-    fractions = [dask.config.get(f"distributed.worker.memory.{k}", None)
-                 for k in ("pause", "terminate")]
-    pause = next((float(f) for f in fractions if f), 1.0)
-    used = psutil.Process().memory_info().rss
-    threads = max(1, int(getattr(getattr(worker, "state", worker), "nthreads", 1) or 1))
-    return int(limit), int(used), pause, threads, int((pause * limit - used) / threads)
-
-
 def _worker_limits_text(room):
     limit, used, pause, threads, _ = room
     return (f"the worker's memory limit is {format_bytes(limit)}, it pauses at {pause:.0%} "
@@ -324,15 +287,6 @@ def _limit_for(room, extra=0):
     return int((used + threads * (MIN_TASK_ROOM + extra)) / pause) + 1
 
 
-def _room_report(dask_worker=None):
-    """What a worker reports to :func:`check_worker_room` (kernelkit imported first, as
-    by any task); ``client.run`` passes the worker as ``dask_worker``."""
-    import kernelkit.features  # noqa: F401 - what the tasks import
-    import kernelkit.solvers.normal_equations  # noqa: F401
-
-    return worker_room(dask_worker)
-
-
 def check_worker_room(client, X, what="the fit"):
     """Before a fit's first pass: refuse chunks that cannot fit the workers' memory.
 
@@ -355,7 +309,7 @@ def check_worker_room(client, X, what="the fit"):
     if client is None:
         return None
     try:
-        rooms = client.run(_room_report)
+        rooms = client.run(room_report)
     except Exception:  # noqa: BLE001 - workers that cannot answer: the passes will tell
         return None
     rows = max(X.chunks[0]) if X.chunks[0] else 0

@@ -145,13 +145,13 @@ def auto_chunk_rows(n_rows, row_bytes, client=None):
         At least 1.
     """
     from .._budget import budget
-    from ._runtime import _room_report, resolve_client
+    from ._workers import resolve_client, room_report
 
     client = resolve_client(client)
     room, threads = budget(), os.cpu_count() or 1
     if client is not None:
         try:
-            rooms = [r for r in client.run(_room_report).values() if r is not None]
+            rooms = [r for r in client.run(room_report).values() if r is not None]
         except Exception:  # noqa: BLE001 - workers that cannot answer: the budget
             rooms = []
         if rooms:
