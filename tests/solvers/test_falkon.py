@@ -304,3 +304,32 @@ def test_auto_keeps_cholesky_above_the_eigen_size_limit(monkeypatch):
     res = falkon(RBF(gamma=0.5), X, X[::4], X[:, 0], 1e-3, maxiter=3)
     assert res.preconditioner_choice.value == "cholesky"
     assert "M > 50" in res.preconditioner_choice.reason and res.rank == 100
+
+
+@pytest.mark.parametrize("method", ["uniform", "distinct"])
+def test_centers_of_rows_known_distinct_are_drawn_as_when_compared(method):
+    from kernelkit.solvers.falkon_rows import draw_centers
+
+    X = np.random.default_rng(6).normal(size=(300, 5)).astype(np.float32)  # distinct rows
+    k = RBF(gamma=0.5)
+    C0, w0, c0 = draw_centers(k, X, 40, method, np.random.RandomState(1))
+    C1, w1, c1 = draw_centers(k, X, 40, method, np.random.RandomState(1), rows_distinct=True)
+    np.testing.assert_array_equal(C1, C0)
+    assert w0 is None and w1 is None and c1 == c0
+
+
+def test_falkon_fit_finds_its_rows_distinct_and_skips_the_center_comparison(monkeypatch):
+    from kernelkit.models import KernelRidge
+    from kernelkit.solvers import falkon_rows
+
+    X, y, _ = _data()
+    calls = []
+    real = falkon_rows.distinct_centers
+    monkeypatch.setattr(falkon_rows, "distinct_centers",
+                        lambda *a: calls.append(1) or real(*a))
+    KernelRidge(RBF(gamma=0.3), solver="falkon", n_centers=30, random_state=0).fit(X, y)
+    assert calls == []
+    Xr = np.vstack([X, X[:10]])  # repeated rows: merged, and the centers compared
+    KernelRidge(RBF(gamma=0.3), solver="falkon", n_centers=30, random_state=0,
+                center_selection="uniform").fit(Xr, np.r_[y, y[:10]])
+    assert calls == [1]

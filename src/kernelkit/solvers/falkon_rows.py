@@ -50,14 +50,17 @@ def merge_rows_choice(X, y, sample_weight):
         f"(targets averaged; the same solution, K_nM {k / n:.0%} of the size)")
 
 
-def draw_centers(kernel, X, M, method, rng, merged=None):
+def draw_centers(kernel, X, M, method, rng, merged=None, rows_distinct=False):
     """Falkon's M centers drawn from X by ``method``, each distinct row once.
 
     ``method="distinct"`` with merged rows draws uniformly among the distinct
     rows (:func:`distinct_row_centers`); otherwise the rows drawn by
     :func:`~kernelkit.features.centers.select_centers` (``"distinct"`` falls back
     to ``"uniform"``) with repeats dropped, their counts weighting the
-    preconditioner (the model is the same).
+    preconditioner (the model is the same). With ``rows_distinct`` (every row
+    of X was found distinct, :func:`merge_rows_choice`), uniform draws (without
+    replacement) are distinct rows already and are not compared again (a sort
+    of the M drawn rows' bytes: 0.1-0.2 s for 13,500 Fashion-MNIST rows).
 
     Returns
     -------
@@ -69,7 +72,10 @@ def draw_centers(kernel, X, M, method, rng, merged=None):
     if method == "distinct" and merged is not None:
         return distinct_row_centers(merged, M, rng)
     idx = select_centers(kernel, X, M, "uniform" if method == "distinct" else method, rng)
-    kept, counts = distinct_centers(X, idx)
+    if rows_distinct and method in ("uniform", "distinct"):
+        kept, counts = idx, None  # distinct indices of distinct rows
+    else:
+        kept, counts = distinct_centers(X, idx)
     weights = None if len(kept) == len(idx) else counts
     return X[kept], weights, Choice(
         "distinct centers", len(kept),
