@@ -6,9 +6,11 @@ reusing work: one squared-distance matrix of all rows for a grid of kernels of t
 Euclidean distance, each fold's training and held-out blocks taken from it (into
 reused buffers for RBF), and per (kernel, fold) the alphas solved in the groups the
 planner finds cheapest (:func:`kernelkit.planning.fold_search.plan_fold_solves`: one
-float32 factor preconditioning conjugate gradient per group, or a float64 factor per
-alpha; :func:`kernelkit.tuning.fold_path.fold_solves`) where scikit-learn factors once
-per alpha.
+float32 factor preconditioning conjugate gradient per group -- a group of one alpha is
+mixed-precision refinement --, or a float64 factor per alpha;
+:func:`kernelkit.tuning.fold_path.fold_solves`, its factor buffers kept across folds and
+kernels) where scikit-learn factors once per alpha in float64. The plan records the
+predicted and the taken time of the solves per fold.
 """
 
 from __future__ import annotations

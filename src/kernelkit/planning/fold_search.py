@@ -130,24 +130,27 @@ def cg_iterations(alpha, shift, rtol=FOLD_RTOL):
     return int(max(EXACT_SHIFT_ITERATIONS, math.ceil(bound)))
 
 
-def _iteration_seconds(m, k, r):
+def _product_seconds(m, k, r):
+    """A float64 product of K with k columns: memory-bound reads or flops."""
     gemv = 8.0 * m * m / (GEMV_STREAM_FRACTION * r["stream"])
-    reads = min(float(k), SKINNY_GEMM_READS)
-    compute = 2.0 * m * m * k / r["gemm"] * (1.0 + 1.0 / FLOAT32_SPEEDUP)
-    return max(reads * gemv * (1.0 + TRIANGULAR_SOLVE_GEMVS), compute) + ITERATION_OVERHEAD_S
+    return max(min(float(k), SKINNY_GEMM_READS) * gemv, 2.0 * m * m * k / r["gemm"])
+
+
+def _iteration_seconds(m, k, r):
+    return _product_seconds(m, k, r) * (1.0 + TRIANGULAR_SOLVE_GEMVS) + ITERATION_OVERHEAD_S
 
 
 def group_seconds(m, alphas, shift, n_targets=1, rates=None, rtol=FOLD_RTOL):
     """(predicted seconds, CG iterations) of one group: ``shift`` None is a float64
     factor per alpha, else one float32 factor at ``shift`` and batched CG."""
     r = rates_in_force(rates)
-    solve = 4.0 * m * m * n_targets / r["gemm"]
     copy = m * m / r["elementwise"]  # K copied into the factor's array
-    if shift is None:
+    if shift is None:  # + two float64 triangular solves and the residual check: 2 reads
+        solve = 2.0 * _product_seconds(m, n_targets, r)
         return len(alphas) * (m ** 3 / 3.0 / r["cholesky"] + solve + copy), 0
     its = sorted(cg_iterations(a, shift, rtol) for a in alphas)
     seconds = (m ** 3 / 3.0 / (FLOAT32_SPEEDUP * r["cholesky"]) + copy
-               + 2.0 * m * m * len(its) * n_targets / r["gemm"])  # + the residual check
+               + _product_seconds(m, len(its) * n_targets, r))  # + the residual check
     done = 0
     for j, it in enumerate(its):  # columns leave the batch as their alpha converges
         seconds += (it - done) * _iteration_seconds(m, (len(its) - j) * n_targets, r)
