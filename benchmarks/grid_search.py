@@ -40,7 +40,8 @@ parts; its SMO is one thread).
 
 Run: ``python benchmarks/grid_search.py`` (about 30 minutes on 2 cores, most of
 it the peers) or ``--quick`` (2,000 rows, seconds); ``--part svc|ridge``;
-``--ridge-rows N`` (default 16000) runs the ridge part on N rows.
+``--ridge-rows N`` (default 16000) runs the ridge part on N rows, ``--svc-rows N``
+(default 10000) the SVC part.
 """
 
 from __future__ import annotations
@@ -111,8 +112,8 @@ def _compare(label, ours, peer, key, X, y, peer_jobs):
     return row
 
 
-def svc_part(quick, peer_jobs):
-    n = 2000 if quick else 10_000
+def svc_part(quick, peer_jobs, rows=10_000):
+    n = 2000 if quick else rows
     X, y = _rows("adult", n)
     gammas = [f / X.shape[1] for f in SVC_GAMMA_FACTORS]
     grid = {"C": list(SVC_CS), "gamma": gammas}
@@ -172,6 +173,9 @@ def main():
     parser.add_argument("--ridge-rows", type=int, default=16_000,
                         help="rows of California in the ridge part (default 16000: 12,800 "
                              "training rows per fold)")
+    parser.add_argument("--svc-rows", type=int, default=10_000,
+                        help="rows of adult in the SVC part (default 10000: 8,000 training "
+                             "rows per fold)")
     parser.add_argument("--peer-n-jobs", type=int, default=1,
                         help="also time GridSearchCV with this many processes (e.g. 2)")
     args = parser.parse_args()
@@ -184,7 +188,7 @@ def main():
           + f"; load {rates['loadavg_before']}")
     rows = []
     if args.part in ("all", "svc"):
-        rows.append(svc_part(args.quick, args.peer_n_jobs))
+        rows.append(svc_part(args.quick, args.peer_n_jobs, args.svc_rows))
     if args.part in ("all", "ridge"):
         rows.append(ridge_part(args.quick, args.peer_n_jobs, args.ridge_rows))
     print()
