@@ -333,3 +333,17 @@ def test_falkon_fit_finds_its_rows_distinct_and_skips_the_center_comparison(monk
     KernelRidge(RBF(gamma=0.3), solver="falkon", n_centers=30, random_state=0,
                 center_selection="uniform").fit(Xr, np.r_[y, y[:10]])
     assert calls == [1]
+
+
+@pytest.mark.parametrize("kernel", [RBF(gamma=3.0), Laplacian(gamma=0.5)])
+def test_float32_kmm_by_its_lower_triangle_equals_the_whole_cross_block(kernel):
+    from kernelkit.kernels import KernelRows
+    from kernelkit.solvers.falkon import _kmm
+
+    # 1100 centers: a first block of 1024 x 1024 (the tiled engine), then 76 rows
+    C = np.random.default_rng(7).normal(size=(1100, 40)).astype(np.float32)
+    whole = KernelRows(kernel, C, C, dtype=np.float32).block(0, len(C))
+    out = np.full((1100, 1100), np.nan, dtype=np.float32)
+    K = _kmm(kernel, C, np.float32, out)
+    assert K is out
+    np.testing.assert_array_equal(K, whole)  # bit for bit: the same products, mirrored

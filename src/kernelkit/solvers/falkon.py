@@ -151,13 +151,39 @@ def _kmm(kernel, C, dtype, out=None):
     written into ``out`` if given."""
     if dtype == np.float32 and kernel.input_kind == "vector":
         # K(C, C) as a cross block (no exact diagonal), as K_nM's blocks are computed
-        return KernelRows(kernel, C, C, dtype=np.float32).block(0, n_rows(C), out=out)
+        return _kmm_cross_lower(KernelRows(kernel, C, C, dtype=np.float32), out)
     if kernel.input_kind == "vector" and not hasattr(C, "nnz"):  # float64 centers: float64
         C = np.asarray(C, dtype=np.float64)  # K_MM (sparse centers are float64 CSR already)
     if out is None:
         return np.array(kernel(C), dtype=dtype, order="C")
     out[...] = kernel(C)
     return out
+
+
+def _kmm_cross_lower(rows, out=None):
+    """K(C, C) of cross-block ``rows`` (KernelRows(kernel, C, C)): its lower
+    triangle by row blocks, then mirrored.
+
+    Block [s, e) takes only columns 0:e (``block(lower=True)``): about half the
+    products and exps of the whole matrix (M^2 d (1 + b / M) flops for blocks
+    of b = :data:`_KMM_ROWS` rows), each entry computed as the whole cross
+    block computes it (the same rows, columns and float32 products).
+    """
+    M = rows.shape[0]
+    if out is None:
+        out = np.empty((M, M), dtype=rows.dtype)
+    b = min(_KMM_ROWS, max(M, 1))
+    scratch = np.empty(b * M, dtype=out.dtype)
+    for s in range(0, M, b):
+        e = min(s + b, M)
+        block = scratch[:(e - s) * e].reshape(e - s, e)  # C-ordered, as blocks are written
+        rows.block(s, e, out=block, lower=True)
+        out[s:e, :e] = block
+    return mirror_lower(out)
+
+
+#: Rows per block of :func:`_kmm_cross_lower` (its extra work is b / M of half).
+_KMM_ROWS = 1024
 
 
 def _float32_half(buf):
