@@ -11,11 +11,11 @@ from .normal_equations import (NormalEquations, feature_normal_equations,
 from .pegasos import PegasosResult, pegasos_gram, pegasos_kernel
 from .ridge import dual_ridge, dual_ridge_eigen, primal_ridge
 from .sgd import SGDResult, sgd
-from .smo import SMOResult, smo_gram, smo_kernel
+from .smo import SMOResult, smo_gram, smo_gram_path, smo_kernel
 from .user_loss import UserLoss, make_loss
 
 __all__ = ["dual_ridge", "dual_ridge_eigen", "primal_ridge", "SMOResult", "smo_gram",
-           "smo_kernel", "PegasosResult", "pegasos_gram", "pegasos_kernel", "NewtonResult",
+           "smo_gram_path", "smo_kernel", "PegasosResult", "pegasos_gram", "pegasos_kernel", "NewtonResult",
            "lbfgs_dual", "lbfgs_multinomial", "newton_dual", "SGDResult", "sgd",
            "FalkonResult", "falkon",
            "BoxERMResult", "box_erm",
