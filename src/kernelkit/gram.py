@@ -20,6 +20,7 @@ from ._progress import progress
 from .kernels import KernelRows, resolve_kernel
 from .kernels.base import pairwise_blocked  # re-exported: blocks of validated inputs
 from ._choices import Choice
+from ._pages import fresh_empty
 from .exceptions import InvalidParameterError
 from ._validation import check_same_n_features
 
@@ -301,7 +302,8 @@ class GramOperator:
             for r0, r1 in row_blocks(n, self.block_rows):
                 yield r0, r1, self._K[r0:r1]
             return
-        K = np.empty((n, m), dtype=self.block_dtype) if self.stores else None
+        # stored: all its pages mapped in one call (kernelkit._pages), not a fault each
+        K = fresh_empty((n, m), self.block_dtype, populate=True) if self.stores else None
         buf = None if K is not None else np.empty((min(n, self.block_rows), m),
                                                   dtype=self.block_dtype)
         for r0, r1 in row_blocks(n, self.block_rows):

@@ -2,11 +2,12 @@
 
 import numpy as np
 import pytest
+from sklearn.svm import SVC
 
+from kernelkit import _pages
 from kernelkit.kernels import RBF
 from kernelkit.models import KernelSVC
 from kernelkit.solvers import buffers
-from sklearn.svm import SVC
 
 
 @pytest.fixture(autouse=True)
@@ -85,7 +86,7 @@ def test_svc_fits_on_a_warm_buffer_as_on_new_memory_and_says_so(n_classes):
 
 @pytest.mark.parametrize("advice", [True, False])
 def test_fresh_empty_allocates_float64_and_restores_numpys_hugepage_switch(advice):
-    switch = buffers._set_hugepage
+    switch = _pages._set_hugepage
     if switch is None:  # another numpy: a plain np.empty, nothing to restore
         assert buffers.fresh_empty((3, 4)).shape == (3, 4)
         return
@@ -101,7 +102,7 @@ def test_fresh_empty_allocates_float64_and_restores_numpys_hugepage_switch(advic
 
 
 def test_fresh_empty_without_numpys_switch_is_plain_empty(monkeypatch):
-    monkeypatch.setattr(buffers, "_set_hugepage", None)
+    monkeypatch.setattr(_pages, "_set_hugepage", None)
     a, warm = buffers.borrow((40, 50))
     assert not warm and a.shape == (40, 50) and a.dtype == np.float64
 

@@ -7,6 +7,7 @@ import os
 import numpy as np
 import pytest
 
+from kernelkit import _pages
 from kernelkit.kernels import RBF
 from kernelkit.models import KernelSVC
 from kernelkit.solvers import buffers
@@ -15,7 +16,7 @@ from kernelkit.solvers.ridge_mixed import dual_ridge_mixed
 MB = 1 << 20
 statm = pytest.mark.skipif(not os.path.exists("/proc/self/statm"),
                            reason="resident memory is read from Linux's /proc/self/statm")
-mapped = pytest.mark.skipif(buffers._MAP_POPULATE is None,
+mapped = pytest.mark.skipif(_pages._MAP_POPULATE is None,
                             reason="no MAP_POPULATE on this system: numpy's allocator serves")
 
 
@@ -35,7 +36,7 @@ def empty_pool():
 @pytest.fixture
 def old_allocation(monkeypatch):
     """The allocation before mappings: numpy's, without huge-page advice."""
-    monkeypatch.setattr(buffers, "_MAP_POPULATE", None)
+    monkeypatch.setattr(_pages, "_MAP_POPULATE", None)
 
 
 @pytest.mark.parametrize("shape, dtype", [(5 * MB // 8, np.float64), ((700, 900), np.float64),
@@ -48,8 +49,8 @@ def test_fresh_empty_gives_writable_c_arrays_of_the_shape_and_dtype(shape, dtype
     assert a.dtype == dtype and a.flags.c_contiguous and a.flags.writeable
     a[...] = np.arange(a.size, dtype=dtype).reshape(a.shape)
     np.testing.assert_array_equal(a.ravel(), np.arange(a.size, dtype=dtype))
-    large = a.nbytes >= buffers.MAPPED_MIN_BYTES and buffers._MAP_POPULATE is not None
-    assert isinstance(a.base, buffers._Pages) is large
+    large = a.nbytes >= buffers.MAPPED_MIN_BYTES and _pages._MAP_POPULATE is not None
+    assert isinstance(a.base, _pages._Pages) is large
 
 
 @mapped
@@ -92,7 +93,7 @@ def test_unpopulated_memory_maps_only_the_rows_row_pages_asks_for():
     pages.map_rows([3, 17, 30])
     pages.map(8)
     grown = _resident() - before
-    if buffers._by_row["works"]:  # the kernel maps them (Linux >= 5.14)
+    if _pages._by_row["works"]:  # the kernel maps them (Linux >= 5.14)
         assert 3.9 * MB < grown < 8 * MB
     else:  # refused once: the pages fault as they are written, as numpy's
         assert grown < 4 * MB and not pages.active
@@ -117,12 +118,12 @@ def test_row_pages_does_nothing_on_numpy_memory_or_a_pooled_buffer():
 
 
 def test_a_refused_mapping_falls_back_to_numpys_allocator(monkeypatch):
-    class Refused(buffers._Pages):
+    class Refused(_pages._Pages):
         def __new__(cls, *args, **kwargs):
             raise OSError(12, "Cannot allocate memory")
 
-    monkeypatch.setattr(buffers, "_Pages", Refused)
-    switch = buffers._set_hugepage
+    monkeypatch.setattr(_pages, "_Pages", Refused)
+    switch = _pages._set_hugepage
     setting = None if switch is None else switch(True)
     try:
         a = buffers.fresh_empty((800, 800))
@@ -144,12 +145,12 @@ def test_without_map_populate_numpys_allocator_serves(old_allocation):
 
 @mapped
 def test_a_kernel_refusing_to_map_rows_is_asked_once_then_pages_fault(monkeypatch):
-    monkeypatch.setitem(buffers._by_row, "works", True)
-    monkeypatch.setattr(buffers, "_MADV_POPULATE_WRITE", 0x7fff)  # no such advice: EINVAL
+    monkeypatch.setitem(_pages._by_row, "works", True)
+    monkeypatch.setattr(_pages, "_MADV_POPULATE_WRITE", 0x7fff)  # no such advice: EINVAL
     a = buffers.fresh_empty((600, 1000), populate=False)
     pages = buffers.RowPages(a)
     pages.map(5)  # refused, no error
-    assert not buffers._by_row["works"] and not pages.active
+    assert not _pages._by_row["works"] and not pages.active
     a[5] = 2.0
     assert a[5].sum() == 2000.0
 
@@ -164,10 +165,10 @@ def _svc_data(n, seed=0):
 @pytest.mark.parametrize("cache", [True, False], ids=["gram-rows-on-demand", "row-cache"])
 def test_svc_fit_on_mapped_memory_equals_the_fit_on_numpys(cache, monkeypatch):
     X, y = _svc_data(900)
-    monkeypatch.setattr(buffers, "MAPPED_MIN_BYTES", 1)  # even these small buffers
+    monkeypatch.setattr(_pages, "MAPPED_MIN_BYTES", 1)  # even these small buffers
     new = KernelSVC(RBF(gamma=0.5), C=2.0, cache=cache).fit(X, y)
     buffers.release()
-    monkeypatch.setattr(buffers, "_MAP_POPULATE", None)
+    monkeypatch.setattr(_pages, "_MAP_POPULATE", None)
     old = KernelSVC(RBF(gamma=0.5), C=2.0, cache=cache).fit(X, y)
     if cache:
         assert any(c.what == "Gram matrix filled" and c.value == "rows on demand"
@@ -182,7 +183,21 @@ def test_mixed_ridge_on_populated_memory_equals_the_solve_on_numpys(monkeypatch)
     X = rng.standard_normal((1100, 5))  # its float32 K: 4.8 MB, a mapping of its own
     y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(1100)
     new = dual_ridge_mixed(RBF(gamma=0.3), X, y, 1e-2)
-    monkeypatch.setattr(buffers, "_MAP_POPULATE", None)
+    monkeypatch.setattr(_pages, "_MAP_POPULATE", None)
     old = dual_ridge_mixed(RBF(gamma=0.3), X, y, 1e-2)
     np.testing.assert_array_equal(new.coef, old.coef)
     assert new.n_iter == old.n_iter and new.converged
+
+
+@mapped
+def test_the_stored_gram_operator_is_populated_memory_with_the_same_products():
+    from kernelkit.gram import GramOperator
+
+    rng = np.random.default_rng(3)
+    X, C, V = rng.normal(size=(1500, 4)), rng.normal(size=(800, 4)), rng.normal(size=(800, 3))
+    stored = GramOperator(RBF(gamma=0.3), X, C, cache=True)
+    plain = GramOperator(RBF(gamma=0.3), X, C, cache=False)
+    first = stored.matmat(V)  # fills K (1500 x 800 float64 = 9.6 MB: its own mapping)
+    assert isinstance(stored._K.base, _pages._Pages)
+    np.testing.assert_array_equal(first, plain.matmat(V))
+    np.testing.assert_array_equal(stored.matmat(V), first)  # from the stored K
