@@ -42,13 +42,14 @@ References
 Rudi, A., Carratino, L. and Rosasco, L. (2017). FALKON: an optimal large
 scale kernel method. Advances in Neural Information Processing Systems 30
 (NeurIPS 2017).
-(About 570 lines: the preconditioners, the rank-deficient eigen variant, the
-direct r x r solve and its hand-over from CG belong to one solver.)
 
 Why this module is long: the preconditioners (Cholesky, and the eigen-based one
 for a rank-deficient K_MM), the direct r x r solve and CG's hand-over to it are one
 solver's alternatives, chosen from what the fit finds in K_MM and in CG's rate;
-apart, each would need the others' state.
+apart, each would need the others' state. The preconditioner's pieces that run at
+the GEMM rate (L'L by block-row products instead of LAPACK's ``lauum``, the
+blocked Cholesky above M = 4096, the thin triangular solves on one BLAS thread)
+sit beside the factorisation they serve.
 """
 
 from __future__ import annotations
