@@ -15,7 +15,7 @@ from kernelkit.datasets import load_banana
 from kernelkit.kernels import RBF
 from kernelkit.solvers import smo
 from kernelkit.solvers._reference import smo_ref
-from kernelkit.solvers.smo import seed_alpha, smo_gram
+from kernelkit.solvers.smo import LazyGram, seed_alpha, smo_gram, smo_lazy_gram
 from kernelkit.solvers.svr import svr_gram
 
 
@@ -86,3 +86,18 @@ def test_compacted_epsilon_svr_equals_uncompacted(banana, compactions, monkeypat
     assert r.n_iter == plain.n_iter
     np.testing.assert_array_equal(r.coef, plain.coef)
 
+
+
+@pytest.mark.parametrize("rbf_gamma", [None, 2.0])
+def test_rows_on_demand_compacted_equals_uncompacted(banana, compactions, monkeypatch,
+                                                     rbf_gamma):
+    X, y, _ = banana  # LazyGram: the active rows are computed before the copy
+    Cb = 100.0 * np.where(y > 0, 1.0, 1.5)
+    lazy = LazyGram(RBF(gamma=2.0), X, rbf_gamma=rbf_gamma)
+    r = smo_lazy_gram(lazy, y, Cb)
+    assert compactions
+    plain = uncompacted(monkeypatch, lambda: smo_lazy_gram(
+        LazyGram(RBF(gamma=2.0), X, rbf_gamma=rbf_gamma), y, Cb))
+    assert r.n_iter == plain.n_iter
+    np.testing.assert_array_equal(r.alpha, plain.alpha)
+    assert r.bias == plain.bias

@@ -537,6 +537,8 @@ def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None, alpha0=None, cal
             nact = int(istate[_NACT])
             if level is not None:  # the variables it shrank keep their alpha
                 level.write_back(alpha, G, active, istate)
+            else:  # rows on demand: the active variables' rows, complete
+                getattr(source, "ensure", lambda rows: None)(active[:nact])
             level = _Compacted.of(level, source.rows, arrays[5][:nact], y, Cb, QD, alpha, G)
             continue
         if level is not None:  # back to the whole problem (gradient rebuild, or the end)
@@ -749,6 +751,15 @@ class LazyGram:
                      rbf_row_engine(self.kernel_rows, float(rbf_gamma)))
         self.engine = "kernel rows" if self._rbf is None else "rbf rows"
         self.QD = np.ascontiguousarray(self.kernel_rows.diag(), dtype=np.float64)
+
+    #: SMO compacts a shrunk problem's rows (:class:`_Compacted`), each row complete
+    #: after :meth:`ensure`: row i lives in row i of the buffer.
+    compacts = True
+
+    def ensure(self, rows):
+        """Compute the rows among ``rows`` not computed yet (before a compaction)."""
+        for r in np.asarray(rows)[self.slot_of[rows] < 0]:
+            self.fetch(int(r))
 
     def fetch(self, need, *state):
         """Compute row ``need`` into its slot (SMO's request; no guesses)."""
