@@ -114,6 +114,7 @@ class _TwinRowCache(_RowCache):
         n = self.rows.shape[1] // 2
         base = np.unique(want % n)
         slots = self.free_slots(len(base), istate)
+        self.pages.map_rows(slots[self.row_of[slots] < 0])  # slots never filled before
         R = self.kernel_rows.rows(base, np.arange(n))  # X's rows once, for both halves
         self.rows[slots, :n] = R
         self.rows[slots, n:] = R
