@@ -391,6 +391,15 @@ def compute(obj, client, timeout=None, what="the distributed pass"):
     left without any worker for ``WORKER_WAIT`` seconds (all retired or dead
     and not restarted), a closed client or cancelled futures end in a
     :class:`DaskFitError` within that time, never a wait for ``timeout``.
+
+    The future is released explicitly before returning (as ``Client.get`` does),
+    so the scheduler forgets this pass's tasks before the next graph arrives.
+    Left to garbage collection -- each ``POLL`` timeout puts the future in a
+    reference cycle with its traceback -- the scheduler still held them when the
+    next computation (a lazy predict computed by the user) sent the same keys
+    as other tasks (dask's graph optimisation fuses a chain and aliases its
+    key), the scheduler's "different run_spec" case (dask issue 9888) that
+    ended in a KeyError in the fit after it.
     """
     import dask
 
@@ -456,4 +465,5 @@ def compute(obj, client, timeout=None, what="the distributed pass"):
                            f"({type(exc).__name__}: {exc}); connect a new Client and fit "
                            "again") from exc
     finally:
+        future.release()  # at once, not at the next gc.collect (see above)
         del future
