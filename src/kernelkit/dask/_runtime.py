@@ -24,7 +24,7 @@ module calls for memmaps), so that the imports run one way.
 
 from __future__ import annotations
 
-import asyncio
+import threading
 import time
 
 import numpy as np
@@ -394,10 +394,9 @@ def compute(obj, client, timeout=None, what="the distributed pass"):
 
     The future is released explicitly before returning (as ``Client.get`` does),
     so the scheduler forgets this pass's tasks before the next graph arrives.
-    Left to garbage collection -- each ``POLL`` timeout puts the future in a
-    reference cycle with its traceback -- the scheduler still held them when the
-    next computation (a lazy predict computed by the user) sent the same keys
-    as other tasks (dask's graph optimisation fuses a chain and aliases its
+    Left to garbage collection (when a reference cycle holds the future), the
+    scheduler still held them when the next computation (a lazy predict
+    computed by the user) sent the same keys as other tasks (dask's graph optimisation fuses a chain and aliases its
     key), the scheduler's "different run_spec" case (dask issue 9888) that
     ended in a KeyError in the fit after it.
     """
@@ -426,6 +425,11 @@ def compute(obj, client, timeout=None, what="the distributed pass"):
     except gone as exc:
         raise DaskFitError(f"{what} could not start: the Dask client is closed "
                            f"({type(exc).__name__}); connect a new Client and fit again") from exc
+    # waited on an event set when the future ends (result, error or cancel), never with
+    # future.result(timeout=): each timeout left the future in a reference cycle, and under
+    # load its wait raised UnboundLocalError from inside distributed (seen 1 run in 6)
+    done = threading.Event()
+    future.add_done_callback(lambda _: done.set())
     no_worker_since = None
     next_line = start + PROGRESS_EVERY
     try:
@@ -435,11 +439,8 @@ def compute(obj, client, timeout=None, what="the distributed pass"):
                 future.cancel()
                 raise DaskFitError(f"{what} did not finish within {timeout:g} s (workers lost "
                                    f"or too slow; live workers: {live_workers(client)})")
-            try:
-                result = future.result(timeout=min(POLL, left))
-            except (TimeoutError, asyncio.TimeoutError):  # the same class from Python 3.11
-                pass
-            else:
+            if done.wait(min(POLL, left)):
+                result = future.result()  # finished: no timeout, so no race in its wait
                 report_pass(what, time.monotonic() - start, client)
                 return result
             now = time.monotonic()
