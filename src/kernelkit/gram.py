@@ -189,7 +189,7 @@ def _stores(cache, shape, itemsize):
     planner's Choice); a stored K must fit the memory budget."""
     if isinstance(cache, Choice):
         cache = cache.value
-    if isinstance(cache, str):  # "auto" would be the operator asking the planner
+    if not isinstance(cache, (bool, np.bool_)):  # "auto"/None: the planner's question
         raise InvalidParameterError(
             f"GramOperator: cache must be True, False or the planner's Choice, got {cache!r}; "
             "for the planner's decision (store K when it takes at most half the memory "

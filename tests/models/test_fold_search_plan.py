@@ -185,6 +185,26 @@ def test_refinement_stopping_short_warns_and_falls_back_with_its_residual_kept()
     assert r.residual[0] == pytest.approx(true, rel=1e-6)
 
 
+def test_float32_solves_that_overflow_fall_back_to_float64_factors_with_a_warning(monkeypatch):
+    from sklearn.exceptions import ConvergenceWarning
+
+    from kernelkit.tuning import fold_path
+
+    def overflowing(self, R):
+        raise np.linalg.LinAlgError("the float32 Cholesky factor is singular")
+
+    monkeypatch.setattr(fold_path._Preconditioner, "matmat", overflowing)
+    K, Y = _rbf_problem(60)
+    work = {}
+    with pytest.warns(ConvergenceWarning, match="float64 Cholesky factor instead"):
+        r = shifted_solves(K, Y, [1e-2, 1e-1], alpha_ref=3e-2, work=work)
+    assert r.fallbacks == 2
+    for a, alpha in enumerate([1e-2, 1e-1]):
+        reference = np.linalg.solve(K + alpha * np.eye(60), Y)
+        np.testing.assert_allclose(r.coef[a], reference, rtol=1e-8, atol=1e-10)
+    assert work["factor64"].size >= 60 * 60  # the fallback wrote into the kept buffer
+
+
 def test_dear_iterations_give_a_float32_factor_per_alpha():
     # memory-bound iterations (slow stream) against a fast float32 factor: one factor
     # per alpha, each refined at its own shift, beats sharing factors over CG

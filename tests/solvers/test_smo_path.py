@@ -41,3 +41,18 @@ def test_first_value_equals_smo_gram_exactly(banana):
     cold = smo_gram(K, y, 3.0)
     np.testing.assert_array_equal(first.alpha, cold.alpha)
     assert first.n_iter == cold.n_iter
+
+
+@pytest.mark.parametrize("bad", [dict(Cs=[1.0, 0.0]), dict(Cs=[np.inf]), dict(weights=0.0),
+                                 dict(y="zeros")])
+def test_smo_gram_path_refuses_what_it_cannot_solve(bad):
+    from kernelkit.solvers.smo import smo_gram_path
+
+    K = np.eye(4) + 0.5
+    y = np.array([1.0, -1.0, 1.0, -1.0])
+    args = dict(Cs=[1.0, 10.0], weights=1.0)
+    args.update({k: v for k, v in bad.items() if k != "y"})
+    if "y" in bad:
+        y = np.zeros(4)
+    with pytest.raises(ValueError, match="smo_gram_path"):
+        list(smo_gram_path(K, y, args["Cs"], args["weights"]))

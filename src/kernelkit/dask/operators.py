@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..exceptions import InvalidParameterError
 from ..gram import GramOperator, KernelRows
 from ..gram import gram as _memory_gram
 from ..kernels import resolve_kernel
@@ -189,8 +190,8 @@ class DaskGramOperator:
         self.client = resolve_client(client)
         self.timeout = timeout
         self.n_passes = 0
-        if isinstance(persist, str):  # "auto" would be the operator asking the planner
-            raise ValueError(
+        if not isinstance(persist, (bool, np.bool_, Choice)):  # "auto": the planner's question
+            raise InvalidParameterError(
                 f"DaskGramOperator: persist must be True, False or the planner's Choice, got "
                 f"{persist!r}; for the planner's decision pass persist=kernelkit.planning.dask."
                 "persist_choice(nbytes, **kernelkit.dask.operators.cluster_room(client))")

@@ -105,7 +105,7 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
     split_mse = np.zeros((len(cands), len(alphas), len(splits)))
     stats = {"factors": 0, "n_iter": 0, "fallbacks": 0, "residual": 0.0, "direct": 0,
              "seconds": 0.0}
-    work = {}  # the float32 factor's buffer, kept across folds and kernels
+    work = {}  # the float32 and float64 factors' buffers, kept across folds and kernels
     plans = {}  # per training-fold size: the planner's groups of alphas
 
     def planned(m):

@@ -60,6 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
+from ..exceptions import InvalidParameterError
 from .._budget import fits, require
 from .._compiled import mirror_lower
 from .._validation import n_rows
@@ -205,7 +206,7 @@ def _widen_in_place(buf):
     :data:`_WIDEN_ROWS` rows keep the copy small and the Python loop short.
     Only the columns up to the chunk's last row are widened: the iterations'
     triangular solves read the lower triangles only, and this halves the
-    bytes moved (and leaves a quarter of the pages untouched).
+    bytes moved.
     """
     half = _float32_half(buf)
     for b in range(buf.shape[0], 0, -_WIDEN_ROWS):
@@ -521,10 +522,11 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
         weights = np.asarray(center_weights, dtype=np.float64)
         if weights.shape != (M,) or not np.all(weights > 0):
             raise ValueError(f"center_weights must be {M} positive numbers")
-    if isinstance(store, str):  # "auto" would be the solver asking the planner
-        raise ValueError(f"store must be True, False or the planner's Choice, got {store!r}; for "
-                         "the planner's decision (K_nM kept when it fits the memory budget) "
-                         "pass store=kernelkit.planning.falkon_store_choice(n, M, itemsize)")
+    if not isinstance(store, (bool, np.bool_, Choice)):  # "auto"/None: the planner's question
+        raise InvalidParameterError(
+            f"store must be True, False or the planner's Choice, got {store!r}; for "
+            "the planner's decision (K_nM kept when it fits the memory budget) "
+            "pass store=kernelkit.planning.falkon_store_choice(n, M, itemsize)")
     if operator is None:
         store_choice = store if isinstance(store, Choice) else None  # the caller's plan
         stored = bool(store.value if isinstance(store, Choice) else store)

@@ -40,9 +40,10 @@ printing.
 Why this module is long: its core is the one compiled WSS3 loop with shrinking
 and gradient reconstruction, which must stay a single numba function to run at
 libsvm's speed (leaving it for Python at each step would cost more than the
-step); the two row sources (a given Gram matrix, the LRU cache of kernel rows),
-the warm start along C and the drivers around it are short and only make sense
-beside that loop.
+step); the row sources (a given Gram matrix, the Gram matrix filled row by row on
+demand, the LRU cache of kernel rows), the shrunk problem copied together
+(``_Compacted``), the warm starts along C (``seed_alpha``, ``smo_gram_path``) and
+the drivers around it are short and only make sense beside that loop.
 
 References
 ----------
@@ -62,7 +63,7 @@ import time
 import numpy as np
 from numba import njit
 
-from .._budget import ROW_CACHE_SHARE, budget, row_blocks, rows_per_block
+from .._budget import ROW_CACHE_SHARE, budget, fits, row_blocks, rows_per_block
 from .._compiled import interruptible
 from ..gram import KernelRows
 from ._rbf_rows import rbf_row_engine
@@ -418,7 +419,8 @@ REPORT_SECONDS = 1.0
 #: 0.6; gamma = 10/14: 3.11, 2.87, 2.98, 3.16) ...
 COMPACT_SHARE = 0.35
 #: ... and the current problem has at least this many variables (below, its rows are
-#: in the processor's caches anyway).
+#: in the processor's caches anyway). The copy (at most 0.35^2 = 12 % of the Gram
+#: matrix's bytes, its parent level's too while nested) must fit the memory budget.
 COMPACT_MIN = 512
 
 
@@ -518,6 +520,8 @@ def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None, alpha0=None, cal
                   (level.y, level.Cb, level.QD, level.alpha, level.G, level.active))
         m = arrays[0].shape[0]
         below = int(COMPACT_SHARE * m) if compacts and m >= COMPACT_MIN else 0
+        if below and not fits(8.0 * below * below * (1.0 + COMPACT_SHARE ** 2), share=0.5):
+            below = 0  # no room beside the Gram matrix (<= half the budget): it stays in place
         status = _run_smo_loop(now.rows, now.slot_of, now.last_use, *arrays, istate, fstate,
                                float(tol), stop, bool(shrinking), n, below)
         # Progress: at the end of a chunk of steps, or, when kernel rows are computed
@@ -908,8 +912,16 @@ def smo_gram_path(K, y, Cs, weights=1.0, *, tol=1e-3, max_iter=None, shrinking=T
     machines. Proceedings of KDD 2000, 345-349.
     """
     K = np.ascontiguousarray(K, dtype=np.float64)
-    source, QD = _GramRows(K), np.ascontiguousarray(np.diag(K))
+    Cs = np.asarray(list(Cs), dtype=np.float64)
+    if Cs.ndim != 1 or not np.all(np.isfinite(Cs) & (Cs > 0)):
+        raise ValueError(f"smo_gram_path: Cs must be finite positive numbers, got {Cs!r}")
     weights = np.broadcast_to(np.asarray(weights, dtype=np.float64), (K.shape[0],))
+    if not np.all(np.isfinite(weights) & (weights > 0)):
+        raise ValueError("smo_gram_path: weights must be finite and > 0 (drop the samples "
+                         "of weight 0 before the solve)")
+    if not np.all(np.abs(np.asarray(y, dtype=np.float64)) == 1.0):
+        raise ValueError("smo_gram_path: y must hold the labels -1 and +1")
+    source, QD = _GramRows(K), np.ascontiguousarray(np.diag(K))
     previous = None
     for C in Cs:
         y_, Cb = _labels_and_bounds(y, float(C) * weights)

@@ -208,8 +208,14 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
         # a breakdown (p'Ap <= 0 from round-off on a PSD K) stops that column; the
         # residual check below gives it its own float64 factor, so it is not news
         warnings.simplefilter("ignore", NumericalWarning)
-        run = pcg(_Gram(K), B, M=_Preconditioner(L), rtol=rtol, maxiter=maxiter, shift=shift)
-    X, n_iter = run.x, run.n_iter
+        try:
+            run = pcg(_Gram(K), B, M=_Preconditioner(L), rtol=rtol, maxiter=maxiter,
+                      shift=shift)
+            X, n_iter = run.x, run.n_iter
+        except np.linalg.LinAlgError:
+            # the float32 solves overflowed (a factor too close to singular in float32):
+            # every alpha of the group gets its own float64 factor below, with the warning
+            X, n_iter = np.zeros_like(B), 0
     del L
     true = np.linalg.norm(B - (_Gram(K).matmat(X) + shift * X), axis=0) / b_norm
     short = [a for a in range(n_a) if true[a * t:(a + 1) * t].max() > 100 * rtol]
@@ -225,8 +231,7 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
     for a in short:  # short of 100 * rtol: held-out errors no longer to ~1e-9
         cols = slice(a * t, (a + 1) * t)
         fallbacks += 1
-        G = np.array(K, order="F")
-        G.flat[:: m + 1] += alphas[a]
+        G = _shifted_copy(K, alphas[a], np.float64, work)  # the kept buffer, no new m x m
         chol = robust_cholesky(G, overwrite_a=True)
         X[:, cols] = scipy.linalg.cho_solve((chol.L, True), Y, check_finite=False)
         del G, chol
