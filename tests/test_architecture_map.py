@@ -26,6 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from test_module_circles import strongly_connected
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "kernelkit"
@@ -213,36 +214,8 @@ def test_no_room_imports_the_package_root():
 
 
 def _circles(graph):
-    """The strongly connected components of more than one room (Tarjan)."""
-    index, low, stack, on_stack, found = {}, {}, [], set(), []
-    counter = [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on_stack.add(v)
-        for w in graph.get(v, {}):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = set()
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.add(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                found.append(frozenset(component))
-
-    for v in list(graph):
-        if v not in index:
-            visit(v)
-    return found
+    """The strongly connected components of more than one room."""
+    return [frozenset(c) for c in strongly_connected(graph)]
 
 
 def test_no_circle_between_rooms_except_accepted():

@@ -7,8 +7,9 @@ alike (a lazy import hides a circle from Python's import machinery, not from a
 reader), and resolved to module files: ``from .base import Kernel`` is an arrow
 to ``kernels/base.py``, ``from . import spectral`` one to ``kernels/spectral.py``,
 ``from ..kernels import RBF`` one to ``kernels/__init__.py``. The circles are the
-strongly connected components of that graph with more than one module (Tarjan's
-algorithm). Nothing of kernelkit is imported or run.
+strongly connected components of that graph with more than one module (scipy's
+``connected_components(connection="strong")``; ``tests/test_architecture_map.py``
+uses the same function for rooms). Nothing of kernelkit is imported or run.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from __future__ import annotations
 import ast
 import functools
 from pathlib import Path
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "kernelkit"
 
@@ -48,45 +53,27 @@ def _arrows(path, own, modules):
     return {m for m in out if m in modules and m != own}
 
 
+def strongly_connected(graph):
+    """The strongly connected components of more than one node of ``graph``
+    ({node: iterable of nodes it points to}), each a sorted list, by scipy's
+    ``connected_components(connection="strong")``."""
+    nodes = sorted(set(graph) | {w for targets in graph.values() for w in targets})
+    at = {v: i for i, v in enumerate(nodes)}
+    edges = [(at[v], at[w]) for v, targets in graph.items() for w in targets]
+    rows, cols = (np.array(side, dtype=np.int64) for side in zip(*edges)) if edges else (
+        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    arrows = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(nodes), len(nodes)))
+    _, labels = connected_components(arrows, directed=True, connection="strong")
+    groups = {}
+    for v, label in zip(nodes, labels):
+        groups.setdefault(label, []).append(v)
+    return sorted(g for g in groups.values() if len(g) > 1)
+
+
 def _circles(graph):
-    """Strongly connected components of more than one node (iterative Tarjan)."""
-    index, low, on_stack, stack, found = {}, {}, set(), [], []
-    counter = 0
-    for root in graph:
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph[child]))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    found.append(sorted(".".join(m) for m in component))
-    return found
+    """The circles of modules, each as sorted dotted names."""
+    return [sorted(".".join(m) if isinstance(m, tuple) else m for m in g)
+            for g in strongly_connected(graph)]
 
 
 @functools.lru_cache(maxsize=1)
