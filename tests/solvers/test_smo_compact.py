@@ -101,3 +101,20 @@ def test_rows_on_demand_compacted_equals_uncompacted(banana, compactions, monkey
     assert r.n_iter == plain.n_iter
     np.testing.assert_array_equal(r.alpha, plain.alpha)
     assert r.bias == plain.bias
+
+
+def test_no_compaction_without_room_beside_the_gram_matrix(compactions):
+    from kernelkit import config_context
+
+    X, y = load_banana(return_X_y=True)
+    X, y = X[:3000], y[:3000].astype(np.float64)
+    K = RBF(gamma=2.0)(X)
+    top = smo.COMPACT_SHARE * len(y)
+    copy = 8.0 * top * top * (1.0 + smo.COMPACT_SHARE ** 2)  # bytes of the largest copies
+    assert 8 * 2**20 < copy < 16 * 2**20
+    with config_context(memory=16 * 2**20):  # half of it: too small for the copies
+        r = smo_gram(K, y, 10.0)
+    assert compactions == []
+    with config_context(memory=64 * 2**20):
+        assert smo_gram(K, y, 10.0).n_iter == r.n_iter  # the same steps, compacted
+    assert compactions

@@ -420,7 +420,8 @@ REPORT_SECONDS = 1.0
 COMPACT_SHARE = 0.35
 #: ... and the current problem has at least this many variables (below, its rows are
 #: in the processor's caches anyway). The copy (at most 0.35^2 = 12 % of the Gram
-#: matrix's bytes, its parent level's too while nested) must fit the memory budget.
+#: matrix's bytes, its parent level's too while nested) must fit beside the Gram
+#: matrix (at most half the budget), checked once per solve.
 COMPACT_MIN = 512
 
 
@@ -509,7 +510,9 @@ def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None, alpha0=None, cal
     istate[_NACT] = n
     fstate = np.zeros(4)
     max_iter = default_max_iter(n) if max_iter is None else int(max_iter)
-    compacts = bool(shrinking) and getattr(source, "compacts", False)
+    top = COMPACT_SHARE * n  # the largest copy (its parent level's too while nested)
+    compacts = (bool(shrinking) and getattr(source, "compacts", False)
+                and fits(8.0 * top * top * (1.0 + COMPACT_SHARE ** 2), share=0.5))
     level = None  # the compacted problem being solved, if any
     reported = 0
     last_report = time.perf_counter()
@@ -520,8 +523,6 @@ def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None, alpha0=None, cal
                   (level.y, level.Cb, level.QD, level.alpha, level.G, level.active))
         m = arrays[0].shape[0]
         below = int(COMPACT_SHARE * m) if compacts and m >= COMPACT_MIN else 0
-        if below and not fits(8.0 * below * below * (1.0 + COMPACT_SHARE ** 2), share=0.5):
-            below = 0  # no room beside the Gram matrix (<= half the budget): it stays in place
         status = _run_smo_loop(now.rows, now.slot_of, now.last_use, *arrays, istate, fstate,
                                float(tol), stop, bool(shrinking), n, below)
         # Progress: at the end of a chunk of steps, or, when kernel rows are computed
