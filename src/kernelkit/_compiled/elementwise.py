@@ -123,19 +123,21 @@ def exp_scaled(A, scale, out):
     return _exp_scaled(A, float(scale), out)
 
 
+@njit(inline="always", error_model="numpy", cache=True, fastmath={"contract"})
+def _gather_exp_row(src, cols, scale, buf, o):
+    """``o = exp(scale * src[cols])``, gathered first into the contiguous ``buf``: the
+    exp loop then vectorises (2.3x faster than exp on the gathered loads, the same
+    values)."""
+    for j in range(cols.shape[0]):
+        buf[j] = src[cols[j]]
+    for j in range(cols.shape[0]):
+        o[j] = _exp(scale * buf[j])
+
+
 @njit(**_jit_fma)
 def _gather_exp(D2, rows, cols, scale, out):
-    m = cols.shape[0]
     for i in prange(rows.shape[0]):
-        # gathered first into a contiguous row: the exp loop then vectorises (2.3x
-        # faster than exp on the gathered loads, the same values)
-        buf = np.empty(m)
-        src = D2[rows[i]]
-        for j in range(m):
-            buf[j] = src[cols[j]]
-        o = out[i]
-        for j in range(m):
-            o[j] = _exp(scale * buf[j])
+        _gather_exp_row(D2[rows[i]], cols, scale, np.empty(cols.shape[0]), out[i])
     return out
 
 
@@ -147,15 +149,9 @@ def _gather_exp(D2, rows, cols, scale, out):
 # would hand back the parallel build.)
 @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 def _gather_exp_serial(D2, rows, cols, scale, out):
-    m = cols.shape[0]
-    buf = np.empty(m)  # as _gather_exp: a contiguous gathered row, then a vectorised exp
+    buf = np.empty(cols.shape[0])
     for i in range(rows.shape[0]):
-        src = D2[rows[i]]
-        for j in range(m):
-            buf[j] = src[cols[j]]
-        o = out[i]
-        for j in range(m):
-            o[j] = _exp(scale * buf[j])
+        _gather_exp_row(D2[rows[i]], cols, scale, buf, out[i])
     return out
 
 
