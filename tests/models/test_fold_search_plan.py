@@ -216,3 +216,10 @@ def test_dear_iterations_give_a_float32_factor_per_alpha():
     one_each = sum(group_seconds(m, [a], a, rates=rates)[0] for a in ALPHAS)
     assert plan.seconds == pytest.approx(one_each)
     assert plan.seconds < min(plan.alternatives.values())
+
+
+def test_the_solver_defaults_to_the_tolerance_the_planner_counts_iterations_for():
+    from kernelkit.planning import fold_search
+    from kernelkit.tuning import fold_path
+
+    assert fold_path.FOLD_RTOL == fold_search.FOLD_RTOL

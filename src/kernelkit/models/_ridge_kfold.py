@@ -26,7 +26,7 @@ from .._compiled import exp_scaled
 from ..exceptions import InvalidParameterError
 from ..gram import gram
 from ..planning.searches import kfold_matrices_choice
-from ..planning.fold_search import fold_solves_choice, plan_fold_solves
+from ..planning.fold_search import FOLD_RTOL, fold_solves_choice, plan_fold_solves
 from ..tuning.distance_blocks import DistanceGram, distance_profiles
 from ..tuning.fold_path import fold_solves
 from ..tuning.paths import squared_distances
@@ -126,7 +126,7 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
             K_train = K[np.ix_(train, train)]
             start = time.perf_counter()
             coef, info = fold_solves(K_train, y[train] - mean, alphas,
-                                     planned(len(train)).groups, work=work)
+                                     planned(len(train)).groups, rtol=FOLD_RTOL, work=work)
             stats["seconds"] += time.perf_counter() - start
             for key in ("factors", "n_iter", "fallbacks", "direct"):
                 stats[key] += info[key]
@@ -149,7 +149,8 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
         full = (exp_scaled(D2, scale, D2) if scale is not None  # in place of the distances
                 else np.ascontiguousarray(profiles[c_best](D2), dtype=np.float64))
     D2 = None
-    coef, info = fold_solves(full, y0, [alpha], plan_fold_solves(n, [alpha], t).groups)
+    coef, info = fold_solves(full, y0, [alpha], plan_fold_solves(n, [alpha], t).groups,
+                             rtol=FOLD_RTOL)  # the tolerance the planner counted on
     plan = plan.with_choices(
         kfold_matrices_choice(profiles is not None),
         fold_solves_choice(planned(m_max), alphas, m_max, len(cands) * len(splits),
