@@ -9,9 +9,9 @@ from kernelkit.exceptions import MemoryBudgetError
 from kernelkit.kernels import RBF, Laplacian, Polynomial
 from kernelkit.planning import falkon_store_choice
 from kernelkit.solvers import dual_ridge
+from kernelkit.linalg_blocked import lower_gram_in_place
 from kernelkit.solvers.falkon import (_ONE_THREAD_SOLVE_MIN_M, _float32_half, _gram_of_factor,
-                                      _lower_gram_in_place, _preconditioner, _tri,
-                                      _widen_in_place, falkon)
+                                      _preconditioner, _tri, _widen_in_place, falkon)
 
 
 def _data(n=240, d=4, seed=0):
@@ -185,7 +185,7 @@ def test_lower_gram_in_place_is_the_product_of_the_lower_triangle(M, rows, dtype
     ref = np.zeros((M, M))
     for k in range(M):  # L'L = sum_k (row k)' (row k)
         ref += np.outer(L[k], L[k])
-    out = _lower_gram_in_place(A.astype(dtype), rows=rows)
+    out = lower_gram_in_place(A.astype(dtype), rows=rows)
     tol = 1e-12 if dtype == np.float64 else 1e-5
     np.testing.assert_allclose(np.tril(out), np.tril(ref), atol=tol * np.abs(ref).max())
 

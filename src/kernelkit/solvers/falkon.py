@@ -66,7 +66,7 @@ from .._compiled import mirror_lower
 from .._validation import n_rows
 from ..gram import GramOperator, KernelRows
 from ..linalg import cho_solve, eigh_psd, one_blas_thread, pcg, robust_cholesky
-from ..linalg_blocked import BLOCKED_BLOCK_SIZE
+from ..linalg_blocked import BLOCKED_BLOCK_SIZE, lower_gram_in_place
 from .._choices import Choice
 from .cg_checkpoint import load_state, problem_fingerprint, save_state
 from .buffers import fresh_empty
@@ -217,11 +217,6 @@ def _widen_in_place(buf):
 
 #: Rows widened at a time by :func:`_widen_in_place` (a float32 copy of 256 x M).
 _WIDEN_ROWS = 256
-#: Rows per matrix product of :func:`_lower_gram_in_place`: the products' wasted
-#: part (zeros above the diagonal tiles, their duplicated upper halves) is about
-#: 2.25 x this / M of the M^3 / 3 flops (8.5% at M = 13,500), and 512 rows keep
-#: each product at the GEMM rate.
-_GRAM_ROWS = 512
 #: Centers above which the preconditioner's Cholesky factorisations run by
 #: blocks of :data:`kernelkit.linalg_blocked.BLOCKED_BLOCK_SIZE` (float32 GEMM
 #: updates) rather than as one ``potrf`` call or two halves: on the 2-core dev
@@ -231,40 +226,13 @@ _GRAM_ROWS = 512
 _BLOCKED_MIN_M = 4096
 
 
-def _lower_gram_in_place(A, rows=None):
-    """Overwrite the lower triangle of ``A`` with that of ``L'L``, L = tril(A).
-
-    Block row [s, e) of L'L (columns < e) is ``A[s:, s:e]' A[s:, :e]``: the
-    rows of L above s are zero in those columns, and the rows below e are
-    full. One matrix product per block of ``rows`` rows (float GEMM at its
-    rate, the same M^3 / 3 flops as LAPACK's lauum, which ran at half the
-    GEMM rate or less here), into a scratch block copied back; the rows it
-    overwrites (s to e) are read by no later block. The strict upper
-    triangles of the diagonal tiles are zeroed first; the rest of the strict
-    upper triangle is neither read nor written.
-    """
-    n = A.shape[0]
-    rows = min(_GRAM_ROWS if rows is None else int(rows), max(n, 1))
-    above = ~np.tri(rows, dtype=bool)
-    for s in range(0, n, rows):
-        e = min(s + rows, n)
-        np.copyto(A[s:e, s:e], 0, where=above[:e - s, :e - s])
-    scratch = np.empty(rows * n, dtype=A.dtype)
-    for s in range(0, n, rows):
-        e = min(s + rows, n)
-        block = scratch[:(e - s) * e].reshape(e - s, e)
-        np.matmul(A[s:, s:e].T, A[s:, :e], out=block)
-        A[s:e, :e] = block
-    return A
-
-
 def _gram_of_factor(L, lam, out=None, weights=None):
     """``L'DL / sum(D) + lam I`` (lower triangle and mirror), by block-row GEMMs.
 
     D = diag(``weights``), the identity by default (then ``L'L / M + lam I``).
     Only the lower triangle of ``L`` is read. In ``out`` (C-ordered, L's
     dtype) if given, else in a new array; ``L`` itself is not changed.
-    D^(1/2) L is lower triangular too (:func:`_lower_gram_in_place`).
+    D^(1/2) L is lower triangular too (:func:`kernelkit.linalg_blocked.lower_gram_in_place`).
     """
     M = L.shape[0]
     if out is None:
@@ -272,7 +240,7 @@ def _gram_of_factor(L, lam, out=None, weights=None):
     out[...] = L
     if weights is not None:
         out *= np.sqrt(weights).astype(L.dtype)[:, None]
-    _lower_gram_in_place(out)
+    lower_gram_in_place(out)
     mirror_lower(out)
     out /= M if weights is None else float(np.sum(weights))
     out.flat[:: M + 1] += lam
