@@ -46,10 +46,10 @@ scale kernel method. Advances in Neural Information Processing Systems 30
 Why this module is long: the preconditioners (Cholesky, and the eigen-based one
 for a rank-deficient K_MM), the direct r x r solve and CG's hand-over to it are one
 solver's alternatives, chosen from what the fit finds in K_MM and in CG's rate;
-apart, each would need the others' state. The preconditioner's pieces that run at
-the GEMM rate (L'L by block-row products instead of LAPACK's ``lauum``, the
-blocked Cholesky above M = 4096, the thin triangular solves on one BLAS thread)
-sit beside the factorisation they serve.
+apart, each would need the others' state. The choices that keep the
+preconditioner at the GEMM rate (L'L by :func:`kernelkit.linalg_blocked.lower_gram_in_place`,
+the blocked Cholesky above M = 4096, the thin triangular solves on one BLAS
+thread) sit beside the factorisation they serve.
 """
 
 from __future__ import annotations
