@@ -432,3 +432,32 @@ def test_gather_exp_refuses_indices_outside_the_matrix():
         C.gather_exp(D2, np.array([0]), np.array([-1]), -1.0, np.empty((1, 1)))
     with pytest.raises(ValueError, match="out must have shape"):
         C.gather_exp(D2, np.array([0]), np.array([1]), -1.0, np.empty((2, 1)))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("m, n, k", [(13, 13, 1), (37, 29, 3), (64, 70, 5), (3, 2, 8)])
+def test_matmat_t_matches_its_twin_and_a_float64_product(dtype, m, n, k):
+    # K V with a few columns, K read once (the k-fold ridge's CG products); rows in
+    # fours plus a tail of 0-3 rows
+    rng = np.random.default_rng(m + k)
+    K = rng.standard_normal((m, n)).astype(dtype)
+    Vt = rng.standard_normal((k, n))
+    got = C.matmat_t(K, Vt, np.full((k, m), np.nan))
+    want = R.matmat_t_ref(K, Vt, np.empty((k, m)))
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13 * np.abs(want).max())
+    exact = np.array([[math.fsum(float(a) * b for a, b in zip(K[i], Vt[c])) for i in range(m)]
+                      for c in range(k)])
+    np.testing.assert_allclose(got, exact, rtol=1e-13, atol=1e-13 * np.abs(exact).max())
+
+
+def test_matmat_t_propagates_nan_and_refuses_bad_shapes():
+    K = np.ones((6, 6))
+    K[2, 4] = np.nan
+    got = C.matmat_t(K, np.ones((2, 6)), np.empty((2, 6)))
+    assert np.isnan(got[:, 2]).all() and np.isfinite(np.delete(got, 2, axis=1)).all()
+    with pytest.raises(ValueError, match="Vt must be a C-contiguous float64 array of shape"):
+        C.matmat_t(K, np.ones((2, 5)), np.empty((2, 6)))
+    with pytest.raises(ValueError, match="Ot must be"):
+        C.matmat_t(K, np.ones((2, 6)), np.empty((3, 6)))
+    with pytest.raises(ValueError, match="Vt must be"):
+        C.matmat_t(K, np.ones((2, 6), dtype=np.float32), np.empty((2, 6)))

@@ -89,6 +89,12 @@ def gather_exp_ref(D2, rows, cols, scale, out):
     return out
 
 
+def matmat_t_ref(K, Vt, Ot):
+    """Plain-numpy twin of :func:`matmat_t`."""
+    Ot[...] = (K.astype(np.float64) @ Vt.T).T
+    return Ot
+
+
 def scale_add_rows_cols_ref(A, f_rows, f_cols, out):
     """Plain-numpy twin of :func:`scale_add_rows_cols`."""
     f_rows = np.asarray(f_rows, np.float64)[:, None]
