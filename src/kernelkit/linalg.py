@@ -28,6 +28,7 @@ rooms of their own they would add floors to the map, not clarity.
 from __future__ import annotations
 
 import contextlib
+import threading
 import warnings
 from dataclasses import dataclass
 
@@ -58,18 +59,82 @@ _ONE_THREAD_DIAGONAL_MAX = 2048
 # The jitter ladder stops here (relative to the mean |diagonal|): a jitter this
 # large no longer absorbs rounding error, it changes the model (use alpha).
 _MAX_RELATIVE_JITTER = 1e-2
-_controller = None  # ThreadpoolController, created on first use (importing starts nothing)
+_pools = None  # (shared, per-thread) BLAS pools, found on first use (importing starts nothing)
+# one_blas_thread's bookkeeping. A pool shared by the process (OpenBLAS on pthreads, MKL,
+# BLIS) is limited by the first block entered in any thread and restored by the last one
+# left; a pool whose limit is per thread (OpenBLAS on OpenMP: omp_set_num_threads) by the
+# first and last block of each thread.
+_blas_lock = threading.Lock()
+_blas_shared = {"open": 0, "saved": ()}  # blocks open in the process; (pool, its threads)
+_blas_local = threading.local()          # .open, .saved: the same for per-thread pools
 
 
+def _blas_pools():
+    """(shared, per-thread) BLAS thread pools, as threadpoolctl's library controllers."""
+    global _pools
+    if _pools is None:
+        pools = ThreadpoolController().select(user_api="blas").lib_controllers
+        per_thread = [p for p in pools if getattr(p, "threading_layer", None) == "openmp"]
+        _pools = ([p for p in pools if p not in per_thread], per_thread)
+    return _pools
+
+
+def _set_blas_threads(pools_and_counts):
+    for pool, count in pools_and_counts:
+        pool.set_num_threads(count)
+        # threadpoolctl lets one thread at a time set a shared OpenBLAS pool: let go of
+        # it, so the thread that leaves the last block (maybe another) can restore it
+        clear = getattr(type(pool), "clear_controlling_thread", None)
+        if clear is not None:
+            clear()
+
+
+def _limit(pools):
+    """Each pool at one thread; returns the (pool, threads) pairs it had."""
+    saved = tuple((p, p.get_num_threads()) for p in pools)
+    saved = tuple((p, n) for p, n in saved if n is not None)
+    _set_blas_threads((p, 1) for p, _ in saved)
+    return saved
+
+
+@contextlib.contextmanager
 def one_blas_thread():
     """A context in which BLAS runs on one thread (threadpoolctl; no pool of our own).
 
     For BLAS calls that crash multi-threaded in the wheels' OpenBLAS, and for
-    many small products where threads cost more than they bring."""
-    global _controller
-    if _controller is None:
-        _controller = ThreadpoolController()
-    return _controller.limit(limits=1, user_api="blas")
+    many small products where threads cost more than they bring.
+
+    Blocks nest and may be entered from several threads at once (Falkon's CG in
+    an in-process Dask worker, a search's fold threads): a BLAS thread pool
+    shared by the process (OpenBLAS on pthreads, as in the numpy and scipy
+    wheels) stays at one thread from the first block entered in any thread until
+    the last one is left, which restores the count the first one found. One
+    count of open blocks for the process, under a lock: each block restoring
+    what it saw on entry left the pool at one thread after two overlapping
+    blocks, and at several threads inside the other thread's block. A pool whose
+    limit is per thread (OpenBLAS on OpenMP) is counted per thread. A count other
+    code sets inside a block is overwritten when the last block ends.
+    """
+    shared, per_thread = _blas_pools()
+    with _blas_lock:
+        if _blas_shared["open"] == 0:
+            _blas_shared["saved"] = _limit(shared)
+        _blas_shared["open"] += 1
+    if getattr(_blas_local, "open", 0) == 0:
+        _blas_local.saved = _limit(per_thread)
+    _blas_local.open = getattr(_blas_local, "open", 0) + 1
+    try:
+        yield
+    finally:
+        _blas_local.open -= 1
+        if _blas_local.open == 0:
+            _set_blas_threads(_blas_local.saved)
+            _blas_local.saved = ()
+        with _blas_lock:
+            _blas_shared["open"] -= 1
+            if _blas_shared["open"] == 0:
+                _set_blas_threads(_blas_shared["saved"])
+                _blas_shared["saved"] = ()
 
 
 def _potrf_threads(order):

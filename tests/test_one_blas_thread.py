@@ -1,0 +1,140 @@
+"""one_blas_thread: BLAS on one thread inside, the count found before restored after --
+nested, through an exception, and with blocks of several threads overlapping.
+
+The reference is threadpoolctl's ``threadpool_info`` (it reads every loaded BLAS
+library's thread count afresh), not kernelkit's own bookkeeping. Every test starts
+from two BLAS threads, so that "restored" and "left at one thread" differ on any machine.
+"""
+
+import threading
+
+import numpy as np
+import pytest
+from threadpoolctl import ThreadpoolController, threadpool_info
+
+from kernelkit.linalg import one_blas_thread
+
+
+def _blas_threads():
+    """The distinct thread counts of the loaded BLAS libraries (threadpool_info)."""
+    return sorted({lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"})
+
+
+def _set_blas_threads(counts):
+    pools = ThreadpoolController().select(user_api="blas").lib_controllers
+    for pool, count in zip(pools, counts):
+        pool.set_num_threads(count)
+        clear = getattr(type(pool), "clear_controlling_thread", None)
+        if clear is not None:  # threadpoolctl >= 3.6: let other threads set it again
+            clear(force=True)
+
+
+@pytest.fixture(autouse=True)
+def two_blas_threads():
+    pools = ThreadpoolController().select(user_api="blas").lib_controllers
+    assert pools, "numpy's BLAS is not visible to threadpoolctl"
+    before = [pool.get_num_threads() for pool in pools]
+    _set_blas_threads([2] * len(pools))
+    assert _blas_threads() == [2]
+    yield
+    _set_blas_threads(before)
+
+
+def test_one_thread_inside_and_the_count_restored_after():
+    with one_blas_thread():
+        assert _blas_threads() == [1]
+        a = np.ones((50, 50))
+        np.testing.assert_allclose(a @ a, 50.0)  # BLAS still works on one thread
+    assert _blas_threads() == [2]
+
+
+def test_nested_blocks_keep_one_thread_until_the_outer_one_ends():
+    with one_blas_thread():
+        with one_blas_thread():
+            assert _blas_threads() == [1]
+        assert _blas_threads() == [1]  # the inner block must not restore two threads
+    assert _blas_threads() == [2]
+
+
+def test_an_exception_inside_restores_the_count():
+    with pytest.raises(ValueError, match="inside"), one_blas_thread():
+        with one_blas_thread():
+            raise ValueError("raised inside")
+    assert _blas_threads() == [2]
+    with one_blas_thread():  # and the next block still limits
+        assert _blas_threads() == [1]
+    assert _blas_threads() == [2]
+
+
+@pytest.mark.parametrize("first_out", ["first in", "second in"])
+def test_overlapping_blocks_of_two_threads(first_out):
+    """A enters, B enters, one leaves: BLAS stays at one thread for the other; after
+    both, the count from before (each block restoring what it saw left one thread)."""
+    a_in, b_in, leave_first, first_left, leave_second = (threading.Event() for _ in range(5))
+    errors = []
+
+    def block(entered, wait_before=None, leave=None, left=None):
+        try:
+            if wait_before is not None:
+                wait_before.wait(10)
+            with one_blas_thread():
+                entered.set()
+                leave.wait(10)
+            if left is not None:
+                left.set()
+        except BaseException as exc:  # noqa: BLE001 - reported in the main thread
+            errors.append(exc)
+
+    # the events each thread leaves its block on: A entered first
+    a_leaves, b_leaves = ((leave_first, leave_second) if first_out == "first in"
+                          else (leave_second, leave_first))
+    a = threading.Thread(target=block, args=(a_in, None, a_leaves,
+                                             first_left if a_leaves is leave_first else None))
+    b = threading.Thread(target=block, args=(b_in, a_in, b_leaves,
+                                             first_left if b_leaves is leave_first else None))
+    a.start()
+    b.start()
+    try:
+        assert b_in.wait(10) and a_in.is_set()
+        assert _blas_threads() == [1]
+        leave_first.set()
+        assert first_left.wait(10)
+        assert _blas_threads() == [1]  # the other block is still open
+    finally:
+        leave_first.set()
+        leave_second.set()
+        a.join(10)
+        b.join(10)
+    assert not errors
+    assert _blas_threads() == [2]
+
+
+def test_many_threads_entering_and_leaving_at_random():
+    """Four threads, nested blocks entered and left at random moments: one thread
+    whenever a block is open, the count from before once all have ended."""
+    seen = []
+    errors = []
+    start = threading.Barrier(4)
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        try:
+            start.wait(10)
+            for _ in range(15):
+                with one_blas_thread():
+                    seen.append(_blas_threads())
+                    if rng.random() < 0.5:
+                        with one_blas_thread():
+                            seen.append(_blas_threads())
+                    threading.Event().wait(rng.random() * 0.002)
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not errors
+    assert len(seen) >= 60 and all(s == [1] for s in seen)
+    assert _blas_threads() == [2]
