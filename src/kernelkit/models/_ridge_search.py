@@ -328,7 +328,7 @@ def _draw_centers(est, kernel, X, y0, M, rng):
     with the same ``random_state``: uniform rows (repeats dropped), or uniformly among
     the distinct rows. Returns the centers and what was done, for ``plan_``."""
     if est.center_selection == "distinct":
-        merged, _ = merge_rows_choice(X, y0, None)
+        merged = merge_rows_choice(X, y0, None).merged
         if merged is not None:
             centers, _, _ = distinct_row_centers(merged, M, rng)
             return centers, (f"{len(centers)} drawn among the {len(merged.X)} distinct rows "

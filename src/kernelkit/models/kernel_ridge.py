@@ -381,12 +381,10 @@ class KernelRidge(KernelParamsMixin, _RidgePredictor):
             raise ValueError("solver='falkon' takes one alpha for all targets (its "
                              "preconditioner depends on alpha); fit one model per alpha")
         merged = fit_plan.merged
-        rows_distinct = any(c.what == "repeated rows" and c.value == "none"
-                            for c in self.plan_.choices)  # merge_rows_choice found none
         centers, weights, choice = draw_centers(kernel, X, fit_plan.n_centers,
                                                 self.center_selection,
                                                 check_random_state(self.random_state), merged,
-                                                rows_distinct=rows_distinct)
+                                                rows_distinct=fit_plan.rows_distinct)
         self.plan_ = self.plan_.with_choices(choice)
         alpha = float(alpha.flat[0])
         if merged is not None:  # the same problem on the distinct rows (merge_rows_choice)

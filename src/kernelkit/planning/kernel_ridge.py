@@ -47,6 +47,9 @@ class RidgeFitPlan:
     merged : object or None
         Falkon: the repeated rows merged into weighted rows, as
         ``find_repeated_rows`` found them (None when every row is distinct).
+    rows_distinct : bool
+        Falkon: the rows were compared and every one is distinct (then uniform
+        centers, drawn without replacement, are distinct rows already).
     """
 
     plan: Plan
@@ -55,6 +58,7 @@ class RidgeFitPlan:
     mixed: bool = False
     store_knm: object = None
     merged: object = None
+    rows_distinct: bool = False
 
 
 def plan_kernel_ridge(n, d, kernel, *, n_features=None, n_targets=1, alpha=1.0, solver="auto",
@@ -81,10 +85,12 @@ def plan_kernel_ridge(n, d, kernel, *, n_features=None, n_targets=1, alpha=1.0, 
     memory : float, optional
         Budget in bytes; default: the configured one.
     find_repeated_rows : callable, optional
-        Called (without arguments) only when Falkon is planned; returns
-        ``(merged, choice)``: the training rows merged into distinct weighted
-        rows (or None) and the :class:`Choice` that reports it. K_nM has as
-        many rows as remain.
+        Called (without arguments) only when Falkon is planned; returns what it
+        found with the attributes ``merged`` (the training rows merged into
+        distinct weighted rows, or None), ``all_distinct`` (bool: compared, none
+        repeated) and ``choice`` (the :class:`Choice` that reports it), as
+        :func:`kernelkit.solvers.falkon_rows.merge_rows_choice` does. K_nM has
+        as many rows as remain.
     mixed_min_n : int, default=MIXED_MIN_N
         From this n on, ``precision="auto"`` picks mixed precision.
 
@@ -135,13 +141,15 @@ def plan_kernel_ridge(n, d, kernel, *, n_features=None, n_targets=1, alpha=1.0, 
                     f"{'float32' if mixed else 'float64'} Gram matrix)",
                     hint=_no_fit_hint(plan), memory=budget)
     store = merged = None
+    rows_distinct = False
     if chosen == "falkon":
-        merged, merge_choice = (find_repeated_rows() if find_repeated_rows is not None
-                                else (None, None))
+        found = find_repeated_rows() if find_repeated_rows is not None else None
+        if found is not None:
+            merged, rows_distinct = found.merged, bool(found.all_distinct)
         rows = n if merged is None else len(merged.X)
         store = falkon_store_choice(rows, M, itemsize, memory=budget)
-        plan = plan.with_choices(merge_choice, store)
-    return RidgeFitPlan(plan, chosen, M, mixed, store, merged)
+        plan = plan.with_choices(None if found is None else found.choice, store)
+    return RidgeFitPlan(plan, chosen, M, mixed, store, merged, rows_distinct)
 
 
 def precision_choice(precision, kernel, n, alpha, memory, mixed_min_n=MIXED_MIN_N):

@@ -9,13 +9,39 @@ sizes K_nM from the rows that remain.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..features.centers import distinct_centers, select_centers, uniform_centers
 from .._choices import Choice
 from .duplicates import merge_duplicate_rows
 
-__all__ = ["merge_rows_choice", "draw_centers", "distinct_row_centers"]
+__all__ = ["RepeatedRows", "merge_rows_choice", "draw_centers", "distinct_row_centers"]
+
+
+@dataclass(frozen=True)
+class RepeatedRows:
+    """What :func:`merge_rows_choice` found in the training rows.
+
+    Attributes
+    ----------
+    merged : MergedRows or None
+        The rows merged into distinct weighted rows; None when nothing was merged.
+    checked : bool
+        Whether the rows were compared at all (arrays only; not sparse or objects).
+    choice : Choice
+        The finding as ``plan_`` reports it (its text is for reading only).
+    """
+
+    merged: object
+    checked: bool
+    choice: Choice
+
+    @property
+    def all_distinct(self):
+        """True when the rows were compared and every one is distinct."""
+        return self.checked and self.merged is None
 
 
 def merge_rows_choice(X, y, sample_weight):
@@ -31,23 +57,25 @@ def merge_rows_choice(X, y, sample_weight):
 
     Returns
     -------
-    merged : MergedRows or None
-    choice : Choice
+    RepeatedRows
+        The merged rows (or None), whether the rows were compared, and the
+        :class:`Choice` reporting it; decisions read its fields, not the text.
     """
     n = len(y)
     if not isinstance(X, np.ndarray) or X.dtype == object:  # sparse rows, objects (trees...)
         what = ("objects (sets, trees, ...)" if isinstance(X, np.ndarray)
                 else f"{type(X).__name__} input")
-        return None, Choice("repeated rows", "not checked",
-                            f"{what}: rows are compared as arrays only")
+        return RepeatedRows(None, False, Choice("repeated rows", "not checked",
+                                                f"{what}: rows are compared as arrays only"))
     merged = merge_duplicate_rows(X, y, sample_weight)
     if merged is None:
-        return None, Choice("repeated rows", "none", f"all {n} rows distinct")
+        return RepeatedRows(None, True, Choice("repeated rows", "none",
+                                               f"all {n} rows distinct"))
     k = len(merged.X)
-    return merged, Choice(
+    return RepeatedRows(merged, True, Choice(
         "repeated rows", "merged",
         f"{k} distinct of {n} rows: each repeated row fitted once, weighted by its count "
-        f"(targets averaged; the same solution, K_nM {k / n:.0%} of the size)")
+        f"(targets averaged; the same solution, K_nM {k / n:.0%} of the size)"))
 
 
 def draw_centers(kernel, X, M, method, rng, merged=None, rows_distinct=False):
