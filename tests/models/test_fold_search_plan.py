@@ -172,20 +172,43 @@ def test_batched_cg_columns_by_column_or_by_gemm_give_the_same_solutions(t):
     assert r.residual.shape == (3,) and r.residual.max() <= 100 * 1e-12
 
 
-def test_refinement_stopping_short_warns_and_falls_back_with_its_residual_kept():
+def test_refinement_stopping_short_switches_to_float64_without_a_warning():
+    """CG short of the tolerance: the alpha switches to its own float64 factor, which
+    solves the system -- counted and named in the result, no ConvergenceWarning (the
+    answer is not short of the tolerance)."""
+    import warnings
+
     from sklearn.exceptions import ConvergenceWarning
 
     K, Y = _rbf_problem(80)
-    with pytest.warns(ConvergenceWarning, match="float64 Cholesky factor instead"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
         r = shifted_solves(K, Y, [1e-3], alpha_ref=1e-3, maxiter=1)
-    assert r.fallbacks == 1 and r.n_iter == 1
+    assert r.fallbacks == 1 and r.n_iter == 1 and r.fallback_alphas == (1e-3,)
+    assert r.cg_residual > 100 * 1e-12  # what CG had left: the reason for the switch
     reference = np.linalg.solve(K + 1e-3 * np.eye(80), Y)
     np.testing.assert_allclose(r.coef[0], reference, rtol=1e-8, atol=1e-10)
     true = np.linalg.norm(Y - K @ r.coef[0] - 1e-3 * r.coef[0]) / np.linalg.norm(Y)
     assert r.residual[0] == pytest.approx(true, rel=1e-6)
+    assert true <= 100 * 1e-12
 
 
-def test_float32_solves_that_overflow_fall_back_to_float64_factors_with_a_warning(monkeypatch):
+def test_an_answer_short_of_the_tolerance_after_the_switch_warns():
+    """A tolerance no float64 solve reaches (1e-18): the switched alpha's final answer
+    is short of it, and that is what warns, with the residual kept."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    K, Y = _rbf_problem(80)
+    with pytest.warns(ConvergenceWarning, match="float64 Cholesky factor it switched to"):
+        r = shifted_solves(K, Y, [1e-3], alpha_ref=1e-3, maxiter=1, rtol=1e-20)
+    true = np.linalg.norm(Y - K @ r.coef[0] - 1e-3 * r.coef[0]) / np.linalg.norm(Y)
+    assert r.fallbacks == 1 and true > 1e-18
+    assert r.residual[0] == pytest.approx(true, rel=1e-6)
+
+
+def test_float32_solves_that_overflow_switch_to_float64_factors(monkeypatch):
+    import warnings
+
     from sklearn.exceptions import ConvergenceWarning
 
     from kernelkit.tuning import fold_path
@@ -196,13 +219,57 @@ def test_float32_solves_that_overflow_fall_back_to_float64_factors_with_a_warnin
     monkeypatch.setattr(fold_path._Preconditioner, "matmat", overflowing)
     K, Y = _rbf_problem(60)
     work = {}
-    with pytest.warns(ConvergenceWarning, match="float64 Cholesky factor instead"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
         r = shifted_solves(K, Y, [1e-2, 1e-1], alpha_ref=3e-2, work=work)
-    assert r.fallbacks == 2
+    assert r.fallbacks == 2 and r.fallback_alphas == (1e-2, 1e-1)
     for a, alpha in enumerate([1e-2, 1e-1]):
         reference = np.linalg.solve(K + alpha * np.eye(60), Y)
         np.testing.assert_allclose(r.coef[a], reference, rtol=1e-8, atol=1e-10)
     assert work["factor64"].size >= 60 * 60  # the fallback wrote into the kept buffer
+
+
+def test_kfold_search_records_the_switch_in_plan_and_prints_it(monkeypatch, capsys):
+    """Every float32-preconditioned solve of a KernelRidgeCV k-fold search switches to
+    float64 (the float32 solves made to overflow): no ConvergenceWarning, the switches
+    counted in plan_ (folds x alphas in CG groups, from the planner) and printed at
+    verbose=1, and the scores still GridSearchCV(KernelRidge)'s."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.kernel_ridge import KernelRidge
+    from sklearn.model_selection import GridSearchCV, KFold
+
+    from kernelkit import config_context
+    from kernelkit.models import KernelRidgeCV
+    from kernelkit.tuning import fold_path
+
+    def overflowing(self, R):
+        raise np.linalg.LinAlgError("the float32 Cholesky factor is singular")
+
+    monkeypatch.setattr(fold_path._Preconditioner, "matmat", overflowing)
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=60)
+    alphas = [1e-2, 0.1, 1.0]
+    folds = KFold(3, shuffle=True, random_state=0)
+    cheap_cg = {"cholesky": 1e6}  # factors dear: the planner shares float32 factors
+    with config_context(rates=cheap_cg), warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ours = KernelRidgeCV("rbf(gamma=0.5)", alphas=alphas, cv=folds, fit_intercept=False,
+                             verbose=1).fit(X, y)
+        in_cg = sum(len(idx) for idx, shift in plan_fold_solves(40, alphas).groups
+                    if shift is not None)
+        refit_in_cg = plan_fold_solves(60, [ours.alpha_]).groups[0][1] is not None
+    assert in_cg > 0
+    solves = [c for c in ours.plan_.choices if c.what == "fold solves"][0]
+    assert f"{3 * in_cg} fold solves switched from CG" in solves.reason
+    assert ("the refit's CG also switched" in solves.reason) == refit_in_cg
+    assert "fold solves switched from CG" in capsys.readouterr().out
+    peer = GridSearchCV(KernelRidge(kernel="rbf", gamma=0.5), {"alpha": alphas}, cv=folds,
+                        scoring="neg_mean_squared_error").fit(X, y)
+    np.testing.assert_allclose(ours.cv_results_["mean_squared_error"],
+                               -peer.cv_results_["mean_test_score"], rtol=1e-8)
 
 
 def test_dear_iterations_give_a_float32_factor_per_alpha():
@@ -223,3 +290,26 @@ def test_the_solver_defaults_to_the_tolerance_the_planner_counts_iterations_for(
     from kernelkit.tuning import fold_path
 
     assert fold_path.FOLD_RTOL == fold_search.FOLD_RTOL
+
+
+def test_the_planner_counts_the_solver_s_column_thresholds():
+    # the planner may not import the solver (rooms): its copies of the solver's switch
+    # points (compiled product up to 8 columns, strsv per column up to 6) must agree
+    from kernelkit.planning import fold_search
+    from kernelkit.tuning import fold_path
+
+    assert fold_path.PRODUCT_COMPILED_MAX == fold_search.PRODUCT_COMPILED_MAX
+    assert fold_path.TRIANGULAR_COLUMNWISE_MAX == fold_search.TRIANGULAR_COLUMNWISE_MAX
+
+
+def test_an_iteration_costs_more_with_more_columns_and_a_far_factor_more_iterations():
+    # the cost model's shape, independent of the constants' values: while both the
+    # product and the solves run column-wise or compiled (up to 6 columns), more
+    # columns cost more; a factor farther from the alphas costs more iterations and time
+    from kernelkit.planning.fold_search import _iteration_seconds
+
+    rates = {"stream": 3e10, "gemm": 1e11, "cholesky": 5e10, "elementwise": 5e9}
+    times = [_iteration_seconds(4000, k, rates) for k in range(1, 7)]
+    assert all(b > a for a, b in zip(times, times[1:]))
+    near, far = (group_seconds(4000, [1e-2, 1e-1], s, rates=rates) for s in (0.0316, 1.0))
+    assert near[1] < far[1] and near[0] < far[0]

@@ -103,8 +103,8 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
     buffers = {}
     mse = np.zeros((len(cands), len(alphas)))
     split_mse = np.zeros((len(cands), len(alphas), len(splits)))
-    stats = {"factors": 0, "n_iter": 0, "fallbacks": 0, "residual": 0.0, "direct": 0,
-             "seconds": 0.0}
+    stats = {"factors": 0, "n_iter": 0, "fallbacks": 0, "fallback_alphas": (),
+             "residual": 0.0, "direct": 0, "seconds": 0.0}
     work = {}  # the float32 and float64 factors' buffers, kept across folds and kernels
     plans = {}  # per training-fold size: the planner's groups of alphas
 
@@ -128,7 +128,7 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
             coef, info = fold_solves(K_train, y[train] - mean, alphas,
                                      planned(len(train)).groups, rtol=FOLD_RTOL, work=work)
             stats["seconds"] += time.perf_counter() - start
-            for key in ("factors", "n_iter", "fallbacks", "direct"):
+            for key in ("factors", "n_iter", "fallbacks", "fallback_alphas", "direct"):
                 stats[key] += info[key]
             stats["residual"] = max(stats["residual"], info["residual"])
             for j in range(len(alphas)):
@@ -155,7 +155,8 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
         kfold_matrices_choice(profiles is not None),
         fold_solves_choice(planned(m_max), alphas, m_max, len(cands) * len(splits),
                            stats["n_iter"], stats["fallbacks"], stats["residual"],
-                           stats["seconds"]))
+                           stats["seconds"], fallback_alphas=stats["fallback_alphas"],
+                           refit_fallback=info["fallbacks"] > 0))
     rows = [(cands[c][0], float(a), float(mse[c, j]), None)
             for c in range(len(cands)) for j, a in enumerate(alphas)]
     state = {"dual_coef_": coef[0], "X_fit_": None if kernel == "precomputed" else X,

@@ -18,11 +18,14 @@ The cost model
 - a float32 factor: m^3/3 at :data:`FLOAT32_SPEEDUP` x the ``cholesky`` rate, the
   copy of K, and the final residual check of the group (2 m^2 k t at ``gemm``);
 - one CG iteration with k active columns, memory-bound (measured on the 2-core
-  machine at m = 6400, where the reference rates had predicted a quarter of the time
-  taken): the product with K, ``min(k, SKINNY_GEMM_READS)`` reads of its 8 m^2 bytes
-  at :data:`GEMV_STREAM_FRACTION` x the ``stream`` rate, and the preconditioner's two
-  float32 triangular solves, :data:`TRIANGULAR_SOLVE_GEMVS` x a product per column
-  (``min(k, SKINNY_GEMM_READS)`` again), plus :data:`ITERATION_OVERHEAD_S`; so a
+  machine at m = 6400 and 12,800): the product with K, one read of its 8 m^2 bytes at
+  :data:`GEMV_STREAM_FRACTION` x the ``stream`` rate for one column, and for 2 to
+  :data:`PRODUCT_COMPILED_MAX` columns one compiled pass costing
+  ``PRODUCT_COMPILED_BASE + PRODUCT_COMPILED_PER_COLUMN * (k - 1)`` such reads
+  (:data:`SKINNY_GEMM_READS` for a GEMM beyond); the preconditioner's two float32
+  triangular solves, :data:`TRIANGULAR_SOLVE_GEMVS` x a read per column up to
+  :data:`TRIANGULAR_COLUMNWISE_MAX` columns (one LAPACK solve of about
+  :data:`SKINNY_GEMM_READS` reads beyond); plus :data:`ITERATION_OVERHEAD_S`; so a
   factor per alpha with a few refinement iterations is cheaper than sharing a factor
   whenever the factor costs less than a few tens of iterations;
 - the iterations of alpha ``a`` preconditioned at ``a_ref``: the preconditioned
@@ -52,7 +55,8 @@ from .costs import rates_in_force
 __all__ = ["FoldSolvePlan", "plan_fold_solves", "cg_iterations", "group_seconds", "fold_solves_choice",
            "FLOAT32_SPEEDUP", "ITERATION_CONSTANT", "EXACT_SHIFT_ITERATIONS",
            "ITERATION_OVERHEAD_S", "FOLD_RTOL", "GEMV_STREAM_FRACTION",
-           "TRIANGULAR_SOLVE_GEMVS", "SKINNY_GEMM_READS"]
+           "TRIANGULAR_SOLVE_GEMVS", "SKINNY_GEMM_READS", "PRODUCT_COMPILED_MAX",
+           "PRODUCT_COMPILED_BASE", "PRODUCT_COMPILED_PER_COLUMN", "TRIANGULAR_COLUMNWISE_MAX"]
 
 #: Relative residual every alpha is solved to (:data:`kernelkit.tuning.fold_path.FOLD_RTOL`).
 FOLD_RTOL = 1e-12
@@ -76,10 +80,19 @@ GEMV_STREAM_FRACTION = 0.85
 #: Two float32 triangular solves with one column (``strsv``, 4 m^2 bytes) over one
 #: float64 product with K (8 m^2 bytes): measured 0.62-0.79 at m = 6400.
 TRIANGULAR_SOLVE_GEMVS = 0.75
-#: Reads of the matrix a product with k columns costs at most: column by column up
-#: to 3 columns, one GEMM beyond, which OpenBLAS runs at about 4 matrix-vector
-#: products' time for 5-16 columns (measured 4.2-4.4 at m = 6400).
+#: Reads of the matrix OpenBLAS's GEMM or TRSM with more than a few columns costs:
+#: about 4 matrix-vector products' time for 5-16 columns (measured 4.2-4.4 at m = 6400).
 SKINNY_GEMM_READS = 4.0
+#: The compiled product with K (:func:`kernelkit._compiled.matmat_t`) for 2 to
+#: ``PRODUCT_COMPILED_MAX`` columns, in matrix-vector products' time: base plus per
+#: extra column, measured at m = 12,800 (2 columns 1.28, 3 columns 1.55, 5 columns
+#: 1.79 products of 0.034 s).
+PRODUCT_COMPILED_MAX = 8
+PRODUCT_COMPILED_BASE = 1.1
+PRODUCT_COMPILED_PER_COLUMN = 0.17
+#: Columns up to which the triangular solves run per column (``strsv``), as
+#: :data:`kernelkit.tuning.fold_path.TRIANGULAR_COLUMNWISE_MAX`.
+TRIANGULAR_COLUMNWISE_MAX = 6
 
 
 @dataclass(frozen=True)
@@ -131,14 +144,30 @@ def cg_iterations(alpha, shift, rtol=FOLD_RTOL):
     return int(max(EXACT_SHIFT_ITERATIONS, math.ceil(bound)))
 
 
+def _gemv_seconds(m, r):
+    """One memory-bound read of the float64 m x m matrix."""
+    return 8.0 * m * m / (GEMV_STREAM_FRACTION * r["stream"])
+
+
 def _product_seconds(m, k, r):
     """A float64 product of K with k columns: memory-bound reads or flops."""
-    gemv = 8.0 * m * m / (GEMV_STREAM_FRACTION * r["stream"])
-    return max(min(float(k), SKINNY_GEMM_READS) * gemv, 2.0 * m * m * k / r["gemm"])
+    if k <= 1:
+        reads = 1.0
+    elif k <= PRODUCT_COMPILED_MAX:
+        reads = PRODUCT_COMPILED_BASE + PRODUCT_COMPILED_PER_COLUMN * (k - 1)
+    else:
+        reads = SKINNY_GEMM_READS
+    return max(reads * _gemv_seconds(m, r), 2.0 * m * m * k / r["gemm"])
+
+
+def _solve_seconds(m, k, r):
+    """The preconditioner's two float32 triangular solves with k columns."""
+    reads = k if k <= TRIANGULAR_COLUMNWISE_MAX else SKINNY_GEMM_READS
+    return TRIANGULAR_SOLVE_GEMVS * reads * _gemv_seconds(m, r)
 
 
 def _iteration_seconds(m, k, r):
-    return _product_seconds(m, k, r) * (1.0 + TRIANGULAR_SOLVE_GEMVS) + ITERATION_OVERHEAD_S
+    return _product_seconds(m, k, r) + _solve_seconds(m, k, r) + ITERATION_OVERHEAD_S
 
 
 def group_seconds(m, alphas, shift, n_targets=1, rates=None, rtol=FOLD_RTOL):
@@ -204,16 +233,29 @@ def plan_fold_solves(m, alphas, n_targets=1, rates=None, rtol=FOLD_RTOL):
 
 
 def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, residual,
-                       taken_seconds=None):
+                       taken_seconds=None, fallback_alphas=(), refit_fallback=False):
     """The plan and what the solves took, as the ``"fold solves"`` :class:`Choice`
-    (``taken_seconds``: the solves' time summed over the ``solves`` folds, if timed)."""
+    (``taken_seconds``: the solves' time summed over the ``solves`` folds, if timed).
+
+    ``fallbacks`` counts the (fold, alpha) solves whose CG stopped short of the
+    tolerance and switched to the alpha's own float64 Cholesky factor (which
+    ``fallback_alphas``); ``refit_fallback``: the refit's solve did."""
     predicted = sum(plan.iterations)
     alt = ", ".join(f"{k} {format_seconds(v)}" for k, v in plan.alternatives.items())
     taken = (f"{taken_iterations / max(solves, 1):.0f} CG iterations per fold taken vs "
              f"{predicted} predicted, " if predicted else "")
     timed = ("" if taken_seconds is None else
              f"; {format_seconds(taken_seconds / max(solves, 1))} per fold taken")
+    if fallbacks:
+        which = ", ".join(f"{a:g}" for a in sorted(set(fallback_alphas)))
+        switched = (f"{fallbacks} fold solves switched from CG, short of the tolerance, to "
+                    f"their alpha's own float64 factor" + (f" (alpha = {which})" if which
+                                                           else ""))
+    else:
+        switched = "no switch from CG to a float64 factor"
+    refit = ("; the refit's CG also switched to a float64 factor" if refit_fallback
+             else "")
     return Choice("fold solves", plan.describe(alphas),
                   f"cheapest grouping predicted at m = {m} rows: "
                   f"{format_seconds(plan.seconds)} per fold ({alt}){timed}; {taken}"
-                  f"{fallbacks} float64 fallbacks, largest relative residual {residual:.1e}")
+                  f"{switched}{refit}, largest relative residual {residual:.1e}")

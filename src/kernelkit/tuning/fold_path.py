@@ -12,13 +12,14 @@ refinement (a few iterations reach a float64-level residual). The preconditioned
 matrix ``(K + alpha_ref I)^-1 (K + alpha I)`` has its eigenvalues in
 ``[min(1, a / a_ref), max(1, a / a_ref)]`` (up to the float32 factor's error). Each
 iteration is memory-bound: one product of K with the active columns and two float32
-triangular solves, per column below :data:`PRODUCT_COLUMNWISE_MAX` /
-:data:`TRIANGULAR_COLUMNWISE_MAX` columns (OpenBLAS's GEMM and TRSM with a few
-columns read the matrix several times over). The float32 factor is written into a
+triangular solves, K V by one compiled pass for up to :data:`PRODUCT_COMPILED_MAX`
+columns and the solves per column below :data:`TRIANGULAR_COLUMNWISE_MAX` columns
+(OpenBLAS's GEMM and TRSM with a few columns read the matrix several times over). The float32 factor is written into a
 buffer kept across calls (``work``), so no fresh pages per factor. A column that does
-not reach the tolerance in ``maxiter`` iterations is solved by its own float64
-Cholesky factor, with a :class:`~sklearn.exceptions.ConvergenceWarning` saying so
-(and counted in the result).
+not reach the tolerance in ``maxiter`` iterations switches to its own float64
+Cholesky factor: counted in the result (the search records it in ``plan_``), with a
+:class:`~sklearn.exceptions.ConvergenceWarning` only if that answer too is short of
+the tolerance.
 
 References
 ----------
@@ -38,23 +39,25 @@ import scipy.linalg
 
 from sklearn.exceptions import ConvergenceWarning
 
+from .._compiled import matmat_t
 from ..exceptions import NumericalWarning
 from ..linalg import pcg, robust_cholesky
 from .paths import blas_threads_for
 
 __all__ = ["FoldSolves", "shifted_solves", "fold_solves", "reference_alpha",
-           "FOLD_RTOL", "FOLD_MAXITER", "PRODUCT_COLUMNWISE_MAX", "TRIANGULAR_COLUMNWISE_MAX"]
+           "FOLD_RTOL", "FOLD_MAXITER", "PRODUCT_COMPILED_MAX", "TRIANGULAR_COLUMNWISE_MAX"]
 
 #: Relative residual ``||y - (K + alpha I) u|| / ||y||`` every alpha is solved to:
 #: held-out errors then equal those of a float64 Cholesky solve to ~1e-10 relative.
 FOLD_RTOL = 1e-12
 #: Iterations of the batched CG before a column falls back to its own float64 factor.
 FOLD_MAXITER = 300
-#: Columns up to which the product with K is one matrix-vector product per column:
-#: OpenBLAS's GEMM with a few columns reads K several times (measured at m = 6400 on
-#: the 2-core machine: 2 columns 3.3 matrix-vector products' time as one GEMM, 2.4 as
-#: a loop; 8 columns 4.2 as one GEMM, 7.7 as a loop).
-PRODUCT_COLUMNWISE_MAX = 3
+#: Columns up to which the product with K is one compiled pass reading K once for all
+#: of them (one column: BLAS's matrix-vector product, 0.034 s at m = 12,800) (:func:`kernelkit._compiled.matmat_t`): OpenBLAS's GEMM with a few columns
+#: reads K several times, and a loop of matrix-vector products once per column
+#: (measured at m = 12,800 on the 2-core machine: 2 columns 0.043 s compiled, 0.069 s
+#: as a loop, 0.11 s as one GEMM; 5 columns 0.060, 0.17 and 0.13 s). Above it, GEMM.
+PRODUCT_COMPILED_MAX = 8
 #: Columns up to which the float32 triangular solves run ``strsv`` per column
 #: (``strtrs`` with 2 columns took 4.4 matrix-vector products' time, the loop 1.6;
 #: 8 columns 4.5 and 5.1).
@@ -74,9 +77,13 @@ class FoldSolves:
     n_iter : int
         CG iterations (one pass over K each, for all active alphas).
     fallbacks : int
-        Alphas solved by their own float64 Cholesky factor (CG short of the tolerance).
+        Alphas switched to their own float64 Cholesky factor (CG short of the tolerance).
     residual : ndarray of shape (n_alphas,)
         Final relative residual per alpha (largest over targets), recomputed exactly.
+    fallback_alphas : tuple of float
+        The alphas switched to their own float64 factor.
+    cg_residual : float
+        The largest relative residual CG had left for them (0.0 without a switch).
     """
 
     coef: np.ndarray
@@ -84,6 +91,8 @@ class FoldSolves:
     n_iter: int
     fallbacks: int
     residual: np.ndarray
+    fallback_alphas: tuple = ()
+    cg_residual: float = 0.0
 
 
 def reference_alpha(alphas):
@@ -94,19 +103,21 @@ def reference_alpha(alphas):
 
 
 class _Gram:
-    """``V -> K V`` for CG: per column up to :data:`PRODUCT_COLUMNWISE_MAX` columns."""
+    """``V -> K V`` for CG: a matrix-vector product for one column, one compiled pass
+    over K for 2 to :data:`PRODUCT_COMPILED_MAX` columns, GEMM above."""
 
     def __init__(self, K):
         self.K = K
         self.shape = K.shape
 
     def matmat(self, V):
-        if V.shape[1] > PRODUCT_COLUMNWISE_MAX:
+        k = V.shape[1]
+        if k == 1:  # BLAS's matrix-vector product reads K at full speed already
+            return (self.K @ V[:, 0])[:, None]
+        if k > PRODUCT_COMPILED_MAX:
             return self.K @ V
-        out = np.empty((self.K.shape[0], V.shape[1]))
-        for j in range(V.shape[1]):
-            np.matmul(self.K, np.ascontiguousarray(V[:, j]), out=out[:, j])
-        return out
+        Vt = np.ascontiguousarray(V.T, dtype=np.float64)
+        return matmat_t(self.K, Vt, np.empty((k, self.K.shape[0]))).T
 
 
 def _shifted_copy(K, shift, dtype, work=None):
@@ -190,8 +201,10 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
     Warns
     -----
     ConvergenceWarning
-        When CG stops short of ``100 * rtol`` for some alpha within ``maxiter``
-        iterations (that alpha is then solved by its own float64 factor).
+        When an alpha's final answer is short of ``100 * rtol``. An alpha whose CG
+        stops short of it within ``maxiter`` iterations switches to its own float64
+        factor (counted in ``fallbacks``, listed in ``fallback_alphas``); that switch
+        alone does not warn, as the factor solves the system directly.
     """
     K = np.ascontiguousarray(K, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
@@ -218,17 +231,11 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
             X, n_iter = np.zeros_like(B), 0
     del L
     true = np.linalg.norm(B - (_Gram(K).matmat(X) + shift * X), axis=0) / b_norm
-    short = [a for a in range(n_a) if true[a * t:(a + 1) * t].max() > 100 * rtol]
-    if short:
-        warnings.warn(
-            f"conjugate gradient preconditioned by the float32 factor at {ref:.3g} stopped "
-            f"after {n_iter} iterations at relative residual "
-            f"{max(true[a * t:(a + 1) * t].max() for a in short):.1e} (tolerance "
-            f"{100 * rtol:.0e}) for alpha = {', '.join(f'{alphas[a]:g}' for a in short)}: "
-            "solved by their own float64 Cholesky factor instead", ConvergenceWarning,
-            stacklevel=2)
+    tol = 100 * rtol  # held-out errors to ~1e-9 of a float64 Cholesky solve's
+    short = [a for a in range(n_a) if true[a * t:(a + 1) * t].max() > tol]
+    cg_residual = float(max((true[a * t:(a + 1) * t].max() for a in short), default=0.0))
     fallbacks = 0
-    for a in short:  # short of 100 * rtol: held-out errors no longer to ~1e-9
+    for a in short:  # CG short of tol: the alpha switches to its own float64 factor
         cols = slice(a * t, (a + 1) * t)
         fallbacks += 1
         G = _shifted_copy(K, alphas[a], np.float64, work)  # the kept buffer, no new m x m
@@ -237,9 +244,20 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
         del G, chol
         true[cols] = (np.linalg.norm(Y - (K @ X[:, cols] + alphas[a] * X[:, cols]), axis=0)
                       / b_norm[cols])
+    residual = true.reshape(n_a, t).max(axis=1)
+    still_short = [a for a in short if residual[a] > tol]
+    if still_short:  # the switch is in the result; only an answer short of tol warns
+        warnings.warn(
+            f"conjugate gradient preconditioned by the float32 factor at {ref:.3g} stopped "
+            f"after {n_iter} iterations at relative residual {cg_residual:.1e}, and the "
+            f"float64 Cholesky factor it switched to left {residual[still_short].max():.1e} "
+            f"(tolerance {tol:.0e}) for alpha = "
+            f"{', '.join(f'{alphas[a]:g}' for a in still_short)}: the system is too "
+            "ill-conditioned for that tolerance; use larger alphas", ConvergenceWarning,
+            stacklevel=2)
     coef = X.reshape(m, n_a, t).transpose(1, 0, 2)
-    return FoldSolves(np.ascontiguousarray(coef), ref, n_iter, fallbacks,
-                      true.reshape(n_a, t).max(axis=1))
+    return FoldSolves(np.ascontiguousarray(coef), ref, n_iter, fallbacks, residual,
+                      tuple(float(alphas[a]) for a in short), cg_residual)
 
 
 def _direct_solves(K, Y, alphas, coef, info, work=None):
@@ -283,8 +301,9 @@ def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, w
     (coef, info)
         ``coef`` of shape (n_alphas, m, t) in the order of ``alphas``; ``info`` a dict
         with ``factors`` (float32 and float64), ``n_iter`` (summed over groups),
-        ``fallbacks``, ``residual`` (largest) and ``direct`` (True when every alpha had
-        its own float64 factor).
+        ``fallbacks`` (alphas switched from CG to their own float64 factor),
+        ``fallback_alphas`` (which), ``residual`` (largest) and ``direct`` (True when
+        every alpha had its own float64 factor).
     """
     alphas = np.asarray(alphas, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
@@ -294,8 +313,8 @@ def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, w
         raise ValueError(f"groups must hold each of the {alphas.size} alphas' indices "
                          f"exactly once, got {seen}")
     coef = np.empty((alphas.size, Y.shape[0], Y.shape[1]))
-    info = {"factors": 0, "n_iter": 0, "fallbacks": 0, "residual": 0.0,
-            "direct": all(shift is None for _, shift in groups)}
+    info = {"factors": 0, "n_iter": 0, "fallbacks": 0, "fallback_alphas": (),
+            "residual": 0.0, "direct": all(shift is None for _, shift in groups)}
     for idx, shift in groups:
         idx = np.asarray(idx, dtype=np.intp)
         if shift is None:
@@ -307,5 +326,6 @@ def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, w
         info["factors"] += 1
         info["n_iter"] += r.n_iter
         info["fallbacks"] += r.fallbacks
+        info["fallback_alphas"] += r.fallback_alphas
         info["residual"] = max(info["residual"], float(r.residual.max()))
     return coef, info
