@@ -13,11 +13,12 @@ Rules the tasks follow (docs/cluster.md):
 - a partial sum is a tuple of arrays; chunks are summed in a fixed binary
   tree, so the order of the additions never depends on scheduling.
 
-Why these sit together: this module holds every rule a kernelkit task follows (one BLAS and
-numba thread, randomness drawn on the client, state as one delayed key, fixed-tree
-sums, the worker's memory checked before any task and given to each task as its
-budget, errors that end the fit within a bounded time) in one place, so that each
-distributed fit follows them without repeating them. Which client, and the workers'
+Why this module is long (and these sit together): it holds every rule a kernelkit
+task follows (one BLAS and numba thread, randomness drawn on the client, state as one
+delayed key, fixed-tree sums, the worker's memory checked before any task and given to
+each task as its budget, errors that end the fit within a bounded time, the result's
+fetch included) in one place, so that each distributed fit follows them without
+repeating them. Which client, and the workers'
 memory, are read by :mod:`._workers`, below this module and :mod:`.io` (which this
 module calls for memmaps), so that the imports run one way.
 """
@@ -382,6 +383,45 @@ def _distributed_errors():
     return KilledWorker, tuple(gone)
 
 
+def _start_fetch(future, client, done, what):
+    """The transfer of a finished future's value (or its error), started on the
+    client's event loop; None while the future is not finished.
+
+    A future reported done may be "lost" by the time it is read: the worker that
+    held its value died, and the scheduler computes it again on the workers left
+    (the future then finishes anew; with no worker left, the caller's wait for
+    workers ends the pass). ``future.result()`` would wait for that without any
+    bound, and so would a transfer that finds the worker gone (distributed resets
+    the future and waits for it again): hence a transfer the caller waits for in
+    steps, checking the workers, and cancels when it gives up.
+    """
+    import asyncio
+
+    status = future.status
+    if status == "cancelled":
+        raise DaskFitError(f"{what} stopped: its work was cancelled (the Dask client was "
+                           "closed, or the scheduler restarted); connect a new Client and fit "
+                           "again")
+    if status not in ("finished", "error"):  # lost (or pending again): computed anew
+        if done.is_set():
+            done.clear()  # the callback fired once: from now on the caller polls the status
+        return None
+    transfer = client.gather(future, asynchronous=True)  # a coroutine for the client's loop
+    try:
+        return asyncio.run_coroutine_threadsafe(transfer, client.loop.asyncio_loop)
+    except RuntimeError as exc:  # the client's event loop is closed
+        transfer.close()
+        raise DaskFitError(f"{what} finished, but its result could not be fetched: the "
+                           "Dask client is closed; connect a new Client and fit again") from exc
+
+
+def _fetched(fetch, seconds):
+    """Whether the transfer ``fetch`` ended within ``seconds`` (its value or an error)."""
+    import concurrent.futures
+
+    return bool(concurrent.futures.wait([fetch], timeout=seconds).done)
+
+
 def compute(obj, client, timeout=None, what="the distributed pass"):
     """Compute a dask collection or delayed object: on ``client`` (with a
     timeout, and clear errors when workers are lost), else on the local
@@ -390,7 +430,12 @@ def compute(obj, client, timeout=None, what="the distributed pass"):
     On a cluster the result is awaited in steps of ``POLL`` seconds; a cluster
     left without any worker for ``WORKER_WAIT`` seconds (all retired or dead
     and not restarted), a closed client or cancelled futures end in a
-    :class:`DaskFitError` within that time, never a wait for ``timeout``.
+    :class:`DaskFitError` within that time, never a wait for ``timeout``. The
+    same holds once the pass has finished: its value is fetched in steps too,
+    and a value lost with its worker before it arrived is computed again on
+    the workers left, or ends the pass as above (``Future.result`` would wait
+    without bound). A task's own error is raised as it is (a killed worker as
+    a :class:`DaskFitError`).
 
     The future is released explicitly before returning (as ``Client.get`` does),
     so the scheduler forgets this pass's tasks before the next graph arrives.
@@ -430,6 +475,7 @@ def compute(obj, client, timeout=None, what="the distributed pass"):
     # load its wait raised UnboundLocalError from inside distributed (seen 1 run in 6)
     done = threading.Event()
     future.add_done_callback(lambda _: done.set())
+    fetch = None  # the result's transfer to this process, once the future has finished
     no_worker_since = None
     next_line = start + PROGRESS_EVERY
     try:
@@ -439,8 +485,11 @@ def compute(obj, client, timeout=None, what="the distributed pass"):
                 future.cancel()
                 raise DaskFitError(f"{what} did not finish within {timeout:g} s (workers lost "
                                    f"or too slow; live workers: {live_workers(client)})")
-            if done.wait(min(POLL, left)):
-                result = future.result()  # finished: no timeout, so no race in its wait
+            if fetch is None:
+                done.wait(min(POLL, left))
+                fetch = _start_fetch(future, client, done, what)
+            if fetch is not None and _fetched(fetch, min(POLL, left)):
+                result = fetch.result()  # the value, or the task's own error
                 report_pass(what, time.monotonic() - start, client)
                 return result
             now = time.monotonic()
@@ -466,5 +515,7 @@ def compute(obj, client, timeout=None, what="the distributed pass"):
                            f"({type(exc).__name__}: {exc}); connect a new Client and fit "
                            "again") from exc
     finally:
+        if fetch is not None and not fetch.done():
+            fetch.cancel()  # ends the transfer's task on the client's event loop
         future.release()  # at once, not at the next gc.collect (see above)
-        del future
+        del future, fetch
