@@ -206,6 +206,29 @@ def test_an_answer_short_of_the_tolerance_after_the_switch_warns():
     assert r.residual[0] == pytest.approx(true, rel=1e-6)
 
 
+def test_direct_float64_solves_warn_only_when_short_of_the_tolerance():
+    """The planner's float64-per-alpha groups: silent at the usual tolerance (answers
+    equal np.linalg.solve), a ConvergenceWarning with the residual kept when the
+    tolerance is one no float64 solve reaches."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from kernelkit.tuning.fold_path import fold_solves
+
+    K, Y = _rbf_problem(70)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        coef, info = fold_solves(K, Y, [1e-2, 1.0], [((0, 1), None)])
+    for j, a in enumerate([1e-2, 1.0]):
+        np.testing.assert_allclose(coef[j], np.linalg.solve(K + a * np.eye(70), Y),
+                                   rtol=1e-8, atol=1e-10)
+    assert info["direct"] and info["factors"] == 2 and info["residual"] <= 1e-10
+    with pytest.warns(ConvergenceWarning, match="float64 Cholesky factors left"):
+        _, info = fold_solves(K, Y, [1e-2], [((0,), None)], rtol=1e-20)
+    assert info["residual"] > 1e-18
+
+
 def test_float32_solves_that_overflow_switch_to_float64_factors(monkeypatch):
     import warnings
 

@@ -260,10 +260,15 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
                       tuple(float(alphas[a]) for a in short), cg_residual)
 
 
-def _direct_solves(K, Y, alphas, coef, info, work=None):
-    """One float64 Cholesky factor per alpha into ``coef``; counts into ``info``."""
+def _direct_solves(K, Y, alphas, coef, info, work=None, rtol=FOLD_RTOL):
+    """One float64 Cholesky factor per alpha into ``coef``; counts into ``info``.
+
+    Warns ``ConvergenceWarning`` (as a switched alpha of :func:`shifted_solves` does)
+    when an answer's relative residual is above ``100 * rtol``: the system is then
+    too ill-conditioned for a float64 factor to reach the tolerance."""
     m = Y.shape[0]
     b_norm = np.maximum(np.linalg.norm(Y, axis=0), np.finfo(np.float64).tiny)
+    short = {}
     with blas_threads_for(m):
         for j, a in alphas:
             G = _shifted_copy(K, a, np.float64, work)
@@ -271,8 +276,16 @@ def _direct_solves(K, Y, alphas, coef, info, work=None):
             coef[j] = scipy.linalg.cho_solve((chol.L, True), Y, check_finite=False)
             del G, chol
             info["factors"] += 1
-            res = np.linalg.norm(Y - K @ coef[j] - a * coef[j], axis=0) / b_norm
-            info["residual"] = max(info["residual"], float(res.max()))
+            res = float((np.linalg.norm(Y - K @ coef[j] - a * coef[j], axis=0) / b_norm).max())
+            info["residual"] = max(info["residual"], res)
+            if res > 100 * rtol:
+                short[a] = res
+    if short:
+        warnings.warn(
+            f"the float64 Cholesky factors left relative residual {max(short.values()):.1e} "
+            f"(tolerance {100 * rtol:.0e}) for alpha = {', '.join(f'{a:g}' for a in short)}: "
+            "the system is too ill-conditioned for that tolerance; use larger alphas",
+            ConvergenceWarning, stacklevel=3)
 
 
 def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, work=None):
@@ -318,7 +331,7 @@ def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, w
     for idx, shift in groups:
         idx = np.asarray(idx, dtype=np.intp)
         if shift is None:
-            _direct_solves(K, Y, [(int(j), alphas[j]) for j in idx], coef, info, work)
+            _direct_solves(K, Y, [(int(j), alphas[j]) for j in idx], coef, info, work, rtol)
             continue
         r = shifted_solves(K, Y, alphas[idx], rtol=rtol, maxiter=maxiter, alpha_ref=shift,
                            work=work)
