@@ -1,23 +1,27 @@
-"""New memory whose pages cost no fault each: :func:`fresh_empty`, :class:`RowPages`.
+"""New memory whose pages cost no fault each: :func:`fresh_empty`, :class:`RowPages`,
+:class:`RowsAhead`.
 
 A first write to a page of new memory faults. For the big buffers of a fit (a
 stored Gram matrix, Falkon's K_nM, SMO's rows on demand, the mixed ridge's
 float32 matrix) those faults cost as much as filling the buffer, so such a
 buffer gets an anonymous mapping of its own, with all its pages mapped in one
 call (``populate=True``) or row by row just before each row is first written
-(:class:`RowPages`), and never numpy's transparent-huge-page advice (whose
-faults may stall in memory compaction). Ground floor: it imports only numpy
+(:class:`RowPages`) -- for rows written in order, on a second thread ahead of
+their writer (:class:`RowsAhead`) --, and never numpy's transparent-huge-page
+advice (whose faults may stall in memory compaction). Ground floor: it imports only numpy
 and the standard library, so the Gram operator and the solvers both use it.
 """
 
 from __future__ import annotations
 
+import ctypes
 import mmap
 import threading
 
 import numpy as np
 
-__all__ = ["MAPPED_MIN_BYTES", "RowPages", "fresh_empty", "mark_written"]
+__all__ = ["AHEAD_BYTES", "MAPPED_MIN_BYTES", "RowPages", "RowsAhead", "can_map_ahead",
+           "fresh_empty", "mark_written"]
 
 
 # numpy's switch of the madvise(MADV_HUGEPAGE) advice it gives large allocations
@@ -39,6 +43,23 @@ _MAP_FLAGS = getattr(mmap, "MAP_PRIVATE", 0) | getattr(mmap, "MAP_ANONYMOUS", 0)
 _MADV_POPULATE_WRITE = 23
 # cleared at the kernel's first refusal
 _by_row = {"works": _MAP_POPULATE is not None and hasattr(mmap.mmap, "madvise")}
+
+
+def _load_madvise():
+    """libc's ``madvise`` through ctypes, or None where there is none.
+
+    ctypes releases the GIL during the call (the mmap module's ``madvise`` holds
+    it), so a second thread can map pages while the writer's thread runs Python."""
+    try:
+        call = ctypes.CDLL(None, use_errno=True).madvise
+    except (OSError, AttributeError, TypeError):
+        return None
+    call.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    call.restype = ctypes.c_int
+    return call
+
+
+_madvise = _load_madvise() if _MAP_POPULATE is not None else None
 
 
 class _Pages(mmap.mmap):
@@ -177,3 +198,183 @@ class RowPages:
         if self.active:
             for i in rows:
                 self.map(int(i))
+
+
+def can_map_ahead():
+    """Whether this system can map a new buffer's pages on a second thread
+    (:class:`RowsAhead`): anonymous mappings, libc's ``madvise`` through ctypes and
+    ``MADV_POPULATE_WRITE`` (Linux >= 5.14), tried once on a page of its own.
+
+    Returns
+    -------
+    bool
+    """
+    if _madvise is None or not _by_row["works"]:
+        return False
+    if "ahead" not in _by_row:
+        _by_row["ahead"] = _try_populate_write()
+    return _by_row["ahead"]
+
+
+def _try_populate_write():
+    """Whether the kernel maps a page by ``madvise(MADV_POPULATE_WRITE)`` through ctypes."""
+    try:
+        pages = mmap.mmap(-1, mmap.PAGESIZE, flags=_MAP_FLAGS)
+    except (OSError, ValueError, TypeError):
+        return False
+    view = np.frombuffer(pages, dtype=np.uint8)
+    try:
+        return _madvise(view.ctypes.data, mmap.PAGESIZE, _MADV_POPULATE_WRITE) == 0
+    finally:
+        del view
+        pages.close()
+
+
+#: :class:`RowsAhead` keeps the rows up to this many bytes beyond the row being
+#: written mapped (64 MiB: 838 rows of adult's 10,000 x 10,000 Gram matrix; 32 to
+#: 200 MiB took the same time on this project's machine with its second core idle) ...
+AHEAD_BYTES = 64 << 20
+#: ... in calls of this many bytes (8 MiB: about 100 rows of adult's, so the thread
+#: wakes, and takes the GIL for a moment, once per 100 rows).
+CHUNK_BYTES = 8 << 20
+
+
+class RowsAhead:
+    """Maps, on a second thread, the pages of the rows a writer will write next.
+
+    For a row store filled in order (row ``first_row``, then the next, ...) on an
+    array from :func:`fresh_empty` ``(populate=False)``, as SMO's rows on demand
+    stored in the order first asked. While the writer computes its rows, a thread
+    maps the pages of the rows after the one being written, up to
+    :data:`AHEAD_BYTES` beyond it, by ``madvise(MADV_POPULATE_WRITE)`` in calls of
+    :data:`CHUNK_BYTES` (through ctypes, which releases the GIL), each call as
+    soon as a whole chunk is due (it wakes once per chunk, not per row). The
+    writer calls :meth:`writing` ``(k)`` before writing row k: True when the
+    thread has mapped it already; otherwise it maps the row itself
+    (:meth:`RowPages.map`), as without the thread. So on a machine with a core
+    to spare the writer never waits for a page of new memory, and only the rows
+    written (and at most :data:`AHEAD_BYTES` more) ever get pages.
+
+    The values are never touched: ``MADV_POPULATE_WRITE`` maps (zeroed) pages
+    that are missing and leaves mapped ones as they are, so a page the writer
+    wrote first keeps what it wrote.
+
+    Use it as a context manager: the thread starts on entry and is stopped and
+    joined on exit, also when the block raises. On any other memory (numpy's, a
+    pooled buffer written once), without ``madvise`` or where the kernel refuses
+    it, no thread is started and :meth:`writing` says False.
+
+    Parameters
+    ----------
+    array : ndarray of shape (m, n)
+        Rows C-contiguous (``array.strides[1] == itemsize``).
+    first_row : int, default=0
+        The next row to be written (the rows before it are written already).
+    ahead_bytes, chunk_bytes : int, optional
+        Default :data:`AHEAD_BYTES` and :data:`CHUNK_BYTES`.
+
+    Attributes
+    ----------
+    mapped : int
+        The rows before this one are mapped (by the thread, or were written).
+    error : int or None
+        The ``errno`` of a refused call (the thread then stopped), else None.
+    """
+
+    def __init__(self, array, first_row=0, ahead_bytes=None, chunk_bytes=None):
+        pages, _ = _pages_of(array)
+        rows_ok = (array.ndim == 2 and array.size > 0
+                   and array.strides[1] == array.itemsize and array.strides[0] > 0)
+        self.enabled = (pages is not None and pages.by_row and can_map_ahead() and rows_ok)
+        self._pages = pages  # keeps the mapping alive while the thread maps it
+        self._address = array.ctypes.data
+        self._stride = array.strides[0] if rows_ok else 1
+        self._width = array.shape[1] * array.itemsize if rows_ok else 0
+        self._rows = array.shape[0] if array.ndim else 0
+        ahead = AHEAD_BYTES if ahead_bytes is None else int(ahead_bytes)
+        chunk = CHUNK_BYTES if chunk_bytes is None else int(chunk_bytes)
+        self._ahead = max(1, ahead // self._stride)
+        self._chunk = min(self._ahead, max(1, chunk // self._stride))
+        self.mapped = int(first_row)
+        self._target = min(self._rows, self.mapped + self._ahead)
+        self._cond = threading.Condition()
+        self._stopping = False
+        self._waiting = False
+        self._thread = None
+        self.error = None
+
+    def __enter__(self):
+        if self.enabled and self.mapped < self._rows:
+            self._thread = threading.Thread(target=self._run, name="kernelkit-rows-ahead",
+                                            daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+    @property
+    def running(self):
+        """Whether the thread runs (between entry and :meth:`stop`)."""
+        return self._thread is not None
+
+    def writing(self, k):
+        """Say that row ``k`` is written next; True if its pages are mapped already.
+
+        Parameters
+        ----------
+        k : int
+
+        Returns
+        -------
+        bool
+            False: the caller maps the row itself before writing it.
+        """
+        if self._thread is None:
+            return False
+        target = min(self._rows, k + 1 + self._ahead)
+        with self._cond:
+            if target > self._target:
+                self._target = target
+                if self._waiting and self._due():
+                    self._cond.notify()
+        return k < self.mapped
+
+    def _due(self):
+        """Whether the thread has work: a whole chunk of rows before the target, or
+        the last rows of the array (a call per chunk, not per row)."""
+        left = self._target - self.mapped
+        return left >= self._chunk or (left > 0 and self._target == self._rows)
+
+    def stop(self):
+        """Stop the thread and wait for it (its current call maps at most
+        :data:`CHUNK_BYTES`). Safe to call more than once."""
+        thread = self._thread
+        if thread is None:
+            return
+        with self._cond:
+            self._stopping = True
+            self._cond.notify()
+        thread.join()
+        self._thread = None
+
+    def _run(self):
+        page = mmap.PAGESIZE
+        while True:
+            with self._cond:
+                while not self._stopping and not self._due():
+                    self._waiting = True
+                    self._cond.wait()
+                self._waiting = False
+                if self._stopping:
+                    return
+                lo = self.mapped
+                hi = min(self._target, lo + self._chunk)
+            start = self._address + lo * self._stride
+            start -= start % page
+            end = self._address + (hi - 1) * self._stride + self._width
+            if _madvise(start, end - start, _MADV_POPULATE_WRITE) != 0:
+                self.error = ctypes.get_errno()  # the writer maps its rows itself
+                return
+            self.mapped = hi

@@ -33,8 +33,8 @@ from ..planning import Plan, decide_store, row_cache_bytes, row_cache_choice
 from ..planning.storage import warm_buffer_choice
 from ..solvers.pegasos import pegasos_gram, pegasos_kernel, pegasos_objectives
 from ..solvers.class_pairs import pair_grams, pair_grams_bytes, sub_gram
-from ..solvers.buffers import borrow, give_back
-from ..planning.machines import rows_on_demand_choice
+from ..solvers.buffers import RowPages, borrow, can_map_ahead, give_back
+from ..planning.machines import rows_ahead_choice, rows_on_demand_choice
 from ..solvers.smo import LazyGram, smo_gram, smo_kernel, smo_lazy_gram
 from ._base import KernelParamsMixin, kernel_for_data
 from ._base import (check_sample_weight, check_symmetric_gram, resolve_estimator_kernel,
@@ -404,7 +404,12 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
                 pooled, warm = borrow((n, n))
                 choices.append(warm_buffer_choice(f"the {n} x {n} Gram matrix", pooled.nbytes,
                                                   warm))
-                K = (LazyGram(kernel, X[order], buffer=pooled, rbf_gamma=lazy)
+                ahead = False  # new memory whose pages are mapped by row: ahead of SMO?
+                if lazy is not False and RowPages(pooled).active:
+                    ahead = rows_ahead_choice(can_map_ahead())
+                    choices.append(ahead)
+                K = (LazyGram(kernel, X[order], buffer=pooled, rbf_gamma=lazy,
+                              map_ahead=ahead)
                      if lazy is not False else
                      pairwise_blocked(kernel, X[order], out=pooled))
             try:

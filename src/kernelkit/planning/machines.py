@@ -8,6 +8,7 @@ storage share of the memory budget; each answer a
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from .._budget import require
@@ -15,7 +16,8 @@ from .._units import format_bytes
 from .choices import Choice, Plan
 from .storage import decide_store
 
-__all__ = ["rows_on_demand_choice", "ROWS_ON_DEMAND_MAX_FEATURES", "choose_machine_solver", "choose_newton_inner", "choose_logistic_solver",
+__all__ = ["rows_on_demand_choice", "rows_ahead_choice", "ROWS_AHEAD_MAX_PRESSURE",
+           "ROWS_ON_DEMAND_MAX_FEATURES", "choose_machine_solver", "choose_newton_inner", "choose_logistic_solver",
            "NEWTON_MAX_N", "NEWTON_DIRECT_MAX_N", "LOGISTIC_LBFGS_MAX_N",
            "LOGISTIC_NEWTON_MIN_C", "machine_solver_choice", "gram_store_choice",
            "plan_machine_dual", "MachineDualPlan", "newton_factored_choice",
@@ -278,3 +280,90 @@ def rows_on_demand_choice(n, n_features, one_pass_rows=True):
                   + ("each row computed when SMO first asks for it (about 0.4 n of n rows; "
                      "untouched rows cost no page faults)" if lazy else
                      "the n x n matrix in blocks of matrix products"))
+
+
+#: A second thread maps pages ahead of SMO only while the processors are this free:
+#: CPU pressure (Linux's /proc/pressure/cpu, "some avg10": the share of the last 10 s
+#: in which a runnable task waited for a processor) below this many percent ...
+ROWS_AHEAD_MAX_PRESSURE = 10.0
+
+
+def _cpu_pressure():
+    """Linux's CPU pressure over the last 10 s in percent, or None where unknown."""
+    try:
+        with open("/proc/pressure/cpu") as f:
+            for line in f:
+                if line.startswith("some"):
+                    return float(line.split("avg10=")[1].split()[0])
+    except (OSError, IndexError, ValueError):
+        return None
+    return None
+
+
+def rows_ahead_choice(can_map=True, cores=None, cpu_pressure=None, load=None):
+    """Whether a second thread maps the pages of a new Gram buffer ahead of SMO's rows
+    on demand (:class:`kernelkit.solvers.smo.LazyGram` ``(map_ahead=)``), as a
+    :class:`Choice`.
+
+    SMO runs on one thread; each row it first asks for is written into the next
+    free row of the buffer, whose pages (80 KB a row at n = 10,000) are mapped
+    just before, on SMO's thread (0.11-0.19 s for adult's 4,275 rows on this
+    project's machine, a third of a warm solve). With a core to spare, a second
+    thread maps them ahead instead, while SMO computes (the solve then took
+    0.36-0.38 s instead of 0.47-0.48 s, as on a buffer mapped beforehand). On a
+    busy machine that thread waits for a processor, or takes SMO's (then
+    0.47-0.59 s): it is used only when the processors are free, by Linux's
+    CPU pressure (below :data:`ROWS_AHEAD_MAX_PRESSURE` percent), else by the
+    1-minute load average (below the cores minus one half). Decided for new
+    memory only (a reused buffer's pages are mapped already).
+
+    Parameters
+    ----------
+    can_map : bool, default=True
+        Whether the system can (:func:`kernelkit.solvers.buffers.can_map_ahead`:
+        ``madvise(MADV_POPULATE_WRITE)`` through libc, Linux >= 5.14).
+    cores : int, optional
+        Cores this process may use; default from its CPU affinity.
+    cpu_pressure : float, optional
+        Percent of the last 10 s in which a runnable task waited for a processor;
+        default read from ``/proc/pressure/cpu`` (None there: the load average).
+    load : float, optional
+        The 1-minute load average, used without a CPU pressure; default
+        ``os.getloadavg()``.
+
+    Returns
+    -------
+    Choice
+        Value True or False.
+    """
+    if cores is None:
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except AttributeError:  # pragma: no cover - not Linux
+            cores = os.cpu_count() or 1
+    what = "pages of the new Gram buffer mapped ahead"
+    on_smo = "each row's pages are mapped on SMO's thread just before it is written"
+    if not can_map:
+        return Choice(what, False, "this system cannot map pages by "
+                      "madvise(MADV_POPULATE_WRITE) from a second thread (Linux >= 5.14): "
+                      + on_smo)
+    if cores < 2:
+        return Choice(what, False, f"{cores} core: no core to spare for a second thread; "
+                      + on_smo)
+    if cpu_pressure is None and load is None:
+        cpu_pressure = _cpu_pressure()
+    if cpu_pressure is not None:
+        busy = f"CPU pressure {cpu_pressure:.1f} % over the last 10 s"
+        spare = cpu_pressure < ROWS_AHEAD_MAX_PRESSURE
+        limit = f"{ROWS_AHEAD_MAX_PRESSURE:g} %"
+    else:
+        load = os.getloadavg()[0] if load is None else float(load)
+        busy = f"load average {load:.2f}"
+        spare = load < cores - 0.5
+        limit = f"{cores - 0.5:g}"
+    if not spare:
+        return Choice(what, False, f"{cores} cores but {busy} (>= {limit}): no core to "
+                      "spare, a second thread would wait for one or take SMO's; " + on_smo)
+    return Choice(what, True, f"{cores} cores, {busy} (< {limit}): a second thread maps "
+                  "the pages of the next free rows while SMO computes (rows stored in the "
+                  "order first asked)")

@@ -23,7 +23,9 @@ The pool is small and explicit:
   cache and of the mixed-precision ridge's float32 matrix: an anonymous
   mapping of its own, all its pages mapped in one call (``populate=True``)
   or row by row as they are first written (:class:`RowPages`, for rows on
-  demand), never with transparent-huge-page advice (see its notes).
+  demand; on a second thread ahead of rows written in order: :class:`RowsAhead`,
+  where :func:`can_map_ahead`), never with transparent-huge-page advice (see its
+  notes).
 
 Callers record whether a buffer was warm in their ``plan_`` (see
 :class:`~kernelkit.models.KernelSVC`), so the reuse is never silent.
@@ -50,13 +52,16 @@ from contextlib import contextmanager
 import numpy as np
 
 from .._budget import budget
-from .._pages import MAPPED_MIN_BYTES, RowPages, fresh_empty, mark_written
+from .._pages import (MAPPED_MIN_BYTES, RowPages, RowsAhead, can_map_ahead, fresh_empty,
+                      mark_written)
 
 __all__ = [
     "MAPPED_MIN_BYTES",
     "POOL_SHARE",
     "RowPages",
+    "RowsAhead",
     "borrow",
+    "can_map_ahead",
     "fresh_empty",
     "give_back",
     "pooled_bytes",

@@ -56,18 +56,20 @@ machines. ACM Transactions on Intelligent Systems and Technology 2(3), 27.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import time
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 from .._budget import ROW_CACHE_SHARE, budget, fits, row_blocks, rows_per_block
+from .._choices import Choice
 from .._compiled import interruptible
+from ..exceptions import InvalidParameterError
 from ..gram import KernelRows
 from ._rbf_rows import rbf_row_engine
-from .buffers import RowPages, fresh_empty
+from .buffers import RowPages, RowsAhead, fresh_empty
 
 __all__ = ["SMOResult", "smo_gram", "smo_kernel", "smo_lazy_gram", "LazyGram", "seed_alpha",
            "smo_gram_path", "default_max_iter", "PROGRESS_CHUNK"]
@@ -426,13 +428,14 @@ COMPACT_MIN = 512
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _square_block(K, idx):
-    """K[np.ix_(idx, idx)] (one pass, on the calling thread: about twice numpy's
-    fancy-indexing speed)."""
+def _square_block(K, slots, idx):
+    """K[np.ix_(slots, idx)]: the rows of the variables ``idx`` (held in the rows
+    ``slots`` of K) at the columns ``idx`` (one pass, on the calling thread: about
+    twice numpy's fancy-indexing speed)."""
     m = idx.shape[0]
     out = np.empty((m, m), dtype=K.dtype)
     for a in range(m):
-        row = K[idx[a]]
+        row = K[slots[a]]
         o = out[a]
         for b in range(m):
             o[b] = row[idx[b]]
@@ -462,15 +465,20 @@ class _Compacted:
         self.active = np.arange(m, dtype=np.int64)
 
     @classmethod
-    def of(cls, level, rows, active, y, Cb, QD, alpha, G):
+    def of(cls, level, source, active, y, Cb, QD, alpha, G):
         """The compacted problem of the active variables ``active`` (positions in
-        ``level``, the current compacted problem, or in the whole problem's ``rows``
-        when ``level`` is None); y, Cb, QD, alpha, G: the whole problem's arrays, into
-        which ``level`` has been written back."""
+        ``level``, the current compacted problem, or in the whole problem when
+        ``level`` is None: then their rows are read from ``source``, a source of
+        rows whose every row is present, in the rows ``source.slot_of`` says);
+        y, Cb, QD, alpha, G: the whole problem's arrays, into which ``level`` has
+        been written back."""
         local = np.array(active, dtype=np.int64)
-        within = rows if level is None else level.rows
-        idx = local if level is None else level.idx[local]
-        return cls(idx, _square_block(within, local), y, Cb, QD, alpha, G)
+        if level is None:
+            block = _square_block(source.rows, np.ascontiguousarray(source.slot_of[local]),
+                                  local)
+            return cls(local, block, y, Cb, QD, alpha, G)
+        return cls(level.idx[local], _square_block(level.rows, local, local), y, Cb, QD,
+                   alpha, G)
 
     def write_back(self, alpha, G, active, istate):
         """alpha and G of the variables into the whole problem's arrays, and its active
@@ -544,7 +552,7 @@ def _drive(source, y, Cb, QD, tol, max_iter, shrinking, p=None, alpha0=None, cal
                 level.write_back(alpha, G, active, istate)
             else:  # rows on demand: the active variables' rows, complete
                 getattr(source, "ensure", lambda rows: None)(active[:nact])
-            level = _Compacted.of(level, source.rows, arrays[5][:nact], y, Cb, QD, alpha, G)
+            level = _Compacted.of(level, source, arrays[5][:nact], y, Cb, QD, alpha, G)
             continue
         if level is not None:  # back to the whole problem (gradient rebuild, or the end)
             level.write_back(alpha, G, active, istate)
@@ -611,12 +619,18 @@ class _GramRows:
     def dot(self, rows, cols, v):
         # The gradient rebuild G[rows] from the support vectors ``cols``: by symmetry
         # from their rows alone (n_SV x n entries read, not n x n; nor a copy of rows).
-        if 4 * rows.size > self.rows.shape[1]:  # most rows: stream the SV rows
-            return _symmetric_dot_all(self.rows, np.ascontiguousarray(cols, dtype=np.int64),
-                                      np.ascontiguousarray(v, dtype=np.float64))[rows]
-        return _symmetric_dot(self.rows, np.ascontiguousarray(rows, dtype=np.int64),
-                              np.ascontiguousarray(cols, dtype=np.int64),
-                              np.ascontiguousarray(v, dtype=np.float64))
+        return _stored_dot(self.rows, rows, cols, v)
+
+
+def _stored_dot(K, rows, slots, v):
+    """K[rows][:, cols] @ v of a symmetric Gram matrix whose row c is held in the row
+    ``slots[c]`` of ``K`` (``slots`` = ``cols`` for the matrix itself), read by symmetry
+    from those rows alone."""
+    slots = np.ascontiguousarray(slots, dtype=np.int64)
+    v = np.ascontiguousarray(v, dtype=np.float64)
+    if 4 * rows.size > K.shape[1]:  # most rows: stream the SV rows
+        return _symmetric_dot_all(K, slots, v)[rows]
+    return _symmetric_dot(K, np.ascontiguousarray(rows, dtype=np.int64), slots, v)
 
 
 class _RowCache:
@@ -715,12 +729,21 @@ class _RowCache:
 
 class LazyGram:
     """A Gram matrix filled row by row as SMO first asks for each row (rows on demand
-    with a slot for every row: row i lives in row i of an n x n buffer).
+    with a slot for every row, stored in the order first asked: row i lives in the
+    row ``slot_of[i]`` of an n x n buffer).
 
-    The buffer's untouched pages are never written, so a fresh buffer costs page
-    faults only for the rows SMO uses (about 40% of them on adult 10k), and a
-    computed row is never evicted or computed twice. Rows stay valid across the
-    binary problems of one fit on the same (sorted) samples (one-vs-rest).
+    The buffer's rows after the last one written are never touched, so a fresh
+    buffer gets pages only for the rows SMO uses (about 40% of them on adult
+    10k), all at its start, and a computed row is never evicted or computed
+    twice. Rows stay valid across the binary problems of one fit on the same
+    (sorted) samples (one-vs-rest). With ``map_ahead`` (the planner's
+    :func:`~kernelkit.planning.machines.rows_ahead_choice`), while
+    :func:`smo_lazy_gram` runs, a second thread maps the pages of the next free
+    rows of new memory before SMO asks for them
+    (:class:`~kernelkit.solvers.buffers.RowsAhead`); otherwise each row's pages
+    are mapped in one call just before it is written
+    (:class:`~kernelkit.solvers.buffers.RowPages`).
+    The values, and so the steps, are the same either way.
 
     Parameters
     ----------
@@ -734,21 +757,36 @@ class LazyGram:
         When ``kernel`` is the isotropic RBF kernel, its gamma: rows then come
         from one compiled pass each (:mod:`._rbf_rows`); otherwise (default)
         from :meth:`KernelRows.rows`.
+    map_ahead : bool or Choice, default=False
+        Map the pages of new memory on a second thread ahead of the rows
+        (True, or the planner's :class:`~kernelkit.planning.Choice` with value
+        True); ignored on memory whose pages are mapped already (a warm buffer).
 
     Attributes
     ----------
     n_computed : int
-        Rows computed so far.
+        Rows computed so far (the rows ``0 .. n_computed - 1`` of the buffer).
+    slot_of : ndarray of shape (n,), int64
+        The buffer's row holding row i, -1 while not computed.
     engine : str
         ``"rbf rows"`` (one compiled pass per row, :mod:`._rbf_rows`) or
         ``"kernel rows"`` (:meth:`KernelRows.rows`, any kernel).
     """
 
-    def __init__(self, kernel, X, buffer=None, rbf_gamma=None):
+    def __init__(self, kernel, X, buffer=None, rbf_gamma=None, map_ahead=False):
+        if isinstance(map_ahead, Choice):
+            map_ahead = map_ahead.value
+        if not isinstance(map_ahead, (bool, np.bool_)):
+            raise InvalidParameterError(
+                f"LazyGram: map_ahead must be True, False or the planner's Choice, got "
+                f"{map_ahead!r}; for the planner's decision pass "
+                "map_ahead=kernelkit.planning.machines.rows_ahead_choice()")
         self.kernel_rows = KernelRows(kernel, X)
         n = self.kernel_rows.shape[0]
         self.rows = fresh_empty((n, n), populate=False) if buffer is None else buffer
         self.pages = RowPages(self.rows)  # fresh memory: each row's pages in one call
+        self.map_ahead = bool(map_ahead)
+        self._ahead = None  # the thread mapping rows ahead, while smo_lazy_gram runs
         self.slot_of = np.full(n, -1, dtype=np.int64)
         self.last_use = np.zeros(n, dtype=np.int64)
         self.n_computed = 0
@@ -758,8 +796,23 @@ class LazyGram:
         self.QD = np.ascontiguousarray(self.kernel_rows.diag(), dtype=np.float64)
 
     #: SMO compacts a shrunk problem's rows (:class:`_Compacted`), each row complete
-    #: after :meth:`ensure`: row i lives in row i of the buffer.
+    #: after :meth:`ensure`, read from the buffer's row ``slot_of[i]``.
     compacts = True
+
+    @contextmanager
+    def mapping_ahead(self):
+        """``with lazy.mapping_ahead():`` the pages of the next free rows mapped on a
+        second thread (when ``map_ahead`` and the buffer is new memory); the thread
+        is stopped and joined on leaving, also on an error."""
+        if not (self.map_ahead and self.pages.active) or self._ahead is not None:
+            yield
+            return
+        with RowsAhead(self.rows, first_row=self.n_computed) as ahead:
+            self._ahead = ahead
+            try:
+                yield
+            finally:
+                self._ahead = None
 
     def ensure(self, rows):
         """Compute the rows among ``rows`` not computed yet (before a compaction)."""
@@ -767,13 +820,16 @@ class LazyGram:
             self.fetch(int(r))
 
     def fetch(self, need, *state):
-        """Compute row ``need`` into its slot (SMO's request; no guesses)."""
-        self.pages.map(need)
+        """Compute row ``need`` into the next free row of the buffer (SMO's request;
+        no guesses)."""
+        slot = self.n_computed
+        if self._ahead is None or not self._ahead.writing(slot):
+            self.pages.map(slot)
         if self._rbf is not None:
-            self._rbf.row_into(need, self.rows[need])
+            self._rbf.row_into(need, self.rows[slot])
         else:
-            self.rows[need] = self.kernel_rows.rows([need])[0]
-        self.slot_of[need] = need
+            self.rows[slot] = self.kernel_rows.rows([need])[0]
+        self.slot_of[need] = slot
         self.n_computed += 1
 
     def dot(self, rows, cols, v):
@@ -782,7 +838,7 @@ class LazyGram:
         as from a whole Gram matrix (:class:`_GramRows`, the same sums)."""
         for c in cols[self.slot_of[cols] < 0]:
             self.fetch(int(c))
-        return _GramRows.dot(self, rows, cols, v)
+        return _stored_dot(self.rows, rows, self.slot_of[cols], v)
 
 
 def smo_lazy_gram(lazy, y, C, *, tol=1e-3, max_iter=None, shrinking=True, callback=None):
@@ -801,7 +857,8 @@ def smo_lazy_gram(lazy, y, C, *, tol=1e-3, max_iter=None, shrinking=True, callba
         The same steps as :func:`smo_gram` on the full Gram matrix.
     """
     y, Cb = _labels_and_bounds(y, C)
-    return _drive(lazy, y, Cb, lazy.QD, tol, max_iter, shrinking, callback=callback)[0]
+    with lazy.mapping_ahead():
+        return _drive(lazy, y, Cb, lazy.QD, tol, max_iter, shrinking, callback=callback)[0]
 
 
 def _labels_and_bounds(y, C):
