@@ -26,7 +26,10 @@ Part 2, adult (census income, 14 label-encoded columns, standardised with the
     the repeats into the buffer the first one gave back (as a grid search or a
     refit does). Both are printed: "cold" is the first pair of fits (SVC, then
     KernelSVC), "ratio" the medians of all repeats; "buffer" says what each
-    KernelSVC fit's ``plan_`` recorded, "Gram filled" whether its Gram matrix
+    KernelSVC fit's ``plan_`` recorded, "cold ahead" whether the first fit's new
+    buffer had its pages mapped ahead of SMO on a second thread (``plan_``'s
+    "pages of the new Gram buffer mapped ahead", decided from the cores and the
+    CPU pressure), "Gram filled" whether its Gram matrix
     was filled row by row as SMO asked (small d: only the rows SMO uses are
     computed and their pages faulted) or whole; "load" the 1-minute load average. An
     untimed fit on 300 rows first loads the compiled loops (a once-per-process cost).
@@ -78,7 +81,7 @@ def libsvm_pair_objectives(svc, kernel):
 def compare(name, X, y, Xt, yt, C, gamma, repeats):
     kernel = RBF(gamma=gamma)
     times = {"sk_fit": [], "kk_fit": [], "sk_pred": [], "kk_pred": []}
-    buffer_used, filled, loads = [], [], []
+    buffer_used, filled, ahead, loads = [], [], [], []
     # untimed: a small fit loads the compiled loops (numba's on-disk cache), a one-time
     # cost of the process; then the pool is emptied so the first timed fit is cold
     KernelSVC(kernel, C=C).fit(X[:300], y[:300])
@@ -94,6 +97,9 @@ def compare(name, X, y, Xt, yt, C, gamma, repeats):
                                  if c.what.startswith("buffer of")), "-"))
         filled.append(next((str(c.value) for c in kk.plan_.choices
                             if c.what == "Gram matrix filled"), "-"))
+        # new memory filled on demand: whether a second thread mapped its pages ahead
+        ahead.append(next((c for c in kk.plan_.choices
+                           if c.what.startswith("pages of the new Gram buffer")), None))
         t, p_sk = timed(lambda: sk.predict(Xt))
         times["sk_pred"].append(t)
         t, p_kk = timed(lambda: kk.predict(Xt))
@@ -108,6 +114,8 @@ def compare(name, X, y, Xt, yt, C, gamma, repeats):
         "cold_fit_ratio": times["sk_fit"][0] / times["kk_fit"][0],
         "kk_buffers": buffer_used, "buffer": "/".join(b.split()[0] for b in buffer_used),
         "gram_filled": filled[-1],
+        "kk_pages_ahead": [None if c is None else str(c) for c in ahead],
+        "cold_ahead": "-" if ahead[0] is None else ("yes" if ahead[0].value else "no"),
         "plan": kk.plan_.explain(), "loadavg_1min": loads,
         "load": statistics.median(loads),
         "sk_predict_s": med["sk_pred"], "kk_predict_s": med["kk_pred"],
@@ -124,7 +132,8 @@ def compare(name, X, y, Xt, yt, C, gamma, repeats):
     }
     print_table([row], [("case", "case", ""), ("n", "n", "d"), ("sk_fit_s", "SVC fit s", ".3g"),
                         ("kk_fit_s", "KSVC fit s", ".3g"), ("fit_ratio", "ratio", ".3g"),
-                        ("cold_fit_ratio", "cold", ".3g"), ("buffer", "buffer", ""),
+                        ("cold_fit_ratio", "cold", ".3g"),
+                        ("cold_ahead", "cold ahead", ""), ("buffer", "buffer", ""),
                         ("gram_filled", "Gram filled", ""),
                         ("sk_predict_s", "SVC pred s", ".3g"),
                         ("kk_predict_s", "KSVC pred s", ".3g"),
