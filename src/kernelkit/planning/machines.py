@@ -310,9 +310,11 @@ def rows_ahead_choice(can_map=True, cores=None, cpu_pressure=None, load=None):
     just before, on SMO's thread (0.11-0.19 s for adult's 4,275 rows on this
     project's machine, a third of a warm solve). With a core to spare, a second
     thread maps them ahead instead, while SMO computes (the solve then took
-    0.36-0.38 s instead of 0.47-0.48 s, as on a buffer mapped beforehand). On a
-    busy machine that thread waits for a processor, or takes SMO's (then
-    0.47-0.59 s): it is used only when the processors are free, by Linux's
+    0.36-0.38 s instead of 0.47-0.48 s, as on a buffer mapped beforehand; a
+    first ``KernelSVC`` fit on adult 10k in a fresh process 0.41-0.45 s instead
+    of 0.53-0.57 s, within 0.01-0.04 s of a fit on a reused buffer). On a busy
+    machine that thread waits for a processor, or takes SMO's (then 0.47-0.59 s
+    for the solve): it is used only when the processors are free, by Linux's
     CPU pressure (below :data:`ROWS_AHEAD_MAX_PRESSURE` percent), else by the
     1-minute load average (below the cores minus one half). Decided for new
     memory only (a reused buffer's pages are mapped already).
