@@ -138,3 +138,77 @@ def test_many_threads_entering_and_leaving_at_random():
     assert not errors
     assert len(seen) >= 60 and all(s == [1] for s in seen)
     assert _blas_threads() == [2]
+
+
+class _FakePool:
+    """A stand-in for a threadpoolctl controller: its count shared by the process, or
+    one per thread (as omp_set_num_threads), starting at 4."""
+
+    def __init__(self, internal_api, threading_layer, per_thread):
+        self.internal_api, self.threading_layer = internal_api, threading_layer
+        self._local = threading.local() if per_thread else None
+        self._shared = 4
+
+    def get_num_threads(self):
+        return getattr(self._local, "n", 4) if self._local is not None else self._shared
+
+    def set_num_threads(self, n):
+        if self._local is not None:
+            self._local.n = n
+        else:
+            self._shared = n
+
+
+@pytest.mark.parametrize("api, layer, per_thread", [
+    ("openblas", "openmp", True), ("openblas", "pthreads", False),
+    ("blis", "openmp", False), ("blis", "pthreads", False), ("mkl", "intel", False),
+    ("mkl", "openmp", False)])
+def test_only_openblas_on_openmp_is_limited_per_thread(api, layer, per_thread):
+    from kernelkit.linalg import _split_pools
+
+    pool = _FakePool(api, layer, per_thread)
+    shared, local = _split_pools([pool])
+    assert (local, shared) == (([pool], []) if per_thread else ([], [pool]))
+
+
+@pytest.mark.parametrize("api, layer", [("openblas", "openmp"), ("blis", "openmp")])
+def test_two_threads_overlapping_on_a_fake_pool(monkeypatch, api, layer):
+    """A per-thread pool (OpenBLAS on OpenMP) is limited and restored in each thread;
+    a process-wide one (BLIS, even on OpenMP) stays at one thread until the last block
+    ends. The fake pool behaves as the real library would; the classification decides."""
+    import kernelkit.linalg as linalg
+
+    pool = _FakePool(api, layer, per_thread=(api == "openblas"))
+    monkeypatch.setattr(linalg, "_pools", linalg._split_pools([pool]))
+    a_in, a_leave, a_left = threading.Event(), threading.Event(), threading.Event()
+    seen, errors = {}, []
+
+    def a():
+        try:
+            with one_blas_thread():
+                seen["a inside"] = pool.get_num_threads()
+                a_in.set()
+                a_leave.wait(10)
+            seen["a after"] = pool.get_num_threads()
+            a_left.set()
+        except BaseException as exc:  # noqa: BLE001 - reported in the main thread
+            errors.append(exc)
+
+    t = threading.Thread(target=a)
+    t.start()
+    try:
+        assert a_in.wait(10)
+        with one_blas_thread():
+            seen["b inside"] = pool.get_num_threads()
+            a_leave.set()
+            assert a_left.wait(10)
+            seen["b inside after a left"] = pool.get_num_threads()
+        seen["b after"] = pool.get_num_threads()
+    finally:
+        a_leave.set()
+        t.join(10)
+    assert not errors
+    assert seen["a inside"] == seen["b inside"] == seen["b inside after a left"] == 1
+    assert seen["b after"] == 4
+    # per thread: A's own count is back when A leaves; shared: B's block still holds it
+    assert seen["a after"] == (4 if api == "openblas" else 1)

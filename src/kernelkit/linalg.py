@@ -73,10 +73,17 @@ def _blas_pools():
     """(shared, per-thread) BLAS thread pools, as threadpoolctl's library controllers."""
     global _pools
     if _pools is None:
-        pools = ThreadpoolController().select(user_api="blas").lib_controllers
-        per_thread = [p for p in pools if getattr(p, "threading_layer", None) == "openmp"]
-        _pools = ([p for p in pools if p not in per_thread], per_thread)
+        _pools = _split_pools(ThreadpoolController().select(user_api="blas").lib_controllers)
     return _pools
+
+
+def _split_pools(pools):
+    """(shared, per-thread): only OpenBLAS on OpenMP sets its count per thread
+    (omp_set_num_threads); BLIS reports "openmp" too, but its
+    bli_thread_set_num_threads is process-wide, as are MKL and OpenBLAS on pthreads."""
+    per_thread = [p for p in pools if getattr(p, "internal_api", None) == "openblas"
+                  and getattr(p, "threading_layer", None) == "openmp"]
+    return [p for p in pools if p not in per_thread], per_thread
 
 
 def _set_blas_threads(pools_and_counts):
