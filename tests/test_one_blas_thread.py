@@ -212,3 +212,51 @@ def test_two_threads_overlapping_on_a_fake_pool(monkeypatch, api, layer):
     assert seen["b after"] == 4
     # per thread: A's own count is back when A leaves; shared: B's block still holds it
     assert seen["a after"] == (4 if api == "openblas" else 1)
+
+
+def test_kernelkit_sets_blas_limits_only_through_one_blas_thread():
+    """One count governs every one-thread block of the package: a direct
+    threadpool_limits elsewhere would fight one_blas_thread across threads."""
+    from pathlib import Path
+
+    import kernelkit
+
+    root = Path(kernelkit.__file__).parent
+    direct = [str(p.relative_to(root)) for p in root.rglob("*.py")
+              if p.name != "linalg.py" and "threadpool_limits" in p.read_text()]
+    assert direct == []
+
+
+def test_a_dask_task_and_a_block_of_another_thread_overlapping():
+    """A Dask task's wrapper (in a worker thread) and a one_blas_thread block of another
+    thread: one thread until both end, whichever leaves first; then the count from before."""
+    pytest.importorskip("dask")
+    from kernelkit.dask._runtime import in_task
+
+    task_in, task_leave = threading.Event(), threading.Event()
+    errors = []
+
+    def task():
+        task_in.set()
+        task_leave.wait(10)
+
+    def worker():
+        try:
+            in_task(task)()
+        except BaseException as exc:  # noqa: BLE001 - reported in the main thread
+            errors.append(exc)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    try:
+        assert task_in.wait(10)
+        with one_blas_thread():
+            assert _blas_threads() == [1]
+            task_leave.set()
+            t.join(10)
+            assert _blas_threads() == [1]  # the task's end must not restore two threads here
+    finally:
+        task_leave.set()
+        t.join(10)
+    assert not errors
+    assert _blas_threads() == [2]

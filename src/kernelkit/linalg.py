@@ -121,6 +121,13 @@ def one_blas_thread():
     blocks, and at several threads inside the other thread's block. A pool whose
     limit is per thread (OpenBLAS on OpenMP) is counted per thread. A count other
     code sets inside a block is overwritten when the last block ends.
+
+    kernelkit's own one-thread limits (the Dask task wrapper, the normal
+    equations, random Fourier features' worker threads, the tiled Gram engine,
+    plotting) all go through this block, so one count governs them.
+    Limits set by foreign code (a user's ``threadpool_limits``) are not
+    coordinated with it: overlapping one of them from another thread can leave
+    BLAS at the other's count inside a block, or at one thread after both.
     """
     shared, per_thread = _blas_pools()
     with _blas_lock:

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 from sklearn.utils import check_random_state
-from threadpoolctl import threadpool_limits
 
 from ._validation import check_scalar
+from .linalg import one_blas_thread
 
 __all__ = ["UniversalFeaturesFit", "universal_features_fit", "plot_universal_features",
            "plot_approximation_curve", "TARGET_FUNCTIONS"]
@@ -149,7 +149,7 @@ def universal_features_fit(q_values=(5, 20, 100, 500), *, targets=("sine", "abs"
     Y = np.column_stack([np.asarray(targets[t](x), float) for t in names])
     fits = np.empty((len(names), len(qs), n_grid))
     # Small LAPACK problems: one BLAS thread (threads only add spinning on a busy machine).
-    with threadpool_limits(1, user_api="blas"):
+    with one_blas_thread():
         _fit_nested(P_train, Y_train, P, qs, fits)
     out_t = {t: Y[:, j] for j, t in enumerate(names)}
     out_f = {t: fits[j] for j, t in enumerate(names)}

@@ -248,9 +248,9 @@ def in_task(fn):
         import contextlib
 
         import numba
-        from threadpoolctl import threadpool_limits
 
         from .. import config
+        from ..linalg import one_blas_thread
         from ..exceptions import MemoryBudgetError
 
         room = worker_room()
@@ -262,7 +262,7 @@ def in_task(fn):
                     f"{format_bytes(max(room[-1], 0))} per task; give the workers more memory "
                     f"(memory_limit of at least {format_bytes(_limit_for(room))})")
             budget = config.config_context(memory=room[-1])
-        with budget, threadpool_limits(1, user_api="blas"):
+        with budget, one_blas_thread():
             before = numba.get_num_threads()
             numba.set_num_threads(1)
             try:

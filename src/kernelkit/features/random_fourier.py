@@ -44,6 +44,7 @@ from .._validation import Interval, Options, check_kernel_values, check_vectors,
 from ..exceptions import InvalidParameterError
 from ..kernels import KernelParamsMixin, resolve_kernel
 from ..kernels import spectral
+from ..linalg import one_blas_thread
 from .._budget import row_blocks, rows_per_block
 from ._output import FeatureNamesOutMixin, record_feature_names
 
@@ -268,9 +269,7 @@ class RandomFourierFeatures(KernelParamsMixin, FeatureNamesOutMixin, Transformer
                                 (given[r0:r1],))
 
         if workers > 1:
-            from threadpoolctl import threadpool_limits
-
-            with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+            with one_blas_thread(), ThreadPoolExecutor(workers) as pool:
                 list(pool.map(one, blocks))
         else:
             for block in blocks:

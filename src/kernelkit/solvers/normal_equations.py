@@ -17,15 +17,15 @@ of random features (1/sqrt(D)).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import blas
-from threadpoolctl import threadpool_limits
 
-from ..linalg import cho_solve, robust_cholesky
+from ..linalg import cho_solve, one_blas_thread, robust_cholesky
 
 __all__ = ["NormalEquations", "normal_block", "feature_normal_equations",
            "solve_normal_equations"]
@@ -147,7 +147,7 @@ def feature_normal_equations(feature_map, X, Y, *, block_rows=_BLOCK_ROWS, n_job
         for p in parts:
             total += p
     else:
-        with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+        with one_blas_thread(), ThreadPoolExecutor(workers) as pool:
             # Each worker sums its own share so at most `workers` partial sums are alive.
             shares = [starts[i::workers] for i in range(workers)]
 
@@ -196,8 +196,8 @@ def solve_normal_equations(ne, alpha, *, fit_intercept=False):
     # A D x D factorisation with D in the thousands is milliseconds on one core;
     # OpenBLAS threads gain little there and cost up to 100x on a busy machine
     # (measured: D = 500 Cholesky 1.3 s with 2 threads vs 0.02 s with 1, load 9).
-    limit = 1 if len(A) <= _SINGLE_THREAD_MAX_D else None
-    with threadpool_limits(limit, user_api="blas"):
+    one = len(A) <= _SINGLE_THREAD_MAX_D
+    with one_blas_thread() if one else contextlib.nullcontext():
         chol = robust_cholesky(A, overwrite_a=True)
         W = cho_solve(chol, B)
     intercept = (ym - zm @ W) if fit_intercept else np.zeros(B.shape[1])
