@@ -221,3 +221,38 @@ def test_rectangular_row_blocks_use_tiles_with_the_same_values(small_tiles, monk
         np.testing.assert_allclose(tiles, plain, rtol=0, atol=2e-6)
     np.testing.assert_allclose(tiles, rbf_kernel(X[40:190], C, gamma=0.08), rtol=0,
                                atol=1e-13 if dtype == np.float64 else 1e-5)
+
+
+def test_worker_threads_run_their_tiles_on_one_blas_thread(small_tiles, monkeypatch):
+    """With a BLAS whose limit is per thread (OpenBLAS on OpenMP, faked here), the
+    caller's block does not reach the pool's threads: each worker limits itself."""
+    import threading
+
+    import kernelkit.linalg as linalg
+
+    class PerThreadPool:  # omp_set_num_threads: one count per thread, 4 by default
+        internal_api, threading_layer = "openblas", "openmp"
+        _local = threading.local()
+
+        def get_num_threads(self):
+            return getattr(self._local, "n", 4)
+
+        def set_num_threads(self, n):
+            self._local.n = n
+
+    pool = PerThreadPool()
+    monkeypatch.setattr(linalg, "_pools", linalg._split_pools([pool]))
+    monkeypatch.setattr(tiled, "_threads", lambda: 2)
+    seen = []
+
+    def check(tile):
+        seen.append((threading.current_thread().name, pool.get_num_threads()))
+
+    X = np.random.default_rng(7).normal(size=(120, 3))
+    Xp, Yp = RBF(gamma=1.0).prepare(X)
+    K = np.empty((120, 120))
+    tiled.tiled_gram(RBF(gamma=1.0), Xp, Yp, K, symmetric=False, check=check)
+    np.testing.assert_allclose(K, rbf_kernel(X, gamma=1.0), rtol=0, atol=1e-14)
+    assert any(name.startswith("kernelkit-gram") for name, _ in seen)
+    assert all(n == 1 for _, n in seen)
+    assert pool.get_num_threads() == 4  # the caller's count restored

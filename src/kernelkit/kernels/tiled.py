@@ -131,7 +131,16 @@ def tiled_gram(kernel, X, Y, out, *, symmetric, check=None, on_block=None):
     product = np.result_type(X.dtype, Y.dtype)  # float32 rows: RBF's float32 fast path
     scratch = threading.local()  # a product tile per thread (see run)
 
+    from ..linalg import one_blas_thread
+
     def run(tile):
+        # a worker's own block too: a per-thread BLAS limit (OpenBLAS on OpenMP) set by
+        # the caller's block below does not reach the pool's threads; for a shared pool
+        # this only counts one more open block
+        with one_blas_thread():
+            return _run(tile)
+
+    def _run(tile):
         from .._compiled import mirror_tile
 
         r0, r1, c0, c1 = tile
@@ -149,8 +158,6 @@ def tiled_gram(kernel, X, Y, out, *, symmetric, check=None, on_block=None):
         if symmetric:
             mirror_tile(out, r0, r1, c0, c1)
         return (r1 - r0) * (c1 - c0) * (2 if symmetric and c0 != r0 else 1)
-
-    from ..linalg import one_blas_thread
 
     workers = _threads()
     with one_blas_thread():
