@@ -279,6 +279,10 @@ class RowsAhead:
         The rows before this one are mapped (by the thread, or were written).
     error : int or None
         The ``errno`` of a refused call (the thread then stopped), else None.
+    start_error : RuntimeError or None
+        Why the thread could not start (``can't start new thread`` where the
+        process's threads are limited: ``pids.max``, ``ulimit -u``); the writer
+        then maps its own rows, as without the thread. None otherwise.
     """
 
     def __init__(self, array, first_row=0, ahead_bytes=None, chunk_bytes=None):
@@ -302,12 +306,18 @@ class RowsAhead:
         self._waiting = False
         self._thread = None
         self.error = None
+        self.start_error = None
 
     def __enter__(self):
         if self.enabled and self.mapped < self._rows:
-            self._thread = threading.Thread(target=self._run, name="kernelkit-rows-ahead",
-                                            daemon=True)
-            self._thread.start()
+            thread = threading.Thread(target=self._run, name="kernelkit-rows-ahead",
+                                      daemon=True)
+            try:
+                thread.start()
+            except RuntimeError as exc:  # no thread to spare: a fit must not fail for it
+                self.start_error = exc
+            else:
+                self._thread = thread
         return self
 
     def __exit__(self, *exc):

@@ -121,6 +121,32 @@ def test_a_refused_call_stops_the_thread_and_the_writer_maps_its_rows(monkeypatc
 
 
 @ahead_works
+def test_a_thread_that_cannot_start_leaves_the_writer_mapping_its_rows(monkeypatch):
+    """Where the process's threads are limited (pids.max, ulimit -u), start() raises
+    RuntimeError: no thread, the writer maps its own rows, the reason kept; and a
+    KernelSVC fit still ends, with the same fit as without the thread."""
+    def refuse(self):
+        raise RuntimeError("can't start new thread")
+
+    a = buffers.fresh_empty((600, 1000), populate=False)
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    with buffers.RowsAhead(a) as ahead:
+        assert ahead.enabled and not ahead.running and not ahead.writing(0)
+        assert "can't start new thread" in str(ahead.start_error)
+        buffers.RowPages(a).map(0)
+        a[0] = 3.0
+    assert a[0].sum() == 3000.0 and ahead.error is None
+    monkeypatch.setattr(_pages, "MAPPED_MIN_BYTES", 1)
+    X, y = _data(300, seed=5)
+    refused = LazyGram(RBF(gamma=0.5), X, rbf_gamma=0.5, map_ahead=True)
+    with refused.mapping_ahead():
+        pass
+    r_refused = smo_lazy_gram(refused, y, 2.0)
+    r_plain = smo_lazy_gram(LazyGram(RBF(gamma=0.5), X, rbf_gamma=0.5), y, 2.0)
+    np.testing.assert_array_equal(r_refused.alpha, r_plain.alpha)
+
+
+@ahead_works
 def test_the_thread_is_joined_when_the_block_raises():
     a = buffers.fresh_empty((600, 1000), populate=False)
     with pytest.raises(RuntimeError, match="in the block"):
