@@ -442,9 +442,11 @@ def test_matmat_t_matches_its_twin_and_a_float64_product(dtype, m, n, k):
     rng = np.random.default_rng(m + k)
     K = rng.standard_normal((m, n)).astype(dtype)
     Vt = rng.standard_normal((k, n))
-    got = C.matmat_t(K, Vt, np.full((k, m), np.nan))
+    got = C.matmat_t(K, Vt, np.full((k, m), np.nan), serial=False)
     want = R.matmat_t_ref(K, Vt, np.empty((k, m)))
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13 * np.abs(want).max())
+    serial = C.matmat_t(K, Vt, np.full((k, m), np.nan), serial=True)
+    np.testing.assert_array_equal(serial, got)  # the same loop body, one thread
     exact = np.array([[math.fsum(float(a) * b for a, b in zip(K[i], Vt[c])) for i in range(m)]
                       for c in range(k)])
     np.testing.assert_allclose(got, exact, rtol=1e-13, atol=1e-13 * np.abs(exact).max())
@@ -461,3 +463,27 @@ def test_matmat_t_propagates_nan_and_refuses_bad_shapes():
         C.matmat_t(K, np.ones((2, 6)), np.empty((3, 6)))
     with pytest.raises(ValueError, match="Vt must be"):
         C.matmat_t(K, np.ones((2, 6), dtype=np.float32), np.empty((2, 6)))
+    with pytest.raises(ValueError, match="K must be C-contiguous"):
+        C.matmat_t(np.ones((6, 12))[:, ::2], np.ones((2, 6)), np.empty((2, 6)))
+    buf = np.zeros((8, 6))
+    with pytest.raises(ValueError, match="Ot overlaps K or Vt"):
+        C.matmat_t(buf[:6], np.ones((2, 6)), buf[4:6])
+
+
+def test_matmat_t_off_the_main_thread_runs_serially_with_the_same_values():
+    # several Python threads at once (numba's workqueue layer would abort on parallel
+    # regions entered concurrently): the default runs the serial loop off the main thread
+    import threading
+
+    rng = np.random.default_rng(5)
+    K = rng.standard_normal((1100, 1000))
+    Vt = rng.standard_normal((3, 1000))
+    want = C.matmat_t(K, Vt, np.empty((3, 1100)), serial=False)
+    got = [np.empty((3, 1100)) for _ in range(4)]
+    threads = [threading.Thread(target=C.matmat_t, args=(K, Vt, g)) for g in got]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    for g in got:
+        np.testing.assert_array_equal(g, want)

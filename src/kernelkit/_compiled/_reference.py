@@ -89,7 +89,7 @@ def gather_exp_ref(D2, rows, cols, scale, out):
     return out
 
 
-def matmat_t_ref(K, Vt, Ot):
+def matmat_t_ref(K, Vt, Ot, *, serial=None):
     """Plain-numpy twin of :func:`matmat_t`."""
     Ot[...] = (K.astype(np.float64) @ Vt.T).T
     return Ot

@@ -156,7 +156,8 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
         fold_solves_choice(planned(m_max), alphas, m_max, len(cands) * len(splits),
                            stats["n_iter"], stats["fallbacks"], stats["residual"],
                            stats["seconds"], fallback_alphas=stats["fallback_alphas"],
-                           refit_fallback=info["fallbacks"] > 0))
+                           refit_fallback=info["fallbacks"] > 0,
+                           refit_residual=info["residual"]))
     rows = [(cands[c][0], float(a), float(mse[c, j]), None)
             for c in range(len(cands)) for j, a in enumerate(alphas)]
     state = {"dual_coef_": coef[0], "X_fit_": None if kernel == "precomputed" else X,

@@ -24,8 +24,9 @@ The cost model
   ``PRODUCT_COMPILED_BASE + PRODUCT_COMPILED_PER_COLUMN * (k - 1)`` such reads
   (:data:`SKINNY_GEMM_READS` for a GEMM beyond); the preconditioner's two float32
   triangular solves, :data:`TRIANGULAR_SOLVE_GEMVS` x a read per column up to
-  :data:`TRIANGULAR_COLUMNWISE_MAX` columns (one LAPACK solve of about
-  :data:`SKINNY_GEMM_READS` reads beyond); plus :data:`ITERATION_OVERHEAD_S`; so a
+  :data:`TRIANGULAR_COLUMNWISE_MAX` columns (one LAPACK pair of about
+  :data:`TRIANGULAR_TRTRS_READS` reads for all columns beyond); plus
+  :data:`ITERATION_OVERHEAD_S`; so a
   factor per alpha with a few refinement iterations is cheaper than sharing a factor
   whenever the factor costs less than a few tens of iterations;
 - the iterations of alpha ``a`` preconditioned at ``a_ref``: the preconditioned
@@ -56,7 +57,8 @@ __all__ = ["FoldSolvePlan", "plan_fold_solves", "cg_iterations", "group_seconds"
            "FLOAT32_SPEEDUP", "ITERATION_CONSTANT", "EXACT_SHIFT_ITERATIONS",
            "ITERATION_OVERHEAD_S", "FOLD_RTOL", "GEMV_STREAM_FRACTION",
            "TRIANGULAR_SOLVE_GEMVS", "SKINNY_GEMM_READS", "PRODUCT_COMPILED_MAX",
-           "PRODUCT_COMPILED_BASE", "PRODUCT_COMPILED_PER_COLUMN", "TRIANGULAR_COLUMNWISE_MAX"]
+           "PRODUCT_COMPILED_BASE", "PRODUCT_COMPILED_PER_COLUMN", "TRIANGULAR_COLUMNWISE_MAX",
+           "TRIANGULAR_TRTRS_READS"]
 
 #: Relative residual every alpha is solved to (:data:`kernelkit.tuning.fold_path.FOLD_RTOL`).
 FOLD_RTOL = 1e-12
@@ -93,6 +95,10 @@ PRODUCT_COMPILED_PER_COLUMN = 0.17
 #: Columns up to which the triangular solves run per column (``strsv``), as
 #: :data:`kernelkit.tuning.fold_path.TRIANGULAR_COLUMNWISE_MAX`.
 TRIANGULAR_COLUMNWISE_MAX = 6
+#: The two LAPACK triangular solves (``strtrs``) with more columns than that, for all
+#: of them, in matrix-vector products' time (measured 4.4-4.5 for 2-8 columns at
+#: m = 6400).
+TRIANGULAR_TRTRS_READS = 4.5
 
 
 @dataclass(frozen=True)
@@ -161,9 +167,18 @@ def _product_seconds(m, k, r):
 
 
 def _solve_seconds(m, k, r):
-    """The preconditioner's two float32 triangular solves with k columns."""
-    reads = k if k <= TRIANGULAR_COLUMNWISE_MAX else SKINNY_GEMM_READS
-    return TRIANGULAR_SOLVE_GEMVS * reads * _gemv_seconds(m, r)
+    """The preconditioner's two float32 triangular solves with k columns: ``strsv``
+    per column, or one LAPACK ``strtrs`` pair for all of them beyond."""
+    reads = (TRIANGULAR_SOLVE_GEMVS * k if k <= TRIANGULAR_COLUMNWISE_MAX
+             else TRIANGULAR_TRTRS_READS)
+    return reads * _gemv_seconds(m, r)
+
+
+def _blas_columns_seconds(m, k, r):
+    """A float64 product or solve with k columns through BLAS/LAPACK (the direct
+    path's ``potrs`` and residual products): at most :data:`SKINNY_GEMM_READS` reads."""
+    reads = min(float(k), SKINNY_GEMM_READS)
+    return max(reads * _gemv_seconds(m, r), 2.0 * m * m * k / r["gemm"])
 
 
 def _iteration_seconds(m, k, r):
@@ -176,7 +191,7 @@ def group_seconds(m, alphas, shift, n_targets=1, rates=None, rtol=FOLD_RTOL):
     r = rates_in_force(rates)
     copy = m * m / r["elementwise"]  # K copied into the factor's array
     if shift is None:  # + two float64 triangular solves and the residual check: 2 reads
-        solve = 2.0 * _product_seconds(m, n_targets, r)
+        solve = 2.0 * _blas_columns_seconds(m, n_targets, r)
         return len(alphas) * (m ** 3 / 3.0 / r["cholesky"] + solve + copy), 0
     its = sorted(cg_iterations(a, shift, rtol) for a in alphas)
     seconds = (m ** 3 / 3.0 / (FLOAT32_SPEEDUP * r["cholesky"]) + copy
@@ -233,13 +248,15 @@ def plan_fold_solves(m, alphas, n_targets=1, rates=None, rtol=FOLD_RTOL):
 
 
 def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, residual,
-                       taken_seconds=None, fallback_alphas=(), refit_fallback=False):
+                       taken_seconds=None, fallback_alphas=(), refit_fallback=False,
+                       refit_residual=None):
     """The plan and what the solves took, as the ``"fold solves"`` :class:`Choice`
     (``taken_seconds``: the solves' time summed over the ``solves`` folds, if timed).
 
     ``fallbacks`` counts the (fold, alpha) solves whose CG stopped short of the
     tolerance and switched to the alpha's own float64 Cholesky factor (which
-    ``fallback_alphas``); ``refit_fallback``: the refit's solve did."""
+    ``fallback_alphas``); ``refit_fallback``: the refit's solve did;
+    ``refit_residual``: the refit's final relative residual, if given."""
     predicted = sum(plan.iterations)
     alt = ", ".join(f"{k} {format_seconds(v)}" for k, v in plan.alternatives.items())
     taken = (f"{taken_iterations / max(solves, 1):.0f} CG iterations per fold taken vs "
@@ -258,4 +275,6 @@ def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, res
     return Choice("fold solves", plan.describe(alphas),
                   f"cheapest grouping predicted at m = {m} rows: "
                   f"{format_seconds(plan.seconds)} per fold ({alt}){timed}; {taken}"
-                  f"{switched}{refit}, largest relative residual {residual:.1e}")
+                  f"{switched}{refit}, largest relative residual {residual:.1e}"
+                  + ("" if refit_residual is None
+                     else f" (the refit's {refit_residual:.1e})"))

@@ -13,7 +13,7 @@ matrix ``(K + alpha_ref I)^-1 (K + alpha I)`` has its eigenvalues in
 ``[min(1, a / a_ref), max(1, a / a_ref)]`` (up to the float32 factor's error). Each
 iteration is memory-bound: one product of K with the active columns and two float32
 triangular solves, K V by one compiled pass for up to :data:`PRODUCT_COMPILED_MAX`
-columns and the solves per column below :data:`TRIANGULAR_COLUMNWISE_MAX` columns
+columns and the solves per column up to :data:`TRIANGULAR_COLUMNWISE_MAX` columns
 (OpenBLAS's GEMM and TRSM with a few columns read the matrix several times over). The float32 factor is written into a
 buffer kept across calls (``work``), so no fresh pages per factor. A column that does
 not reach the tolerance in ``maxiter`` iterations switches to its own float64
@@ -224,15 +224,16 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
         try:
             run = pcg(_Gram(K), B, M=_Preconditioner(L), rtol=rtol, maxiter=maxiter,
                       shift=shift)
-            X, n_iter = run.x, run.n_iter
+            X, n_iter, overflowed = run.x, run.n_iter, False
         except np.linalg.LinAlgError:
             # the float32 solves overflowed (a factor too close to singular in float32):
-            # every alpha of the group gets its own float64 factor below, with the warning
-            X, n_iter = np.zeros_like(B), 0
+            # every alpha of the group switches to its own float64 factor below
+            X, n_iter, overflowed = np.zeros_like(B), 0, True
     del L
     true = np.linalg.norm(B - (_Gram(K).matmat(X) + shift * X), axis=0) / b_norm
     tol = 100 * rtol  # held-out errors to ~1e-9 of a float64 Cholesky solve's
-    short = [a for a in range(n_a) if true[a * t:(a + 1) * t].max() > tol]
+    # "not <=": a NaN residual counts as short of the tolerance
+    short = [a for a in range(n_a) if not true[a * t:(a + 1) * t].max() <= tol]
     cg_residual = float(max((true[a * t:(a + 1) * t].max() for a in short), default=0.0))
     fallbacks = 0
     for a in short:  # CG short of tol: the alpha switches to its own float64 factor
@@ -245,11 +246,14 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
         true[cols] = (np.linalg.norm(Y - (K @ X[:, cols] + alphas[a] * X[:, cols]), axis=0)
                       / b_norm[cols])
     residual = true.reshape(n_a, t).max(axis=1)
-    still_short = [a for a in short if residual[a] > tol]
+    still_short = [a for a in short if not residual[a] <= tol]
     if still_short:  # the switch is in the result; only an answer short of tol warns
+        cg = (f"the float32 solves preconditioning conjugate gradient at {ref:.3g} "
+              "overflowed" if overflowed else
+              f"conjugate gradient preconditioned by the float32 factor at {ref:.3g} "
+              f"stopped after {n_iter} iterations at relative residual {cg_residual:.1e}")
         warnings.warn(
-            f"conjugate gradient preconditioned by the float32 factor at {ref:.3g} stopped "
-            f"after {n_iter} iterations at relative residual {cg_residual:.1e}, and the "
+            f"{cg}, and the "
             f"float64 Cholesky factor it switched to left {residual[still_short].max():.1e} "
             f"(tolerance {tol:.0e}) for alpha = "
             f"{', '.join(f'{alphas[a]:g}' for a in still_short)}: the system is too "
@@ -278,7 +282,7 @@ def _direct_solves(K, Y, alphas, coef, info, work=None, rtol=FOLD_RTOL):
             info["factors"] += 1
             res = float((np.linalg.norm(Y - K @ coef[j] - a * coef[j], axis=0) / b_norm).max())
             info["residual"] = max(info["residual"], res)
-            if res > 100 * rtol:
+            if not res <= 100 * rtol:  # NaN counts as short
                 short[a] = res
     if short:
         warnings.warn(
