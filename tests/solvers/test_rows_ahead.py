@@ -2,7 +2,8 @@
 (_pages.RowsAhead), behind SMO's rows on demand (smo.LazyGram(map_ahead=)): the rows
 mapped and no others, the values untouched, the thread always joined, the same fits."""
 
-import os
+import ctypes
+import mmap
 import threading
 import time
 
@@ -25,13 +26,49 @@ THREAD = "kernelkit-rows-ahead"
 ahead_works = pytest.mark.skipif(not buffers.can_map_ahead(),
                                  reason="no madvise(MADV_POPULATE_WRITE) through libc here "
                                  "(Linux >= 5.14): no thread is started (tested below)")
-statm = pytest.mark.skipif(not os.path.exists("/proc/self/statm"),
-                           reason="resident memory is read from Linux's /proc/self/statm")
+_libc = ctypes.CDLL(None, use_errno=True)
+has_mincore = pytest.mark.skipif(not hasattr(_libc, "mincore"),
+                                 reason="which pages are resident is read by mincore(2)")
 
 
-def _resident():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+def _huge_page_slack():
+    """Bytes past a mapped range the kernel may map with it: a transparent huge page
+    where THP is "always" (this buffer has no huge-page advice), else none."""
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            if "[always]" not in f.read():
+                return 0
+        with open("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size") as f:
+            return int(f.read())
+    except OSError:
+        return 0
+
+
+def _rows_resident(a):
+    """Per row of ``a``: (all its pages resident, any page wholly inside it resident),
+    from mincore(2) over the array's own range -- nothing else of the process counts."""
+    page = mmap.PAGESIZE
+    start = a.ctypes.data
+    base = start - start % page
+    length = start + a.nbytes - base
+    vec = (ctypes.c_ubyte * (-(-length // page)))()
+    if _libc.mincore(ctypes.c_void_p(base), ctypes.c_size_t(length), vec) != 0:
+        raise OSError(ctypes.get_errno(), "mincore")
+    resident = np.frombuffer(vec, dtype=np.uint8) & 1
+    full, inside = [], []
+    for k in range(a.shape[0]):
+        lo, hi = start + k * a.strides[0] - base, start + (k + 1) * a.strides[0] - base
+        full.append(bool(resident[lo // page:-(-hi // page)].all()))
+        inside.append(bool(resident[-(-lo // page):hi // page].any()))
+    return np.array(full), np.array(inside)
+
+
+def _assert_mapped_rows(a, rows):
+    """Rows ``0 .. rows - 1`` wholly resident, none after them (beyond a huge page)."""
+    full, inside = _rows_resident(a)
+    beyond = rows + -(-_huge_page_slack() // a.strides[0])
+    assert full[:rows].all(), np.flatnonzero(~full[:rows])
+    assert not inside[beyond:].any(), np.flatnonzero(inside[beyond:]) + beyond
 
 
 def _threads():
@@ -53,25 +90,25 @@ def empty_pool():
     assert not _threads()  # no test leaves a thread behind
 
 
-@statm
+@has_mincore
 @ahead_works
 def test_the_thread_maps_the_rows_ahead_of_the_writer_and_no_others():
     rows, width = 64, MB // 8  # rows of 1 MB
     a = buffers.fresh_empty((rows, width), populate=False)
-    before = _resident()
+    _assert_mapped_rows(a, 0)  # nothing mapped before
     with buffers.RowsAhead(a, ahead_bytes=8 * MB, chunk_bytes=2 * MB) as ahead:
         assert ahead.running and len(_threads()) == 1
         assert _wait_mapped(ahead, 8) == 8  # 8 rows ahead of row 0, then it waits
         time.sleep(0.05)
         assert ahead.mapped == 8
-        grown = _resident() - before
-        assert 7.5 * MB < grown < 10 * MB
+        _assert_mapped_rows(a, 8)
         assert ahead.writing(0)  # mapped: the writer maps nothing itself
         a[0] = 1.0
         ahead.writing(20)  # rows up to 20 + 1 + 8 wanted, mapped in chunks of 2 rows
         assert 28 <= _wait_mapped(ahead, 28) <= 29
         time.sleep(0.05)
-        assert 27.5 * MB < _resident() - before < 31 * MB  # rows 9..19 too (in order)
+        _assert_mapped_rows(a, ahead.mapped)  # rows 9..19 too (in order), none beyond
+        assert ahead.mapped >= 28
     assert not ahead.running and not _threads() and ahead.error is None
 
 
