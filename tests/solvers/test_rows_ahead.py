@@ -4,6 +4,7 @@ mapped and no others, the values untouched, the thread always joined, the same f
 
 import ctypes
 import mmap
+import os
 import threading
 import time
 
@@ -16,6 +17,7 @@ from kernelkit.gram import gram
 from kernelkit.kernels import RBF
 from kernelkit.models import KernelSVC
 from kernelkit.planning import Choice
+from kernelkit.planning import machines
 from kernelkit.planning.machines import ROWS_AHEAD_MAX_PRESSURE, rows_ahead_choice
 from kernelkit.solvers import buffers
 from kernelkit.solvers import _rbf_rows
@@ -256,7 +258,77 @@ def test_rows_ahead_choice_by_system_cores_and_how_busy_they_are():
     assert rows_ahead_choice(True, cores=2, load=1.2).value is True
     assert rows_ahead_choice(True, cores=2, load=1.6).value is False
     assert rows_ahead_choice(True, cores=4, load=3.2).value is True
-    assert rows_ahead_choice(True).value in (True, False)  # this machine, now
+    # this machine, now: the reason names the figure that could be read
+    now = rows_ahead_choice(True)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if machines._quota_cores() is not None:
+        cores = min(cores, machines._quota_cores())
+    readable = any(_pressure_line(path) for path in (
+        os.path.join(machines._cgroup_dirs()[0], "cpu.pressure"), "/proc/pressure/cpu"))
+    if cores < 2:
+        assert now.value is False and "no core to spare" in now.reason
+    elif readable:
+        assert "CPU pressure" in now.reason
+    else:
+        assert "load average" in now.reason
+
+
+def _pressure_line(path):
+    try:
+        with open(path) as f:
+            return any(line.startswith("some") and "avg10=" in line for line in f)
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def cgroup(tmp_path, monkeypatch):
+    """A cgroup v2 tree of our own: the process in /app/job of a 16-core host whose
+    system-wide pressure is 0.2 %; returns a writer of its files."""
+    monkeypatch.setattr(machines, "_CGROUP_ROOT", str(tmp_path / "cg"))
+    (tmp_path / "cg" / "app" / "job").mkdir(parents=True)
+    (tmp_path / "self").write_text("0::/app/job\n")
+    monkeypatch.setattr(machines, "_SELF_CGROUP", str(tmp_path / "self"))
+    (tmp_path / "pressure").write_text("some avg10=0.20 avg60=0.10 avg300=0.00 total=1\n")
+    monkeypatch.setattr(machines, "_SYSTEM_PRESSURE", str(tmp_path / "pressure"))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
+
+    def write(where, name, text):
+        (tmp_path / "cg" / where / name).write_text(text)
+    return write
+
+
+def test_rows_ahead_choice_counts_the_cores_of_the_cgroup_quota(cgroup):
+    assert "16 cores" in rows_ahead_choice(True).reason  # no cpu.max: the affinity
+    cgroup("app", "cpu.max", "max 100000\n")
+    assert "16 cores" in rows_ahead_choice(True).reason  # no quota
+    cgroup("app", "cpu.max", "400000 100000\n")  # a parent's quota of 4 CPUs
+    assert "4 cores" in rows_ahead_choice(True).reason
+    cgroup("app/job", "cpu.max", "150000 100000\n")  # the group's own 1.5 CPUs: one
+    one = rows_ahead_choice(True)
+    assert one.value is False and "1 core" in one.reason and "no core to spare" in one.reason
+    assert rows_ahead_choice(True, cores=8).value is True  # cores given: taken as given
+
+
+def test_rows_ahead_choice_prefers_the_cgroups_own_cpu_pressure(cgroup):
+    assert "CPU pressure 0.2 %" in rows_ahead_choice(True).reason  # the system's
+    cgroup("app/job", "cpu.pressure", "some avg10=37.50 avg60=30.00 avg300=9.00 total=9\n"
+           "full avg10=30.00 avg60=20.00 avg300=5.00 total=5\n")
+    busy = rows_ahead_choice(True)
+    assert busy.value is False and "CPU pressure 37.5 %" in busy.reason
+
+
+def test_rows_ahead_choice_without_pressure_or_load_average(cgroup, tmp_path, monkeypatch):
+    monkeypatch.setattr(machines, "_SYSTEM_PRESSURE", str(tmp_path / "none"))
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.0, 2.0, 1.0))
+    assert "load average 3.00" in rows_ahead_choice(True).reason
+
+    def unavailable():
+        raise OSError("Load average is unobtainable")
+
+    monkeypatch.setattr(os, "getloadavg", unavailable)
+    none = rows_ahead_choice(True)
+    assert none.value is False and "unobtainable" in none.reason
 
 
 class _Stop(Exception):

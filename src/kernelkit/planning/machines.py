@@ -288,19 +288,64 @@ def rows_on_demand_choice(n, n_features, one_pass_rows=True):
 ROWS_AHEAD_MAX_PRESSURE = 10.0
 
 
-def _cpu_pressure():
-    """Linux's CPU pressure over the last 10 s in percent, or None where unknown."""
+#: Linux's cgroup v2 tree and the line of /proc/self/cgroup naming this process's group
+#: (module names, so that tests point them at files of their own).
+_CGROUP_ROOT = "/sys/fs/cgroup"
+_SELF_CGROUP = "/proc/self/cgroup"
+_SYSTEM_PRESSURE = "/proc/pressure/cpu"
+
+
+def _read(path):
     try:
-        with open("/proc/pressure/cpu") as f:
-            for line in f:
-                if line.startswith("some"):
-                    return float(line.split("avg10=")[1].split()[0])
-    except (OSError, IndexError, ValueError):
+        with open(path) as f:
+            return f.read()
+    except OSError:
         return None
+
+
+def _cgroup_dirs():
+    """This process's cgroup (v2) directory, then its parents up to the root; just the
+    root where /proc/self/cgroup has no v2 line (a container sees its own group as /)."""
+    text = _read(_SELF_CGROUP) or ""
+    own = next((line[3:].strip() for line in text.splitlines() if line.startswith("0::")), "/")
+    parts = [p for p in own.split("/") if p and p != ".."]
+    return [os.path.join(_CGROUP_ROOT, *parts[:k]) for k in range(len(parts), -1, -1)]
+
+
+def _quota_cores():
+    """Whole CPUs of the tightest cgroup CPU quota ("quota period" in cpu.max) over this
+    process's group and its parents, at least 1; None without a quota."""
+    cpus = None
+    for d in _cgroup_dirs():
+        fields = (_read(os.path.join(d, "cpu.max")) or "").split()
+        if len(fields) == 2 and fields[0] != "max":
+            try:
+                whole = max(1, int(fields[0]) // int(fields[1]))
+            except (ValueError, ZeroDivisionError):
+                continue
+            cpus = whole if cpus is None else min(cpus, whole)
+    return cpus
+
+
+def _pressure_of(text):
+    for line in (text or "").splitlines():
+        if line.startswith("some"):
+            try:
+                return float(line.split("avg10=")[1].split()[0])
+            except (IndexError, ValueError):
+                return None
     return None
 
 
-def rows_ahead_choice(can_map=True, cores=None, cpu_pressure=None, load=None):
+def _cpu_pressure():
+    """CPU pressure over the last 10 s in percent: this process's cgroup's own
+    (cpu.pressure, what a quota makes it wait) where Linux keeps one, else the
+    system's (/proc/pressure/cpu); None where unknown."""
+    own = _pressure_of(_read(os.path.join(_cgroup_dirs()[0], "cpu.pressure")))
+    return own if own is not None else _pressure_of(_read(_SYSTEM_PRESSURE))
+
+
+def rows_ahead_choice(can_map, cores=None, cpu_pressure=None, load=None):
     """Whether a second thread maps the pages of a new Gram buffer ahead of SMO's rows
     on demand (:class:`kernelkit.solvers.smo.LazyGram` ``(map_ahead=)``), as a
     :class:`Choice`.
@@ -316,22 +361,28 @@ def rows_ahead_choice(can_map=True, cores=None, cpu_pressure=None, load=None):
     machine that thread waits for a processor, or takes SMO's (then 0.47-0.59 s
     for the solve): it is used only when the processors are free, by Linux's
     CPU pressure (below :data:`ROWS_AHEAD_MAX_PRESSURE` percent), else by the
-    1-minute load average (below the cores minus one half). Decided for new
-    memory only (a reused buffer's pages are mapped already).
+    1-minute load average (below the cores minus one half). In a container the
+    cores are those of its CPU quota and the pressure its own, where Linux
+    keeps them (cgroup v2 ``cpu.max`` and ``cpu.pressure``): the host's figures
+    would offer a core the quota does not give. Decided for new memory only (a
+    reused buffer's pages are mapped already).
 
     Parameters
     ----------
-    can_map : bool, default=True
+    can_map : bool
         Whether the system can (:func:`kernelkit.solvers.buffers.can_map_ahead`:
-        ``madvise(MADV_POPULATE_WRITE)`` through libc, Linux >= 5.14).
+        ``madvise(MADV_POPULATE_WRITE)`` through libc, Linux >= 5.14); no
+        default, so that a recorded choice never claims it unasked.
     cores : int, optional
-        Cores this process may use; default from its CPU affinity.
+        Cores this process may use; default from its CPU affinity, at most the
+        whole CPUs of its cgroup's CPU quota (``cpu.max`` of its group and parents).
     cpu_pressure : float, optional
         Percent of the last 10 s in which a runnable task waited for a processor;
-        default read from ``/proc/pressure/cpu`` (None there: the load average).
+        default read from the cgroup's ``cpu.pressure``, else
+        ``/proc/pressure/cpu`` (None in both: the load average).
     load : float, optional
         The 1-minute load average, used without a CPU pressure; default
-        ``os.getloadavg()``.
+        ``os.getloadavg()`` (unavailable: no second thread, the reason says so).
 
     Returns
     -------
@@ -343,6 +394,9 @@ def rows_ahead_choice(can_map=True, cores=None, cpu_pressure=None, load=None):
             cores = len(os.sched_getaffinity(0))
         except AttributeError:  # pragma: no cover - not Linux
             cores = os.cpu_count() or 1
+        quota = _quota_cores()
+        if quota is not None and quota < cores:
+            cores = quota
     what = "pages of the new Gram buffer mapped ahead"
     on_smo = "each row's pages are mapped on SMO's thread just before it is written"
     if not can_map:
@@ -359,7 +413,14 @@ def rows_ahead_choice(can_map=True, cores=None, cpu_pressure=None, load=None):
         spare = cpu_pressure < ROWS_AHEAD_MAX_PRESSURE
         limit = f"{ROWS_AHEAD_MAX_PRESSURE:g} %"
     else:
-        load = os.getloadavg()[0] if load is None else float(load)
+        if load is None:
+            try:
+                load = os.getloadavg()[0]
+            except OSError as exc:
+                return Choice(what, False, f"{cores} cores, but neither the CPU pressure "
+                              f"nor the load average can be read ({exc}): no sign of a core "
+                              "to spare; " + on_smo)
+        load = float(load)
         busy = f"load average {load:.2f}"
         spare = load < cores - 0.5
         limit = f"{cores - 0.5:g}"
