@@ -242,8 +242,13 @@ def test_map_ahead_takes_a_bool_or_the_planners_choice():
     free = rows_ahead_choice(True, cores=2, cpu_pressure=0.0)
     assert LazyGram(RBF(gamma=0.5), X, map_ahead=free).map_ahead
     assert not LazyGram(RBF(gamma=0.5), X, map_ahead=rows_ahead_choice(True, cores=1)).map_ahead
-    with pytest.raises(InvalidParameterError, match="rows_ahead_choice"):
+    with pytest.raises(InvalidParameterError) as refused:
         LazyGram(RBF(gamma=0.5), X, map_ahead="auto")
+    # the advice asks the system, so the recorded choice says what it can
+    advice = "rows_ahead_choice(kernelkit.solvers.buffers.can_map_ahead())"
+    assert advice in str(refused.value)
+    with pytest.raises(TypeError, match="can_map"):
+        rows_ahead_choice()  # no default that would claim the system can map ahead
 
 
 def test_rows_ahead_choice_by_system_cores_and_how_busy_they_are():

@@ -780,7 +780,8 @@ class LazyGram:
             raise InvalidParameterError(
                 f"LazyGram: map_ahead must be True, False or the planner's Choice, got "
                 f"{map_ahead!r}; for the planner's decision pass "
-                "map_ahead=kernelkit.planning.machines.rows_ahead_choice()")
+                "map_ahead=kernelkit.planning.machines.rows_ahead_choice("
+                "kernelkit.solvers.buffers.can_map_ahead())")
         self.kernel_rows = KernelRows(kernel, X)
         n = self.kernel_rows.shape[0]
         self.rows = fresh_empty((n, n), populate=False) if buffer is None else buffer
