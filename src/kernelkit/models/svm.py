@@ -137,7 +137,11 @@ class KernelSVC(KernelParamsMixin, ProbabilitiesAndWeightsMixin, ClassifierMixin
         asks for each row (:class:`kernelkit.solvers.smo.LazyGram`): the same
         steps and solution, but only the rows SMO uses (about 40% on adult
         10k) are computed and their pages faulted; ``plan_`` records it
-        ("Gram matrix filled").
+        ("Gram matrix filled"). When that buffer is new memory and a core is
+        free, the fit starts a background thread that maps the pages of the
+        next rows while SMO computes (joined before ``fit`` returns; the
+        solution is the same), recorded in ``plan_`` as "pages of the new
+        Gram buffer mapped ahead".
     probability : bool, default=False
         Fit class probabilities as libsvm does (``predict_proba``): for each
         binary problem, Platt's sigmoid 1 / (1 + exp(A f + B)) fitted (Newton
