@@ -260,3 +260,49 @@ def test_a_dask_task_and_a_block_of_another_thread_overlapping():
         t.join(10)
     assert not errors
     assert _blas_threads() == [2]
+
+
+class _PerThreadPool(_FakePool):
+    def __init__(self):
+        super().__init__("openblas", "openmp", per_thread=True)
+
+
+def test_worker_threads_of_the_normal_equations_and_random_features(monkeypatch):
+    """With a BLAS limited per thread (OpenBLAS on OpenMP, faked), the pools' worker
+    threads limit themselves; the results as computed on one thread."""
+    import kernelkit.linalg as linalg
+    from kernelkit.features import RandomFourierFeatures
+    from kernelkit.features import random_fourier
+    from kernelkit.solvers.normal_equations import feature_normal_equations
+
+    pool = _PerThreadPool()
+    monkeypatch.setattr(linalg, "_pools", linalg._split_pools([pool]))
+    seen = []
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(400, 3)), rng.normal(size=400)
+
+    def feature_map(block):
+        seen.append((threading.current_thread() is threading.main_thread(),
+                     pool.get_num_threads()))
+        return np.cos(block @ np.ones((3, 5)))
+
+    ne = feature_normal_equations(feature_map, X, Y, block_rows=50, n_jobs=2)
+    Z = np.cos(X @ np.ones((3, 5)))
+    np.testing.assert_allclose(ne.ZtZ, Z.T @ Z, rtol=1e-12)
+    assert any(not main for main, _ in seen) and all(n == 1 for _, n in seen)
+
+    seen.clear()
+    features_block = random_fourier._features_block
+
+    def spy(*args):
+        seen.append((threading.current_thread() is threading.main_thread(),
+                     pool.get_num_threads()))
+        return features_block(*args)
+
+    rff = RandomFourierFeatures(n_components=20, random_state=0).fit(X)
+    one = rff.transform(X)
+    monkeypatch.setattr(random_fourier, "_n_workers", lambda n: 2)
+    monkeypatch.setattr(random_fourier, "_features_block", spy)
+    np.testing.assert_array_equal(rff.transform(X), one)
+    assert any(not main for main, _ in seen) and all(n == 1 for _, n in seen)
+    assert pool.get_num_threads() == 4

@@ -269,8 +269,12 @@ class RandomFourierFeatures(KernelParamsMixin, FeatureNamesOutMixin, Transformer
                                 (given[r0:r1],))
 
         if workers > 1:
+            def limited(block):  # a per-thread limit (OpenMP) must reach the worker
+                with one_blas_thread():
+                    one(block)
+
             with one_blas_thread(), ThreadPoolExecutor(workers) as pool:
-                list(pool.map(one, blocks))
+                list(pool.map(limited, blocks))
         else:
             for block in blocks:
                 one(block)

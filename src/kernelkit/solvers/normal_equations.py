@@ -153,9 +153,10 @@ def feature_normal_equations(feature_map, X, Y, *, block_rows=_BLOCK_ROWS, n_job
 
             def share(chunk):
                 acc = None
-                for s in chunk:
-                    part = one(s)
-                    acc = part if acc is None else acc.__iadd__(part)
+                with one_blas_thread():  # a per-thread limit (OpenMP) must reach the worker
+                    for s in chunk:
+                        part = one(s)
+                        acc = part if acc is None else acc.__iadd__(part)
                 return acc
 
             partials = [p for p in pool.map(share, shares) if p is not None]
