@@ -232,9 +232,14 @@ def test_lazy_gram_mapped_ahead_takes_the_same_steps(rbf_gamma, monkeypatch):
     done = ahead.slot_of >= 0  # rows in the order first asked, equal to the Gram's
     np.testing.assert_allclose(ahead.rows[ahead.slot_of[done]], gram(k, X)[done],
                                rtol=1e-12, atol=1e-14)
+    # against SMO on the whole Gram matrix: the same optimum (the steps may part where
+    # kernel values differ in the last ulp -- the tiled engine's vs the row loop's --
+    # and a pivot ties: seen 914 vs 944 steps at n = 700 on a fresh install)
     full = smo_gram(gram(k, X), y, 2.0)
-    assert full.n_iter == r_ahead.n_iter
-    np.testing.assert_allclose(full.alpha, r_ahead.alpha, rtol=0, atol=1e-10)
+    assert full.converged and r_ahead.converged
+    # each dual value is below the optimum by at most its duality gap
+    assert (abs(r_ahead.dual_objective - full.dual_objective)
+            <= max(r_ahead.duality_gap, full.duality_gap))
 
 
 def test_map_ahead_takes_a_bool_or_the_planners_choice():
