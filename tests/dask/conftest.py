@@ -1,4 +1,5 @@
-"""One LocalCluster (2 worker processes, 1 thread each) for the whole tests/dask run."""
+"""One LocalCluster (2 worker processes, 1 thread each) for the whole tests/dask run, and
+a cluster of one worker of its own for the tests that take a worker down."""
 
 import pytest
 
@@ -29,3 +30,14 @@ def where(request):
     if request.param == "cluster":
         return request.getfixturevalue("client")
     return None
+
+
+@pytest.fixture
+def own_cluster():
+    """A cluster of one worker process (with its nanny) that a test may take down."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=1, processes=True, threads_per_worker=1,
+                      dashboard_address=":0", memory_limit="512MiB") as lc:
+        with Client(lc, set_as_default=False) as c:
+            yield lc, c

@@ -62,17 +62,6 @@ def _sleepy(n, d, seconds):
     return np.zeros((n, d))
 
 
-@pytest.fixture
-def own_cluster():
-    """A cluster of one worker process that a test may take down."""
-    from distributed import Client, LocalCluster
-
-    with LocalCluster(n_workers=1, processes=True, threads_per_worker=1,
-                      dashboard_address=":0", memory_limit="512MiB") as lc:
-        with Client(lc, set_as_default=False) as c:
-            yield lc, c
-
-
 def test_a_cluster_left_without_workers_ends_the_fit_clearly(own_cluster, monkeypatch):
     """Every worker retires mid-fit: a DaskFitError within WORKER_WAIT, not the timeout."""
     from dask import delayed

@@ -24,17 +24,6 @@ pytest.importorskip("distributed")
 from kernelkit.dask import DaskFitError, _runtime  # noqa: E402
 
 
-@pytest.fixture
-def one_worker():
-    """A cluster of one worker process (with its nanny) that a test may take down."""
-    from distributed import Client, LocalCluster
-
-    with LocalCluster(n_workers=1, processes=True, threads_per_worker=1,
-                      dashboard_address=":0", memory_limit="512MiB") as lc:
-        with Client(lc, set_as_default=False) as c:
-            yield lc, c
-
-
 def _done_callbacks_after(monkeypatch, action):
     """Every future's done callback runs ``action`` first (in distributed's callback
     thread): the pass sees its future done only once ``action`` has returned."""
@@ -81,14 +70,14 @@ def _values(n):
     return np.arange(n, dtype=np.float64) ** 2
 
 
-def test_a_value_lost_with_the_last_worker_ends_in_a_clear_error(one_worker, monkeypatch):
+def test_a_value_lost_with_the_last_worker_ends_in_a_clear_error(own_cluster, monkeypatch):
     """Done, then the only worker leaves (scaled to 0) before the value is read: a
     DaskFitError within WORKER_WAIT (before the fix: Future.result() waited forever)."""
     from dask import delayed
 
     monkeypatch.setattr(_runtime, "WORKER_WAIT", 2.0)
     monkeypatch.setattr(_runtime, "POLL", 0.25)
-    lc, c = one_worker
+    lc, c = own_cluster
 
     def no_worker_left():
         lc.scale(0)
@@ -104,13 +93,13 @@ def test_a_value_lost_with_the_last_worker_ends_in_a_clear_error(one_worker, mon
     assert time.monotonic() - t0 < 30
 
 
-def test_a_value_lost_with_a_killed_worker_is_computed_again(one_worker, monkeypatch):
+def test_a_value_lost_with_a_killed_worker_is_computed_again(own_cluster, monkeypatch):
     """Done, then the worker holding the value is killed (its nanny starts a new one):
     the value, computed again, equal to the local one."""
     from dask import delayed
 
     monkeypatch.setattr(_runtime, "POLL", 0.25)
-    _, c = one_worker
+    _, c = own_cluster
     pid = next(iter(c.run(os.getpid).values()))
 
     def new_worker_up():
