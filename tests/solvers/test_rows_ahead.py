@@ -11,13 +11,12 @@ import time
 import numpy as np
 import pytest
 
-from kernelkit import _pages
+from kernelkit import _cores, _pages
 from kernelkit.exceptions import InvalidParameterError
 from kernelkit.gram import gram
 from kernelkit.kernels import RBF
 from kernelkit.models import KernelSVC
 from kernelkit.planning import Choice
-from kernelkit.planning import machines
 from kernelkit.planning.machines import ROWS_AHEAD_MAX_PRESSURE, rows_ahead_choice
 from kernelkit.solvers import buffers
 from kernelkit.solvers import _rbf_rows
@@ -271,10 +270,10 @@ def test_rows_ahead_choice_by_system_cores_and_how_busy_they_are():
     # this machine, now: the reason names the figure that could be read
     now = rows_ahead_choice(True)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    if machines._quota_cores() is not None:
-        cores = min(cores, machines._quota_cores())
+    if _cores._quota_cores() is not None:
+        cores = min(cores, _cores._quota_cores())
     readable = any(_pressure_line(path) for path in (
-        os.path.join(machines._cgroup_dirs()[0], "cpu.pressure"), "/proc/pressure/cpu"))
+        os.path.join(_cores._cgroup_dirs()[0], "cpu.pressure"), "/proc/pressure/cpu"))
     if cores < 2:
         assert now.value is False and "no core to spare" in now.reason
     elif readable:
@@ -295,12 +294,12 @@ def _pressure_line(path):
 def cgroup(tmp_path, monkeypatch):
     """A cgroup v2 tree of our own: the process in /app/job of a 16-core host whose
     system-wide pressure is 0.2 %; returns a writer of its files."""
-    monkeypatch.setattr(machines, "_CGROUP_ROOT", str(tmp_path / "cg"))
+    monkeypatch.setattr(_cores, "_CGROUP_ROOT", str(tmp_path / "cg"))
     (tmp_path / "cg" / "app" / "job").mkdir(parents=True)
     (tmp_path / "self").write_text("0::/app/job\n")
-    monkeypatch.setattr(machines, "_SELF_CGROUP", str(tmp_path / "self"))
+    monkeypatch.setattr(_cores, "_SELF_CGROUP", str(tmp_path / "self"))
     (tmp_path / "pressure").write_text("some avg10=0.20 avg60=0.10 avg300=0.00 total=1\n")
-    monkeypatch.setattr(machines, "_SYSTEM_PRESSURE", str(tmp_path / "pressure"))
+    monkeypatch.setattr(_cores, "_SYSTEM_PRESSURE", str(tmp_path / "pressure"))
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
 
     def write(where, name, text):
@@ -320,6 +319,17 @@ def test_rows_ahead_choice_counts_the_cores_of_the_cgroup_quota(cgroup):
     assert rows_ahead_choice(True, cores=8).value is True  # cores given: taken as given
 
 
+def test_every_thread_count_of_the_package_follows_the_quota(cgroup):
+    # the searches' fold threads and the tiled Gram engine ask the same usable_cores
+    from kernelkit.kernels import tiled
+    from kernelkit.planning.searches import fold_workers
+
+    assert _cores.usable_cores() == 16 and fold_workers(100, 25) == 16
+    cgroup("app", "cpu.max", "400000 100000\n")
+    assert _cores.usable_cores() == 4 and fold_workers(100, 25) == 4
+    assert tiled._threads() <= 4
+
+
 def test_rows_ahead_choice_prefers_the_cgroups_own_cpu_pressure(cgroup):
     assert "CPU pressure 0.2 %" in rows_ahead_choice(True).reason  # the system's
     cgroup("app/job", "cpu.pressure", "some avg10=37.50 avg60=30.00 avg300=9.00 total=9\n"
@@ -329,7 +339,7 @@ def test_rows_ahead_choice_prefers_the_cgroups_own_cpu_pressure(cgroup):
 
 
 def test_rows_ahead_choice_without_pressure_or_load_average(cgroup, tmp_path, monkeypatch):
-    monkeypatch.setattr(machines, "_SYSTEM_PRESSURE", str(tmp_path / "none"))
+    monkeypatch.setattr(_cores, "_SYSTEM_PRESSURE", str(tmp_path / "none"))
     monkeypatch.setattr(os, "getloadavg", lambda: (3.0, 2.0, 1.0))
     assert "load average 3.00" in rows_ahead_choice(True).reason
 

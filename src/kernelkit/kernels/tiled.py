@@ -28,11 +28,12 @@ K_nM, predictions).
 
 from __future__ import annotations
 
-import os
 import threading
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 import numpy as np
+
+from .._cores import usable_cores
 
 __all__ = ["tiled_gram", "tile_shape", "MIN_TILED_ENTRIES"]
 
@@ -73,11 +74,7 @@ def tile_shape(n_features, n_cols):
 def _threads():
     from numba import get_num_threads
 
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(get_num_threads(), cores))
+    return max(1, min(get_num_threads(), usable_cores()))
 
 
 def _tiles(n, m, tr, tc, symmetric):

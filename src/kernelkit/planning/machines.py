@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 
 from .._budget import require
+from .._cores import cpu_pressure_percent, usable_cores
 from .._units import format_bytes
 from .choices import Choice, Plan
 from .storage import decide_store
@@ -288,63 +289,6 @@ def rows_on_demand_choice(n, n_features, one_pass_rows=True):
 ROWS_AHEAD_MAX_PRESSURE = 10.0
 
 
-#: Linux's cgroup v2 tree and the line of /proc/self/cgroup naming this process's group
-#: (module names, so that tests point them at files of their own).
-_CGROUP_ROOT = "/sys/fs/cgroup"
-_SELF_CGROUP = "/proc/self/cgroup"
-_SYSTEM_PRESSURE = "/proc/pressure/cpu"
-
-
-def _read(path):
-    try:
-        with open(path) as f:
-            return f.read()
-    except OSError:
-        return None
-
-
-def _cgroup_dirs():
-    """This process's cgroup (v2) directory, then its parents up to the root; just the
-    root where /proc/self/cgroup has no v2 line (a container sees its own group as /)."""
-    text = _read(_SELF_CGROUP) or ""
-    own = next((line[3:].strip() for line in text.splitlines() if line.startswith("0::")), "/")
-    parts = [p for p in own.split("/") if p and p != ".."]
-    return [os.path.join(_CGROUP_ROOT, *parts[:k]) for k in range(len(parts), -1, -1)]
-
-
-def _quota_cores():
-    """Whole CPUs of the tightest cgroup CPU quota ("quota period" in cpu.max) over this
-    process's group and its parents, at least 1; None without a quota."""
-    cpus = None
-    for d in _cgroup_dirs():
-        fields = (_read(os.path.join(d, "cpu.max")) or "").split()
-        if len(fields) == 2 and fields[0] != "max":
-            try:
-                whole = max(1, int(fields[0]) // int(fields[1]))
-            except (ValueError, ZeroDivisionError):
-                continue
-            cpus = whole if cpus is None else min(cpus, whole)
-    return cpus
-
-
-def _pressure_of(text):
-    for line in (text or "").splitlines():
-        if line.startswith("some"):
-            try:
-                return float(line.split("avg10=")[1].split()[0])
-            except (IndexError, ValueError):
-                return None
-    return None
-
-
-def _cpu_pressure():
-    """CPU pressure over the last 10 s in percent: this process's cgroup's own
-    (cpu.pressure, what a quota makes it wait) where Linux keeps one, else the
-    system's (/proc/pressure/cpu); None where unknown."""
-    own = _pressure_of(_read(os.path.join(_cgroup_dirs()[0], "cpu.pressure")))
-    return own if own is not None else _pressure_of(_read(_SYSTEM_PRESSURE))
-
-
 def rows_ahead_choice(can_map, cores=None, cpu_pressure=None, load=None):
     """Whether a second thread maps the pages of a new Gram buffer ahead of SMO's rows
     on demand (:class:`kernelkit.solvers.smo.LazyGram` ``(map_ahead=)``), as a
@@ -390,13 +334,7 @@ def rows_ahead_choice(can_map, cores=None, cpu_pressure=None, load=None):
         Value True or False.
     """
     if cores is None:
-        try:
-            cores = len(os.sched_getaffinity(0))
-        except AttributeError:  # pragma: no cover - not Linux
-            cores = os.cpu_count() or 1
-        quota = _quota_cores()
-        if quota is not None and quota < cores:
-            cores = quota
+        cores = usable_cores()
     what = "pages of the new Gram buffer mapped ahead"
     on_smo = "each row's pages are mapped on SMO's thread just before it is written"
     if not can_map:
@@ -407,7 +345,7 @@ def rows_ahead_choice(can_map, cores=None, cpu_pressure=None, load=None):
         return Choice(what, False, f"{cores} core: no core to spare for a second thread; "
                       + on_smo)
     if cpu_pressure is None and load is None:
-        cpu_pressure = _cpu_pressure()
+        cpu_pressure = cpu_pressure_percent()
     if cpu_pressure is not None:
         busy = f"CPU pressure {cpu_pressure:.1f} % over the last 10 s"
         spare = cpu_pressure < ROWS_AHEAD_MAX_PRESSURE

@@ -10,9 +10,8 @@ every record of a search is written in this room.
 
 from __future__ import annotations
 
-import os
-
 from .._budget import budget as memory_budget
+from .._cores import usable_cores
 from .choices import Choice
 
 __all__ = ["fold_workers", "criterion_choice", "path_blocks_choice", "fold_threads_choice",
@@ -114,12 +113,10 @@ def tuning_centers_choice(M, auto, n, d):
 
 
 def fold_workers(n, n_tasks):
-    """Threads for the (candidate, fold) paths: the cores this process may use, at most
+    """Threads for the (candidate, fold) paths: the cores this process may use
+    (:func:`kernelkit._cores.usable_cores`), at most
     the number of paths, and as many as the memory budget holds a set of block buffers
     (about 8 n^2 bytes each) beside the 8 n^2 of the squared distances."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        cores = os.cpu_count() or 1
+    cores = usable_cores()
     fits = int(memory_budget() // (8.0 * n * n)) - 1
     return max(1, min(cores, n_tasks, fits))
