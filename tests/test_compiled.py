@@ -487,3 +487,80 @@ def test_matmat_t_off_the_main_thread_runs_serially_with_the_same_values():
         th.join()
     for g in got:
         np.testing.assert_array_equal(g, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("m, k", [(1, 1), (5, 2), (13, 1), (37, 3), (66, 5), (70, 9)])
+def test_symmetric_matmat_t_reads_the_lower_triangle_only(dtype, m, k):
+    # K V for a symmetric K from its lower triangle (the k-fold ridge's CG): the upper
+    # triangle holds garbage that must not be read; rows in fours plus singles, the
+    # threads' row ranges at every split
+    rng = np.random.default_rng(m * 7 + k)
+    A = rng.standard_normal((m, m))
+    S = (A + A.T).astype(dtype)
+    K = S.copy()
+    K[np.triu_indices(m, 1)] = np.nan  # never read
+    Vt = rng.standard_normal((k, m))
+    want = np.array([[math.fsum(float(a) * b for a, b in zip(S[i], Vt[c])) for i in range(m)]
+                     for c in range(k)])
+    got = C.symmetric_matmat_t(K, Vt, np.full((k, m), np.nan), serial=False)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13 * np.abs(want).max())
+    serial = C.symmetric_matmat_t(K, Vt, np.full((k, m), np.nan), serial=True)
+    np.testing.assert_allclose(serial, want, rtol=1e-13, atol=1e-13 * np.abs(want).max())
+    twin = R.symmetric_matmat_t_ref(K, Vt, np.empty((k, m)))
+    np.testing.assert_allclose(got, twin, rtol=1e-13, atol=1e-13 * np.abs(want).max())
+
+
+def test_symmetric_matmat_t_propagates_nan_and_refuses_bad_input():
+    K = np.eye(6)
+    K[4, 2] = np.nan  # lower triangle: row 4's sum and, mirrored, row 2's
+    got = C.symmetric_matmat_t(K, np.ones((2, 6)), np.empty((2, 6)))
+    assert np.isnan(got[:, [2, 4]]).all() and np.isfinite(np.delete(got, [2, 4], axis=1)).all()
+    with pytest.raises(ValueError, match="K must be square"):
+        C.symmetric_matmat_t(np.ones((6, 5)), np.ones((2, 5)), np.empty((2, 6)))
+    with pytest.raises(ValueError, match="Vt must be"):
+        C.symmetric_matmat_t(K, np.ones((2, 5)), np.empty((2, 6)))
+    with pytest.raises(ValueError, match="Ot overlaps"):
+        buf = np.zeros((8, 6))
+        C.symmetric_matmat_t(buf[:6], np.ones((2, 6)), buf[4:6])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("m, k", [(1, 1), (3, 2), (63, 1), (64, 3), (65, 4), (130, 5),
+                                  (200, 9)])
+def test_cho_solve_t_solves_with_the_factor_s_memory(dtype, m, k):
+    # (L L')^-1 R from a Fortran-order lower factor as LAPACK leaves it (U = L.T, a
+    # view), the strict lower part of U holding garbage; blocks of 64 rows, 1-4 column
+    # groups, both drivers; against the product check and scipy's float64 solves
+    import scipy.linalg
+
+    rng = np.random.default_rng(m + 100 * k)
+    A = rng.standard_normal((m, m + 3))
+    G = (A @ A.T / (m + 3) + np.eye(m)).astype(dtype)
+    L = np.asfortranarray(G.copy())
+    scipy.linalg.lapack.get_lapack_funcs("potrf", (L,))(L, lower=1, overwrite_a=1)
+    L64 = np.tril(L.astype(np.float64))
+    U = L.T
+    assert U.flags.c_contiguous
+    U[np.tril_indices(m, -1)] = np.nan  # L's strict upper part: never read
+    Rt = rng.standard_normal((k, m))
+    for serial in (False, True):
+        got = C.cho_solve_t(U, Rt.copy(), serial=serial)
+        np.testing.assert_allclose((L64 @ (L64.T @ got.T)).T, Rt, rtol=0, atol=1e-12 * m)
+        twin = R.cho_solve_t_ref(U, Rt.copy())
+        np.testing.assert_allclose(got, twin, rtol=1e-12, atol=1e-12 * np.abs(twin).max())
+
+
+def test_cho_solve_t_gives_inf_for_a_zero_pivot_and_refuses_bad_input():
+    U = np.eye(5, dtype=np.float32)
+    U[2, 2] = 0.0
+    got = C.cho_solve_t(U, np.ones((2, 5)))
+    assert not np.isfinite(got).all()
+    with pytest.raises(ValueError, match="U must be square"):
+        C.cho_solve_t(np.ones((5, 4)), np.ones((2, 5)))
+    with pytest.raises(ValueError, match="Rt must be a writeable C-contiguous float64"):
+        C.cho_solve_t(np.eye(5), np.ones((2, 5), dtype=np.float32))
+    with pytest.raises(ValueError, match="Rt must be"):
+        C.cho_solve_t(np.eye(5), np.ones((5, 2)).T)
+    with pytest.raises(ValueError, match="U must be C-contiguous"):
+        C.cho_solve_t(np.asfortranarray(np.eye(5)) + np.triu(np.ones((5, 5)), 1).T, np.ones((2, 5)))

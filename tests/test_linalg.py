@@ -26,6 +26,27 @@ def low_rank(n, d, seed=0):
 
 
 # ---------------------------------------------------------------- robust_cholesky
+def test_robust_cholesky_without_the_finite_check_never_jitters_a_nan():
+    # check_finite=False: no pass over A before potrf. OpenBLAS's potrf factors through
+    # a NaN (a NaN factor, for the caller to see); a potrf that fails on it gets the
+    # NaN named after the first attempt, before any jitter (no NumericalWarning)
+    A = np.eye(6) * 2.0
+    A[4, 4] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            r = robust_cholesky(A, check_finite=False)
+        except ValueError as e:
+            assert "NaN or infinity" in str(e)
+        else:
+            assert r.jitter == 0.0 and not np.isfinite(np.tril(r.L)).all()
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            robust_cholesky(A)  # the default checks first
+    B = np.eye(6) * 2.0 + 0.5
+    np.testing.assert_allclose(np.tril(robust_cholesky(B, check_finite=False).L),
+                               np.linalg.cholesky(B), rtol=1e-14)
+
+
 
 @pytest.mark.parametrize("n, block_size", [(1, 7), (50, 7), (64, 16), (101, 16), (130, 64),
                                            (60, 64), (200, 2048)])

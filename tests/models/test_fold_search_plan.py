@@ -322,24 +322,25 @@ def test_the_solver_defaults_to_the_tolerance_the_planner_counts_iterations_for(
 
 def test_the_planner_counts_the_solver_s_column_thresholds():
     # the planner may not import the solver (rooms): its copies of the solver's switch
-    # points (compiled product up to 8 columns, strsv per column up to 6) must agree
+    # points (compiled symmetric product up to 16 columns, compiled solves up to 12)
+    # must agree
     from kernelkit.planning import fold_search
     from kernelkit.tuning import fold_path
 
     assert fold_path.PRODUCT_COMPILED_MAX == fold_search.PRODUCT_COMPILED_MAX
-    assert fold_path.TRIANGULAR_COLUMNWISE_MAX == fold_search.TRIANGULAR_COLUMNWISE_MAX
+    assert fold_path.TRIANGULAR_COMPILED_MAX == fold_search.TRIANGULAR_COMPILED_MAX
 
 
 def test_an_iteration_costs_more_with_more_columns_and_a_far_factor_more_iterations():
-    # the cost model's shape: while both the product and the solves run column-wise or
-    # compiled (up to 6 columns), more columns cost more, and beyond, where the solver
-    # switches to GEMM / LAPACK, never less; a factor farther from the alphas costs more
+    # the cost model's shape: while both the product and the solves run compiled (up to
+    # 12 columns), more columns cost more, and beyond, where the solver switches to
+    # LAPACK / GEMM, never less; a factor farther from the alphas costs more
     # iterations and time
     from kernelkit.planning.fold_search import _iteration_seconds
 
     rates = {"stream": 3e10, "gemm": 1e11, "cholesky": 5e10, "elementwise": 5e9}
-    times = [_iteration_seconds(4000, k, rates) for k in range(1, 17)]
-    assert all(b > a for a, b in zip(times[:6], times[1:6]))
+    times = [_iteration_seconds(4000, k, rates) for k in range(1, 25)]
+    assert all(b > a for a, b in zip(times[:12], times[1:12]))
     assert all(b >= a for a, b in zip(times, times[1:]))  # no step down at a switch
     near, far = (group_seconds(4000, [1e-2, 1e-1], s, rates=rates) for s in (0.0316, 1.0))
     assert near[1] < far[1] and near[0] < far[0]

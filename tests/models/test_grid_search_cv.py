@@ -120,6 +120,17 @@ def test_shifted_solves_fall_back_to_float64_when_cg_stops_short():
                                    rtol=1e-7, atol=1e-9)
 
 
+@pytest.mark.parametrize("where", [(7, 7), (30, 4)])
+def test_shifted_solves_refuse_a_kernel_matrix_with_nan(where):
+    # the float32 factor is not checked finite before factoring (its matrix was when it
+    # was computed): a NaN that got through anyway still ends in the clear error
+    rng = np.random.default_rng(3)
+    K = rbf_kernel(rng.normal(size=(40, 2)), gamma=0.5)
+    K[where] = K[where[::-1]] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        shifted_solves(K, rng.normal(size=40), [1e-2, 1.0])
+
+
 @pytest.mark.parametrize("direct", [False, True])
 def test_ridge_kfold_equals_gridsearchcv_kernel_ridge(direct):
     X, y = _regression()

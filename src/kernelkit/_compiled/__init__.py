@@ -4,7 +4,10 @@
   distances, RBF, exp, polynomial, sigmoid, row/column scaling);
 - :mod:`.differences`: kernels of coordinate differences (Laplacian, Cauchy);
 - :mod:`.layout`: mirroring a triangle of a symmetric matrix;
-- :mod:`.products`: a big matrix times a few columns, reading it once;
+- :mod:`.products`: a big matrix times a few columns, reading it once (a
+  symmetric one, its lower triangle only);
+- :mod:`.triangular`: a Cholesky solve for a few columns, reading the factor
+  once per direction;
 - :mod:`.tiles`: single-thread passes over one tile (the tiled Gram engine's
   RBF values and mirror images, run by two threads at once);
 - :mod:`.selection`: member sums (kernel k-means), the k smallest entries
@@ -47,10 +50,11 @@ from .differences import cauchy, l1_exp
 from .elementwise import (exp_scaled, gather_exp, poly_from_inner, powf_from_inner, rbf_from_inner,
                           scale_add_rows_cols, sqdist_from_inner, tanh_from_inner)
 from .layout import mirror_band_upper, mirror_lower
-from .products import matmat_t
+from .products import matmat_t, symmetric_matmat_t
 from .rows import row_hashes, rows_equal
 from .selection import bounded_candidates, member_sums, smallest_k, smallest_k_stable
 from .tiles import mirror_tile, rbf_tile
+from .triangular import cho_solve_t
 from .strings import (encode, subsequence_block, subsequence_pair, subsequence_scratch_bytes,
                       subsequence_self)
 from .trees import subset_tree_block, subset_tree_self
@@ -64,7 +68,7 @@ __all__ = [
     "bounded_candidates", "rbf_tile", "mirror_tile",
     "encode", "subsequence_block", "subsequence_self", "subsequence_pair",
     "subsequence_scratch_bytes", "interruptible", "row_hashes", "rows_equal",
-    "subset_tree_block", "subset_tree_self", "matmat_t",
+    "subset_tree_block", "subset_tree_self", "matmat_t", "symmetric_matmat_t", "cho_solve_t",
 ]
 
 # One place for every entry point (see interruptible); the others are plain Python.

@@ -13,6 +13,7 @@ import itertools
 from collections import Counter
 
 import numpy as np
+import scipy.linalg
 
 from ._common import _offset
 from .selection import smallest_k_stable
@@ -93,6 +94,21 @@ def matmat_t_ref(K, Vt, Ot, *, serial=None):
     """Plain-numpy twin of :func:`matmat_t`."""
     Ot[...] = (K.astype(np.float64) @ Vt.T).T
     return Ot
+
+
+def symmetric_matmat_t_ref(K, Vt, Ot, *, serial=None):
+    """Plain-numpy twin of :func:`symmetric_matmat_t` (K's lower triangle mirrored)."""
+    low = np.tril(K.astype(np.float64))
+    Ot[...] = ((low + np.tril(low, -1).T) @ Vt.T).T
+    return Ot
+
+
+def cho_solve_t_ref(U, Rt, *, serial=None):
+    """Plain-numpy twin of :func:`cho_solve_t` (scipy's triangular solves in float64)."""
+    U64 = np.triu(U.astype(np.float64))
+    Z = scipy.linalg.solve_triangular(U64, Rt.T, trans="T", lower=False)
+    Rt[...] = scipy.linalg.solve_triangular(U64, Z, lower=False).T
+    return Rt
 
 
 def scale_add_rows_cols_ref(A, f_rows, f_cols, out):

@@ -18,14 +18,15 @@ The cost model
 - a float32 factor: m^3/3 at :data:`FLOAT32_SPEEDUP` x the ``cholesky`` rate, the
   copy of K, and the final residual check of the group (2 m^2 k t at ``gemm``);
 - one CG iteration with k active columns, memory-bound (measured on the 2-core
-  machine at m = 6400 and 12,800): the product with K, one read of its 8 m^2 bytes at
-  :data:`GEMV_STREAM_FRACTION` x the ``stream`` rate for one column, and for 2 to
-  :data:`PRODUCT_COMPILED_MAX` columns one compiled pass costing
-  ``PRODUCT_COMPILED_BASE + PRODUCT_COMPILED_PER_COLUMN * (k - 1)`` such reads
+  machine at m = 2000 and 12,800): the product with K, for up to
+  :data:`PRODUCT_COMPILED_MAX` columns one compiled pass over K's lower triangle costing
+  ``max(SYMMETRIC_PRODUCT_MIN, SYMMETRIC_PRODUCT_PER_COLUMN * k)`` reads of its 8 m^2
+  bytes at :data:`GEMV_STREAM_FRACTION` x the ``stream`` rate
   (:data:`SKINNY_GEMM_READS` for a GEMM beyond); the preconditioner's two float32
-  triangular solves, :data:`TRIANGULAR_SOLVE_GEMVS` x a read per column up to
-  :data:`TRIANGULAR_COLUMNWISE_MAX` columns (one LAPACK pair of about
-  :data:`TRIANGULAR_TRTRS_READS` reads for all columns beyond); plus
+  triangular solves, one compiled pass per direction for all columns up to
+  :data:`TRIANGULAR_COMPILED_MAX` costing ``TRIANGULAR_BASE + TRIANGULAR_PER_COLUMN *
+  k`` such reads (one LAPACK ``strtrs`` pair of about :data:`TRIANGULAR_TRTRS_READS`
+  reads beyond); plus
   :data:`ITERATION_OVERHEAD_S`; so a
   factor per alpha with a few refinement iterations is cheaper than sharing a factor
   whenever the factor costs less than a few tens of iterations;
@@ -56,9 +57,9 @@ from .costs import rates_in_force
 __all__ = ["FoldSolvePlan", "plan_fold_solves", "cg_iterations", "group_seconds", "fold_solves_choice",
            "FLOAT32_SPEEDUP", "ITERATION_CONSTANT", "EXACT_SHIFT_ITERATIONS",
            "ITERATION_OVERHEAD_S", "FOLD_RTOL", "GEMV_STREAM_FRACTION",
-           "TRIANGULAR_SOLVE_GEMVS", "SKINNY_GEMM_READS", "PRODUCT_COMPILED_MAX",
-           "PRODUCT_COMPILED_BASE", "PRODUCT_COMPILED_PER_COLUMN", "TRIANGULAR_COLUMNWISE_MAX",
-           "TRIANGULAR_TRTRS_READS"]
+           "SKINNY_GEMM_READS", "PRODUCT_COMPILED_MAX", "SYMMETRIC_PRODUCT_MIN",
+           "SYMMETRIC_PRODUCT_PER_COLUMN", "TRIANGULAR_COMPILED_MAX", "TRIANGULAR_BASE",
+           "TRIANGULAR_PER_COLUMN", "TRIANGULAR_TRTRS_READS"]
 
 #: Relative residual every alpha is solved to (:data:`kernelkit.tuning.fold_path.FOLD_RTOL`).
 FOLD_RTOL = 1e-12
@@ -79,25 +80,29 @@ ITERATION_OVERHEAD_S = 2e-4
 #: A float64 matrix-vector product's read rate over the ``stream`` rate (which
 #: ``kernelkit calibrate`` measures as ``B @ u`` and ``B.T @ w`` together): 0.85.
 GEMV_STREAM_FRACTION = 0.85
-#: Two float32 triangular solves with one column (``strsv``, 4 m^2 bytes) over one
-#: float64 product with K (8 m^2 bytes): measured 0.62-0.79 at m = 6400.
-TRIANGULAR_SOLVE_GEMVS = 0.75
 #: Reads of the matrix OpenBLAS's GEMM or TRSM with more than a few columns costs:
 #: about 4 matrix-vector products' time for 5-16 columns (measured 4.2-4.4 at m = 6400).
 SKINNY_GEMM_READS = 4.0
-#: The compiled product with K (:func:`kernelkit._compiled.matmat_t`) for 2 to
-#: ``PRODUCT_COMPILED_MAX`` columns, in matrix-vector products' time: base plus per
-#: extra column, measured at m = 12,800 (2 columns 1.28, 3 columns 1.55, 5 columns
-#: 1.79 products of 0.034 s).
-PRODUCT_COMPILED_MAX = 8
-PRODUCT_COMPILED_BASE = 1.1
-PRODUCT_COMPILED_PER_COLUMN = 0.17
-#: Columns up to which the triangular solves run per column (``strsv``), as
-#: :data:`kernelkit.tuning.fold_path.TRIANGULAR_COLUMNWISE_MAX`.
-TRIANGULAR_COLUMNWISE_MAX = 6
+#: The compiled product with K's lower triangle
+#: (:func:`kernelkit._compiled.symmetric_matmat_t`) for up to ``PRODUCT_COMPILED_MAX``
+#: columns, in matrix-vector products' time: ``max(MIN, PER_COLUMN * k)``, measured at
+#: m = 12,800 against a product of 0.034 s (1-3 columns 0.71-0.74, 5 columns 1.03,
+#: 8 columns 1.50, 12 columns 2.25).
+PRODUCT_COMPILED_MAX = 16
+SYMMETRIC_PRODUCT_MIN = 0.7
+SYMMETRIC_PRODUCT_PER_COLUMN = 0.19
+#: Columns up to which both triangular solves are one compiled pass each for all
+#: columns (:func:`kernelkit._compiled.cho_solve_t`), as
+#: :data:`kernelkit.tuning.fold_path.TRIANGULAR_COMPILED_MAX`; their cost in
+#: matrix-vector products' time ``BASE + PER_COLUMN * k``, measured at m = 12,800
+#: (1 column 0.82, 2 columns 0.97, 3 columns 1.3, 5 columns 1.83, 8 columns 2.48,
+#: 12 columns 3.05).
+TRIANGULAR_COMPILED_MAX = 12
+TRIANGULAR_BASE = 0.6
+TRIANGULAR_PER_COLUMN = 0.22
 #: The two LAPACK triangular solves (``strtrs``) with more columns than that, for all
-#: of them, in matrix-vector products' time (measured 4.4-4.5 for 2-8 columns at
-#: m = 6400).
+#: of them, in matrix-vector products' time (measured 3.5-4.5 for 8-12 columns at
+#: m = 6400-12,800).
 TRIANGULAR_TRTRS_READS = 4.5
 
 
@@ -157,19 +162,17 @@ def _gemv_seconds(m, r):
 
 def _product_seconds(m, k, r):
     """A float64 product of K with k columns: memory-bound reads or flops."""
-    if k <= 1:
-        reads = 1.0
-    elif k <= PRODUCT_COMPILED_MAX:
-        reads = PRODUCT_COMPILED_BASE + PRODUCT_COMPILED_PER_COLUMN * (k - 1)
+    if k <= PRODUCT_COMPILED_MAX:
+        reads = max(SYMMETRIC_PRODUCT_MIN, SYMMETRIC_PRODUCT_PER_COLUMN * k)
     else:
         reads = SKINNY_GEMM_READS
     return max(reads * _gemv_seconds(m, r), 2.0 * m * m * k / r["gemm"])
 
 
 def _solve_seconds(m, k, r):
-    """The preconditioner's two float32 triangular solves with k columns: ``strsv``
-    per column, or one LAPACK ``strtrs`` pair for all of them beyond."""
-    reads = (TRIANGULAR_SOLVE_GEMVS * k if k <= TRIANGULAR_COLUMNWISE_MAX
+    """The preconditioner's two float32 triangular solves with k columns: one compiled
+    pass per direction for all of them, or one LAPACK ``strtrs`` pair beyond."""
+    reads = (TRIANGULAR_BASE + TRIANGULAR_PER_COLUMN * k if k <= TRIANGULAR_COMPILED_MAX
              else TRIANGULAR_TRTRS_READS)
     return reads * _gemv_seconds(m, r)
 

@@ -12,9 +12,12 @@ refinement (a few iterations reach a float64-level residual). The preconditioned
 matrix ``(K + alpha_ref I)^-1 (K + alpha I)`` has its eigenvalues in
 ``[min(1, a / a_ref), max(1, a / a_ref)]`` (up to the float32 factor's error). Each
 iteration is memory-bound: one product of K with the active columns and two float32
-triangular solves, K V by one compiled pass for up to :data:`PRODUCT_COMPILED_MAX`
-columns and the solves per column up to :data:`TRIANGULAR_COLUMNWISE_MAX` columns
-(OpenBLAS's GEMM and TRSM with a few columns read the matrix several times over). The float32 factor is written into a
+triangular solves. K V is one compiled pass over K's lower triangle for up to
+:data:`PRODUCT_COMPILED_MAX` columns (:func:`kernelkit._compiled.symmetric_matmat_t`:
+half the bytes of a full product; OpenBLAS's GEMM with a few columns reads the whole
+matrix several times over), and both solves one compiled pass each over the factor
+for all columns up to :data:`TRIANGULAR_COMPILED_MAX` (:func:`kernelkit._compiled.cho_solve_t`;
+``strsv`` reads it once per column). The float32 factor is written into a
 buffer kept across calls (``work``), so no fresh pages per factor. A column that does
 not reach the tolerance in ``maxiter`` iterations switches to its own float64
 Cholesky factor: counted in the result (the search records it in ``plan_``), with a
@@ -39,29 +42,31 @@ import scipy.linalg
 
 from sklearn.exceptions import ConvergenceWarning
 
-from .._compiled import matmat_t
+from .._compiled import cho_solve_t, symmetric_matmat_t
 from ..exceptions import NumericalWarning
 from ..linalg import pcg, robust_cholesky
 from .paths import blas_threads_for
 
 __all__ = ["FoldSolves", "shifted_solves", "fold_solves", "reference_alpha",
-           "FOLD_RTOL", "FOLD_MAXITER", "PRODUCT_COMPILED_MAX", "TRIANGULAR_COLUMNWISE_MAX"]
+           "FOLD_RTOL", "FOLD_MAXITER", "PRODUCT_COMPILED_MAX", "TRIANGULAR_COMPILED_MAX"]
 
 #: Relative residual ``||y - (K + alpha I) u|| / ||y||`` every alpha is solved to:
 #: held-out errors then equal those of a float64 Cholesky solve to ~1e-10 relative.
 FOLD_RTOL = 1e-12
 #: Iterations of the batched CG before a column falls back to its own float64 factor.
 FOLD_MAXITER = 300
-#: Columns up to which the product with K is one compiled pass reading K once for all
-#: of them (one column: BLAS's matrix-vector product, 0.034 s at m = 12,800) (:func:`kernelkit._compiled.matmat_t`): OpenBLAS's GEMM with a few columns
-#: reads K several times, and a loop of matrix-vector products once per column
-#: (measured at m = 12,800 on the 2-core machine: 2 columns 0.043 s compiled, 0.069 s
-#: as a loop, 0.11 s as one GEMM; 5 columns 0.060, 0.17 and 0.13 s). Above it, GEMM.
-PRODUCT_COMPILED_MAX = 8
-#: Columns up to which the float32 triangular solves run ``strsv`` per column
-#: (``strtrs`` with 2 columns took 4.4 matrix-vector products' time, the loop 1.6;
-#: 8 columns 4.5 and 5.1).
-TRIANGULAR_COLUMNWISE_MAX = 6
+#: Columns up to which the product with K is one compiled pass over K's lower triangle
+#: (:func:`kernelkit._compiled.symmetric_matmat_t`); above it, GEMM (compute-bound by
+#: then). Measured at m = 12,800 on the 2-core machine: 1 column 0.024 s (BLAS's
+#: matrix-vector product 0.033-0.045 s), 2 columns 0.024 s (GEMM 0.12 s), 5 columns
+#: 0.035 s (0.12 s), 12 columns 0.076 s (0.15 s).
+PRODUCT_COMPILED_MAX = 16
+#: Columns up to which the float32 triangular solves are one compiled pass per
+#: direction for all columns (:func:`kernelkit._compiled.cho_solve_t`); above it, LAPACK's
+#: ``strtrs``. Measured at m = 12,800: 1 column 0.028 s (``strsv`` 0.032 s), 2 columns
+#: 0.033 s (0.060 s per column, ``strtrs`` 0.097 s), 5 columns 0.062 s (0.145 s, 0.133 s),
+#: 12 columns 0.104 s (0.368 s, 0.120 s).
+TRIANGULAR_COMPILED_MAX = 12
 
 
 @dataclass(frozen=True)
@@ -103,8 +108,8 @@ def reference_alpha(alphas):
 
 
 class _Gram:
-    """``V -> K V`` for CG: a matrix-vector product for one column, one compiled pass
-    over K for 2 to :data:`PRODUCT_COMPILED_MAX` columns, GEMM above."""
+    """``V -> K V`` for CG, K symmetric: one compiled pass over K's lower triangle for
+    up to :data:`PRODUCT_COMPILED_MAX` columns, GEMM above."""
 
     def __init__(self, K):
         self.K = K
@@ -112,12 +117,10 @@ class _Gram:
 
     def matmat(self, V):
         k = V.shape[1]
-        if k == 1:  # BLAS's matrix-vector product reads K at full speed already
-            return (self.K @ V[:, 0])[:, None]
         if k > PRODUCT_COMPILED_MAX:
             return self.K @ V
         Vt = np.ascontiguousarray(V.T, dtype=np.float64)
-        return matmat_t(self.K, Vt, np.empty((k, self.K.shape[0]))).T
+        return symmetric_matmat_t(self.K, Vt, np.empty((k, self.K.shape[0]))).T
 
 
 def _shifted_copy(K, shift, dtype, work=None):
@@ -138,9 +141,14 @@ def _shifted_copy(K, shift, dtype, work=None):
 
 
 def _factor(K, shift, work=None):
-    """Float32 Cholesky factor (Fortran order, lower) of ``K + shift I``."""
+    """Float32 Cholesky factor (Fortran order, lower) of ``K + shift I``.
+
+    Not checked finite again (0.2 s per factor at m = 12,800): K's blocks were when
+    they were computed, and a NaN that got through anyway makes the preconditioned
+    solves non-finite, which :func:`_precondition` refuses; the alphas then switch to
+    their float64 factors, which check."""
     A = _shifted_copy(K, shift, np.float32, work)
-    return robust_cholesky(A, overwrite_a=True, dtype=np.float32).L
+    return robust_cholesky(A, overwrite_a=True, dtype=np.float32, check_finite=False).L
 
 
 class _Preconditioner:
@@ -155,25 +163,23 @@ class _Preconditioner:
 
 
 def _precondition(L, R):
-    """``(L L')^-1 R`` by two float32 triangular solves; float64 out."""
+    """``(L L')^-1 R`` by two float32 triangular solves (float64 arithmetic in the
+    compiled pass); float64 out."""
     k = R.shape[1]
-    if k <= TRIANGULAR_COLUMNWISE_MAX:
-        strsv = scipy.linalg.blas.strsv
-        Z = np.empty(R.shape)
-        for j in range(k):
-            z = strsv(L, R[:, j].astype(np.float32), lower=1, overwrite_x=1)
-            Z[:, j] = strsv(L, z, lower=1, trans=1, overwrite_x=1)
-        if not np.isfinite(Z).all():
+    if k <= TRIANGULAR_COMPILED_MAX and L.flags.f_contiguous:
+        Z = cho_solve_t(L.T, np.array(R.T, dtype=np.float64, order="C")).T
+    else:
+        trtrs = scipy.linalg.lapack.strtrs
+        Z, info = trtrs(L, np.asfortranarray(R, dtype=np.float32), lower=1, trans=0,
+                        overwrite_b=1)
+        if info == 0:
+            Z, info = trtrs(L, Z, lower=1, trans=1, overwrite_b=1)
+        if info != 0:
             raise np.linalg.LinAlgError("the float32 Cholesky factor is singular")
-        return Z
-    trtrs = scipy.linalg.lapack.strtrs
-    Z, info = trtrs(L, np.asfortranarray(R, dtype=np.float32), lower=1, trans=0,
-                    overwrite_b=1)
-    if info == 0:
-        Z, info = trtrs(L, Z, lower=1, trans=1, overwrite_b=1)
-    if info != 0:
+        Z = Z.astype(np.float64)
+    if not np.isfinite(Z).all():
         raise np.linalg.LinAlgError("the float32 Cholesky factor is singular")
-    return Z.astype(np.float64)
+    return Z
 
 
 def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_ref=None,
