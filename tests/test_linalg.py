@@ -324,3 +324,27 @@ def test_pcg_with_a_shift_per_column_solves_each_shifted_system():
     # a start x0 counts its shift too
     again = pcg(A, B, rtol=1e-12, maxiter=500, shift=shifts, x0=out.x)
     assert again.n_iter <= 1
+
+
+def test_pcg_gives_a_column_wise_preconditioner_the_active_columns():
+    # M with matmat_columns(R, cols): each column preconditioned by its own exact
+    # inverse converges in one iteration; the indices seen are the active ones, in order
+    from kernelkit.linalg import pcg
+    rng = np.random.default_rng(6)
+    G = rng.normal(size=(40, 40))
+    A = G @ G.T / 40
+    shifts = np.array([1e-2, 1.0, 10.0])
+    inverses = [np.linalg.inv(A + a * np.eye(40)) for a in shifts]
+    seen = []
+
+    class PerColumn:
+        def matmat_columns(self, R, cols):
+            seen.append(tuple(cols))
+            return np.column_stack([inverses[c] @ R[:, i] for i, c in enumerate(cols)])
+
+    B = rng.normal(size=(40, 3))
+    B[:, 1] = 0.0  # b = 0: never active
+    out = pcg(A, B, M=PerColumn(), rtol=1e-10, maxiter=5, shift=shifts)
+    assert out.n_iter == 1 and seen == [(0, 2)]
+    for j in (0, 2):
+        np.testing.assert_allclose(out.x[:, j], inverses[j] @ B[:, j], rtol=1e-9)

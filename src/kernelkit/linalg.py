@@ -468,7 +468,10 @@ def pcg(A, b, *, M=None, x0=None, rtol=1e-6, atol=0.0, maxiter=None, callback=No
     b : array-like of shape (n,) or (n, k)
         Right-hand side(s).
     M : same kinds as ``A``, optional
-        Preconditioner applying an approximation of ``A^-1`` (SPD).
+        Preconditioner applying an approximation of ``A^-1`` (SPD). An object with
+        a method ``matmat_columns(R, cols)`` is called through it instead, with
+        the indices of the active columns ``R`` holds: a preconditioner that
+        differs by column (e.g. one factor per group of shifts).
     x0 : array-like of shape like ``b``, optional
         Starting guess, default zeros.
     rtol, atol : float, default=1e-6, 0.0
@@ -500,7 +503,8 @@ def pcg(A, b, *, M=None, x0=None, rtol=1e-6, atol=0.0, maxiter=None, callback=No
     if B.ndim != 2:
         raise ValueError(f"b must have shape (n,) or (n, k), got {b.shape}")
     n, k = B.shape
-    Amm, Mmm = _as_matmat(A, "A"), _as_matmat(M, "M")
+    by_column = callable(getattr(M, "matmat_columns", None))
+    Amm, Mmm = _as_matmat(A, "A"), (None if by_column else _as_matmat(M, "M"))
     maxiter = 10 * n if maxiter is None else int(maxiter)
     X = np.zeros_like(B) if x0 is None else np.array(x0, dtype=np.float64).reshape(n, k)
     shape_out = (lambda Z: Z.ravel()) if vector else (lambda Z: Z)
@@ -533,7 +537,8 @@ def pcg(A, b, *, M=None, x0=None, rtol=1e-6, atol=0.0, maxiter=None, callback=No
     breakdown = np.zeros(k, dtype=bool)
     while active.any() and n_iter < maxiter:
         idx = np.flatnonzero(active)
-        Z = np.asarray(Mmm(R[:, idx])).reshape(n, -1)
+        Z = np.asarray(M.matmat_columns(R[:, idx], idx) if by_column
+                       else Mmm(R[:, idx])).reshape(n, -1)
         rz_new = np.einsum("ij,ij->j", R[:, idx], Z)
         beta = np.where(n_iter == 0, 0.0, rz_new / rz[idx])
         P[:, idx] = Z + beta * P[:, idx]

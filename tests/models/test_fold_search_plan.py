@@ -344,3 +344,24 @@ def test_an_iteration_costs_more_with_more_columns_and_a_far_factor_more_iterati
     assert all(b >= a for a, b in zip(times, times[1:]))  # no step down at a switch
     near, far = (group_seconds(4000, [1e-2, 1e-1], s, rates=rates) for s in (0.0316, 1.0))
     assert near[1] < far[1] and near[0] < far[0]
+
+
+def test_merged_groups_cost_less_than_the_same_groups_one_after_the_other():
+    # one CG run for two float32 groups shares the product with K: cheaper than the
+    # groups' separate costs, and as many iterations as the slower group
+    from kernelkit.planning.fold_search import merged_seconds
+
+    rates = {"stream": 3e10, "gemm": 1e11, "cholesky": 5e10, "elementwise": 5e9}
+    alphas = np.array([1e-3, 1e-2, 0.1, 1.0, 10.0])
+    groups = (((0, 1), 0.00316), ((2, 3, 4), 1.0))
+    apart = [group_seconds(12800, alphas[list(idx)], s, rates=rates) for idx, s in groups]
+    seconds, iterations = merged_seconds(12800, alphas, groups, rates=rates)
+    assert iterations == max(it for _, it in apart)
+    assert seconds < sum(sec for sec, _ in apart)
+    factors = 2 * 12800 ** 3 / 3 / (2.0 * rates["cholesky"])
+    assert seconds > factors  # and never below the factors it computes
+    plan = plan_fold_solves(12800, alphas, rates=rates)
+    if sum(s is not None for _, s in plan.groups) > 1:
+        assert plan.merged == merged_seconds(12800, alphas, plan.groups, rates=rates)
+    else:
+        assert plan.merged is None

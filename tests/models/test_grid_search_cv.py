@@ -108,6 +108,78 @@ def test_fold_solves_equal_direct_solves(alphas, direct):
     assert info["factors"] == (len(alphas) if direct else 1) == plan.factors
 
 
+@pytest.mark.parametrize("merge", [True, False])
+def test_float32_groups_merged_into_one_cg_solve_as_one_after_the_other(merge):
+    # two float32 groups and a float64 one: merged, one CG run reads K once per
+    # iteration for both groups (as many passes as the slower group), each column with
+    # its own group's factor; the answers are the exact solves either way
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(90, 3))
+    K = rbf_kernel(X, gamma=0.3)
+    Y = rng.normal(size=(90, 2))
+    alphas = [1e-3, 1e-2, 0.1, 1.0, 10.0, 0.05]
+    groups = [((0, 1), 0.00316), ((2, 3, 4), 1.0), ((5,), None)]
+    coef, info = fold_solves(K, Y, alphas, groups, work={}, merge=merge)
+    for j, a in enumerate(alphas):
+        reference = np.linalg.solve(K + a * np.eye(90), Y)
+        np.testing.assert_allclose(coef[j], reference, rtol=1e-8,
+                                   atol=1e-10 * np.abs(reference).max())
+    assert info["merged"] == merge and info["factors"] == 3 and not info["direct"]
+    apart = [shifted_solves(K, Y, [alphas[i] for i in idx], alpha_ref=s).n_iter
+             for idx, s in groups[:2]]
+    assert info["n_iter"] == (max(apart) if merge else sum(apart))
+
+
+def test_merged_groups_whose_float32_solves_overflow_all_switch_to_float64(monkeypatch):
+    from kernelkit.tuning import fold_path
+
+    def overflowing(L, R):
+        raise np.linalg.LinAlgError("the float32 Cholesky factor is singular")
+
+    monkeypatch.setattr(fold_path, "_precondition", overflowing)
+    rng = np.random.default_rng(7)
+    K = rbf_kernel(rng.normal(size=(50, 2)), gamma=0.5)
+    y = rng.normal(size=50)
+    alphas = [1e-2, 0.1, 1.0, 10.0]
+    coef, info = fold_solves(K, y, alphas, [((0, 1), 0.03), ((2, 3), 3.0)], merge=True)
+    assert info["merged"] and info["fallbacks"] == 4 and info["n_iter"] == 0
+    for j, a in enumerate(alphas):
+        np.testing.assert_allclose(coef[j, :, 0], np.linalg.solve(K + a * np.eye(50), y),
+                                   rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("memory", [None, 17_000_000])
+def test_ridge_search_merges_float32_groups_when_their_factors_fit(memory):
+    # the planner's two float32 groups (rates chosen so) run as one CG when all factors
+    # fit the memory budget, else one after the other; plan_ says which; same scores.
+    # 850 rows: the search needs 15.9 MB one group after the other, 17.8 MB merged
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(850, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=850)
+    alphas = [1e-3, 1e-2, 0.1, 1.0, 10.0]
+    rates = {"cholesky": 1e9, "stream": 1e10, "gemm": 1e9, "elementwise": 1e9}
+    assert sum(s is not None for _, s in plan_fold_solves(680, alphas, rates=rates).groups) == 2
+    folds = KFold(5, shuffle=True, random_state=0)
+    with config_context(rates=rates, **({} if memory is None else {"memory": memory})):
+        ours = KernelRidgeCV("rbf(gamma=0.5)", alphas=alphas, cv=folds,
+                             fit_intercept=False).fit(X, y)
+    solves = [c for c in ours.plan_.choices if c.what == "fold solves"][0]
+    merged = memory is None
+    assert ("in one batched CG" in solves.reason) == merged
+    assert ("one after the other" in solves.reason) == (not merged)
+    peer = GridSearchCV(KernelRidge(kernel="rbf", gamma=0.5), {"alpha": alphas}, cv=folds,
+                        scoring="neg_mean_squared_error").fit(X, y)
+    np.testing.assert_allclose(ours.cv_results_["mean_squared_error"],
+                               -peer.cv_results_["mean_test_score"], rtol=1e-8)
+
+
+def test_merged_solves_refuse_a_shift_count_other_than_the_alphas():
+    from kernelkit.tuning.fold_path import merged_solves
+
+    with pytest.raises(ValueError, match="one shift per alpha"):
+        merged_solves(np.eye(3), np.ones(3), [0.1, 1.0], [0.3])
+
+
 def test_shifted_solves_fall_back_to_float64_when_cg_stops_short():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(50, 2))

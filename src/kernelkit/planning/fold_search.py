@@ -30,6 +30,11 @@ The cost model
   :data:`ITERATION_OVERHEAD_S`; so a
   factor per alpha with a few refinement iterations is cheaper than sharing a factor
   whenever the factor costs less than a few tens of iterations;
+- the float32 groups run as one batched CG (``merged``: each iteration one product
+  with K for every group's active columns, then each group's solves with its own
+  factor), when their factors fit in memory at once: :func:`merged_seconds`. The
+  grouping is chosen on the groups' separate costs (merging only lowers the cost of
+  plans with several float32 groups, so the choice errs towards fewer factors);
 - the iterations of alpha ``a`` preconditioned at ``a_ref``: the preconditioned
   matrix's eigenvalues lie in ``[min(1, a/a_ref), max(1, a/a_ref)]``, so its
   condition number is ``kappa = max(a, a_ref) / min(a, a_ref)`` and CG needs about
@@ -54,7 +59,8 @@ from .._units import format_seconds
 from .choices import Choice
 from .costs import rates_in_force
 
-__all__ = ["FoldSolvePlan", "plan_fold_solves", "cg_iterations", "group_seconds", "fold_solves_choice",
+__all__ = ["FoldSolvePlan", "plan_fold_solves", "cg_iterations", "group_seconds",
+           "merged_seconds", "fold_solves_choice",
            "FLOAT32_SPEEDUP", "ITERATION_CONSTANT", "EXACT_SHIFT_ITERATIONS",
            "ITERATION_OVERHEAD_S", "FOLD_RTOL", "GEMV_STREAM_FRACTION",
            "SKINNY_GEMM_READS", "PRODUCT_COMPILED_MAX", "SYMMETRIC_PRODUCT_MIN",
@@ -123,12 +129,16 @@ class FoldSolvePlan:
     alternatives : dict
         Predicted seconds of reference groupings: ``"one factor"`` (one float32
         factor for all), ``"float64 per alpha"``.
+    merged : tuple or None
+        ``(seconds, iterations)`` of the same groups with their float32 groups in one
+        batched CG (:func:`merged_seconds`); None with fewer than two float32 groups.
     """
 
     groups: tuple
     iterations: tuple
     seconds: float
     alternatives: dict
+    merged: tuple = None
 
     @property
     def factors(self):
@@ -206,6 +216,41 @@ def group_seconds(m, alphas, shift, n_targets=1, rates=None, rtol=FOLD_RTOL):
     return seconds, its[-1]
 
 
+def merged_seconds(m, alphas, groups, n_targets=1, rates=None, rtol=FOLD_RTOL):
+    """(predicted seconds, CG iterations) of ``groups`` with their float32 groups in one
+    batched CG: every float32 factor, then iterations each costing one product with K
+    for all active columns and each group's solves for its own; float64 groups as in
+    :func:`group_seconds`."""
+    r = rates_in_force(rates)
+    alphas = np.asarray(alphas, dtype=np.float64)
+    copy = m * m / r["elementwise"]
+    seconds = 0.0
+    finish = []  # (iterations, group) per alpha of a float32 group
+    for g, (idx, shift) in enumerate(groups):
+        members = alphas[np.asarray(idx, dtype=np.intp)]
+        if shift is None:
+            seconds += group_seconds(m, members, None, n_targets, r, rtol)[0]
+            continue
+        seconds += m ** 3 / 3.0 / (FLOAT32_SPEEDUP * r["cholesky"]) + copy
+        finish += [(cg_iterations(a, shift, rtol), g) for a in members]
+    if not finish:
+        return seconds, 0
+    seconds += _product_seconds(m, len(finish) * n_targets, r)  # the residual check
+    active = {}
+    for _, g in finish:
+        active[g] = active.get(g, 0) + 1
+    done = 0
+    for it, g in sorted(finish):  # columns leave the batch as their alpha converges
+        if it > done:
+            cols = sum(active.values()) * n_targets
+            per = (_product_seconds(m, cols, r) + ITERATION_OVERHEAD_S
+                   + sum(_solve_seconds(m, c * n_targets, r) for c in active.values() if c))
+            seconds += (it - done) * per
+            done = it
+        active[g] -= 1
+    return seconds, done
+
+
 def plan_fold_solves(m, alphas, n_targets=1, rates=None, rtol=FOLD_RTOL):
     """The cheapest grouping of ``alphas`` for a training fold of ``m`` rows.
 
@@ -246,26 +291,42 @@ def plan_fold_solves(m, alphas, n_targets=1, rates=None, rtol=FOLD_RTOL):
     seconds, chosen = best[k]
     one = group_seconds(m, s, float(math.sqrt(s[0] * s[-1])), n_targets, rates, rtol)[0]
     direct = group_seconds(m, s, None, n_targets, rates, rtol)[0]
-    return FoldSolvePlan(tuple((g[0], g[1]) for g in chosen), tuple(g[2] for g in chosen),
-                         seconds, {"one factor": one, "float64 per alpha": direct})
+    groups = tuple((g[0], g[1]) for g in chosen)
+    merged = (merged_seconds(m, alphas, groups, n_targets, rates, rtol)
+              if sum(shift is not None for _, shift in groups) > 1 else None)
+    return FoldSolvePlan(groups, tuple(g[2] for g in chosen), seconds,
+                         {"one factor": one, "float64 per alpha": direct}, merged)
 
 
 def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, residual,
                        taken_seconds=None, fallback_alphas=(), refit_fallback=False,
-                       refit_residual=None):
+                       refit_residual=None, merged=None):
     """The plan and what the solves took, as the ``"fold solves"`` :class:`Choice`
     (``taken_seconds``: the solves' time summed over the ``solves`` folds, if timed).
 
     ``fallbacks`` counts the (fold, alpha) solves whose CG stopped short of the
     tolerance and switched to the alpha's own float64 Cholesky factor (which
     ``fallback_alphas``); ``refit_fallback``: the refit's solve did;
-    ``refit_residual``: the refit's final relative residual, if given."""
-    predicted = sum(plan.iterations)
+    ``refit_residual``: the refit's final relative residual, if given; ``merged``:
+    whether the float32 groups ran as one batched CG (True), one after the other
+    because their factors did not fit the memory budget at once (False), or there was
+    nothing to merge (None)."""
+    one_run = bool(merged) and plan.merged is not None
+    predicted = plan.merged[1] if one_run else sum(plan.iterations)
+    seconds = plan.merged[0] if one_run else plan.seconds
     alt = ", ".join(f"{k} {format_seconds(v)}" for k, v in plan.alternatives.items())
     taken = (f"{taken_iterations / max(solves, 1):.0f} CG iterations per fold taken vs "
              f"{predicted} predicted, " if predicted else "")
     timed = ("" if taken_seconds is None else
              f"; {format_seconds(taken_seconds / max(solves, 1))} per fold taken")
+    if merged is None or plan.merged is None:
+        how = ""
+    elif merged:
+        how = ("; the float32 groups in one batched CG (one pass over K per iteration for "
+               "all of them, their factors held at once)")
+    else:
+        how = ("; the float32 groups one after the other (their factors at once do not fit "
+               "the memory budget)")
     if fallbacks:
         which = ", ".join(f"{a:g}" for a in sorted(set(fallback_alphas)))
         switched = (f"{fallbacks} fold solves switched from CG, short of the tolerance, to "
@@ -277,7 +338,7 @@ def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, res
              else "")
     return Choice("fold solves", plan.describe(alphas),
                   f"cheapest grouping predicted at m = {m} rows: "
-                  f"{format_seconds(plan.seconds)} per fold ({alt}){timed}; {taken}"
+                  f"{format_seconds(seconds)} per fold ({alt}){how}{timed}; {taken}"
                   f"{switched}{refit}, largest relative residual {residual:.1e}"
                   + ("" if refit_residual is None
                      else f" (the refit's {refit_residual:.1e})"))

@@ -47,7 +47,7 @@ from ..exceptions import NumericalWarning
 from ..linalg import pcg, robust_cholesky
 from .paths import blas_threads_for
 
-__all__ = ["FoldSolves", "shifted_solves", "fold_solves", "reference_alpha",
+__all__ = ["FoldSolves", "shifted_solves", "merged_solves", "fold_solves", "reference_alpha",
            "FOLD_RTOL", "FOLD_MAXITER", "PRODUCT_COMPILED_MAX", "TRIANGULAR_COMPILED_MAX"]
 
 #: Relative residual ``||y - (K + alpha I) u|| / ||y||`` every alpha is solved to:
@@ -71,14 +71,14 @@ TRIANGULAR_COMPILED_MAX = 12
 
 @dataclass(frozen=True)
 class FoldSolves:
-    """Result of :func:`shifted_solves`.
+    """Result of :func:`shifted_solves` and :func:`merged_solves`.
 
     Attributes
     ----------
     coef : ndarray of shape (n_alphas, m, t)
         ``(K + alpha_j I)^-1 Y`` for every alpha.
     alpha_ref : float
-        The shift of the float32 factor.
+        The shift of the float32 factor (of the first one, for :func:`merged_solves`).
     n_iter : int
         CG iterations (one pass over K each, for all active alphas).
     fallbacks : int
@@ -89,6 +89,8 @@ class FoldSolves:
         The alphas switched to their own float64 factor.
     cg_residual : float
         The largest relative residual CG had left for them (0.0 without a switch).
+    factor_shifts : tuple of float
+        The shifts of the float32 factors, one per factor.
     """
 
     coef: np.ndarray
@@ -98,6 +100,7 @@ class FoldSolves:
     residual: np.ndarray
     fallback_alphas: tuple = ()
     cg_residual: float = 0.0
+    factor_shifts: tuple = ()
 
 
 def reference_alpha(alphas):
@@ -123,14 +126,16 @@ class _Gram:
         return symmetric_matmat_t(self.K, Vt, np.empty((k, self.K.shape[0]))).T
 
 
-def _shifted_copy(K, shift, dtype, work=None):
+def _shifted_copy(K, shift, dtype, work=None, slot=0):
     """``K + shift I`` in Fortran order and ``dtype``, written into ``work["factor32"]``
-    or ``work["factor64"]`` (a flat buffer kept and grown across calls) if given."""
+    (``"factor32_<slot>"`` for ``slot`` > 0) or ``work["factor64"]`` (a flat buffer kept
+    and grown across calls) if given."""
     m = K.shape[0]
     if work is None:
         A = np.empty((m, m), dtype=dtype, order="F")
     else:
-        key = "factor32" if dtype == np.float32 else "factor64"
+        key = (("factor32" if slot == 0 else f"factor32_{slot}") if dtype == np.float32
+               else "factor64")
         flat = work.get(key)
         if flat is None or flat.size < m * m:
             work[key] = flat = np.empty(m * m, dtype=dtype)
@@ -140,14 +145,14 @@ def _shifted_copy(K, shift, dtype, work=None):
     return A
 
 
-def _factor(K, shift, work=None):
+def _factor(K, shift, work=None, slot=0):
     """Float32 Cholesky factor (Fortran order, lower) of ``K + shift I``.
 
     Not checked finite again (0.2 s per factor at m = 12,800): K's blocks were when
     they were computed, and a NaN that got through anyway makes the preconditioned
     solves non-finite, which :func:`_precondition` refuses; the alphas then switch to
     their float64 factors, which check."""
-    A = _shifted_copy(K, shift, np.float32, work)
+    A = _shifted_copy(K, shift, np.float32, work, slot)
     return robust_cholesky(A, overwrite_a=True, dtype=np.float32, check_finite=False).L
 
 
@@ -160,6 +165,24 @@ class _Preconditioner:
 
     def matmat(self, R):
         return _precondition(self.L, R)
+
+
+class _ColumnPreconditioner:
+    """``R -> (L_g L_g')^-1 R`` with each column's own factor ``g`` (for
+    :func:`kernelkit.linalg.pcg`, which passes the active columns' indices)."""
+
+    def __init__(self, factors, factor_of_column):
+        self.factors = factors
+        self.factor_of_column = np.asarray(factor_of_column, dtype=np.intp)
+
+    def matmat_columns(self, R, cols):
+        Z = np.empty(R.shape)
+        which = self.factor_of_column[cols]
+        for g, L in enumerate(self.factors):
+            sel = np.flatnonzero(which == g)
+            if sel.size:
+                Z[:, sel] = _precondition(L, R[:, sel])
+        return Z
 
 
 def _precondition(L, R):
@@ -189,7 +212,9 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
     Parameters
     ----------
     K : ndarray of shape (m, m)
-        Symmetric positive semi-definite, float64 (not modified).
+        Symmetric positive semi-definite, float64 (not modified). The CG's products
+        read its lower triangle only; the exact residuals and a float64 factor, all of
+        it.
     Y : ndarray of shape (m, t)
     alphas : sequence of float
         Each > 0.
@@ -212,14 +237,55 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
         factor (counted in ``fallbacks``, listed in ``fallback_alphas``); that switch
         alone does not warn, as the factor solves the system directly.
     """
+    alphas = np.asarray(alphas, dtype=np.float64)
+    ref = reference_alpha(alphas) if alpha_ref is None else float(alpha_ref)
+    return merged_solves(K, Y, alphas, [ref] * alphas.size, rtol=rtol, maxiter=maxiter,
+                         work=work)
+
+
+def merged_solves(K, Y, alphas, shifts, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, work=None):
+    """:func:`shifted_solves` for groups of alphas with their own float32 factors, in one
+    batched CG: each iteration one pass over K for the active columns of every group
+    (the groups one after the other would read K once per group and iteration).
+
+    Parameters
+    ----------
+    K, Y, rtol, maxiter
+        As :func:`shifted_solves`.
+    alphas : sequence of float
+        Each > 0.
+    shifts : sequence of float
+        Alpha ``j`` is preconditioned by the float32 factor of ``K + shifts[j] I``;
+        alphas with the same shift share it. All factors are held at once (4 m^2
+        bytes each).
+    work : dict, optional
+        Keeps the factors' buffers for the next call (``"factor32"``,
+        ``"factor32_1"``, ...).
+
+    Returns
+    -------
+    FoldSolves
+        ``alpha_ref`` the first factor's shift, ``factor_shifts`` all of them.
+
+    Warns
+    -----
+    ConvergenceWarning
+        As :func:`shifted_solves`.
+    """
     K = np.ascontiguousarray(K, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
     Y = Y[:, None] if Y.ndim == 1 else Y
     alphas = np.asarray(alphas, dtype=np.float64)
+    shifts = np.asarray(shifts, dtype=np.float64)
+    if shifts.shape != alphas.shape:
+        raise ValueError(f"shifts must give one shift per alpha ({alphas.size}), got "
+                         f"{shifts.size}")
     m, t = Y.shape
     n_a = alphas.size
-    ref = reference_alpha(alphas) if alpha_ref is None else float(alpha_ref)
-    L = _factor(K, ref, work)
+    refs, factor_of_alpha = np.unique(shifts, return_inverse=True)
+    factors = [_factor(K, float(r), work, slot) for slot, r in enumerate(refs)]
+    M = (_Preconditioner(factors[0]) if len(factors) == 1 else
+         _ColumnPreconditioner(factors, np.repeat(factor_of_alpha, t)))
     shift = np.repeat(alphas, t)                    # column j: alpha j // t, target j % t
     B = np.tile(Y, (1, n_a))
     b_norm = np.maximum(np.linalg.norm(B, axis=0), np.finfo(np.float64).tiny)
@@ -228,14 +294,13 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
         # residual check below gives it its own float64 factor, so it is not news
         warnings.simplefilter("ignore", NumericalWarning)
         try:
-            run = pcg(_Gram(K), B, M=_Preconditioner(L), rtol=rtol, maxiter=maxiter,
-                      shift=shift)
+            run = pcg(_Gram(K), B, M=M, rtol=rtol, maxiter=maxiter, shift=shift)
             X, n_iter, overflowed = run.x, run.n_iter, False
         except np.linalg.LinAlgError:
             # the float32 solves overflowed (a factor too close to singular in float32):
-            # every alpha of the group switches to its own float64 factor below
+            # every alpha switches to its own float64 factor below
             X, n_iter, overflowed = np.zeros_like(B), 0, True
-    del L
+    del factors, M
     true = np.linalg.norm(B - (_Gram(K).matmat(X) + shift * X), axis=0) / b_norm
     tol = 100 * rtol  # held-out errors to ~1e-9 of a float64 Cholesky solve's
     # "not <=": a NaN residual counts as short of the tolerance
@@ -254,9 +319,10 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
     residual = true.reshape(n_a, t).max(axis=1)
     still_short = [a for a in short if not residual[a] <= tol]
     if still_short:  # the switch is in the result; only an answer short of tol warns
-        cg = (f"the float32 solves preconditioning conjugate gradient at {ref:.3g} "
+        at = ", ".join(f"{r:.3g}" for r in refs)
+        cg = (f"the float32 solves preconditioning conjugate gradient at {at} "
               "overflowed" if overflowed else
-              f"conjugate gradient preconditioned by the float32 factor at {ref:.3g} "
+              f"conjugate gradient preconditioned by the float32 factor at {at} "
               f"stopped after {n_iter} iterations at relative residual {cg_residual:.1e}")
         warnings.warn(
             f"{cg}, and the "
@@ -266,8 +332,9 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
             "ill-conditioned for that tolerance; use larger alphas", ConvergenceWarning,
             stacklevel=2)
     coef = X.reshape(m, n_a, t).transpose(1, 0, 2)
-    return FoldSolves(np.ascontiguousarray(coef), ref, n_iter, fallbacks, residual,
-                      tuple(float(alphas[a]) for a in short), cg_residual)
+    return FoldSolves(np.ascontiguousarray(coef), float(refs[0]), n_iter, fallbacks, residual,
+                      tuple(float(alphas[a]) for a in short), cg_residual,
+                      tuple(float(r) for r in refs))
 
 
 def _direct_solves(K, Y, alphas, coef, info, work=None, rtol=FOLD_RTOL):
@@ -298,7 +365,8 @@ def _direct_solves(K, Y, alphas, coef, info, work=None, rtol=FOLD_RTOL):
             ConvergenceWarning, stacklevel=3)
 
 
-def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, work=None):
+def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, work=None,
+                merge=True):
     """``(K + alpha I)^-1 Y`` for every alpha, group by group as planned.
 
     Parameters
@@ -317,16 +385,21 @@ def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, w
     rtol : float, default=:data:`FOLD_RTOL`
     maxiter : int, default=:data:`FOLD_MAXITER`
     work : dict, optional
-        Buffers kept across calls (the float32 factor's), see :func:`shifted_solves`.
+        Buffers kept across calls (the float32 factors'), see :func:`merged_solves`.
+    merge : bool, default=True
+        The float32 groups in one batched CG (:func:`merged_solves`: one pass over K
+        per iteration for all of them, their factors held at once, 4 m^2 bytes each);
+        False, one group after the other (one factor's buffer).
 
     Returns
     -------
     (coef, info)
         ``coef`` of shape (n_alphas, m, t) in the order of ``alphas``; ``info`` a dict
-        with ``factors`` (float32 and float64), ``n_iter`` (summed over groups),
-        ``fallbacks`` (alphas switched from CG to their own float64 factor),
-        ``fallback_alphas`` (which), ``residual`` (largest) and ``direct`` (True when
-        every alpha had its own float64 factor).
+        with ``factors`` (float32 and float64), ``n_iter`` (CG iterations, i.e. passes
+        over K, summed over the CG runs), ``merged`` (True when several float32 groups
+        shared one CG run), ``fallbacks`` (alphas switched from CG to their own float64
+        factor), ``fallback_alphas`` (which), ``residual`` (largest) and ``direct``
+        (True when every alpha had its own float64 factor).
     """
     alphas = np.asarray(alphas, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
@@ -336,17 +409,22 @@ def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, w
         raise ValueError(f"groups must hold each of the {alphas.size} alphas' indices "
                          f"exactly once, got {seen}")
     coef = np.empty((alphas.size, Y.shape[0], Y.shape[1]))
+    cg_groups = [(np.asarray(idx, dtype=np.intp), float(s)) for idx, s in groups
+                 if s is not None]
     info = {"factors": 0, "n_iter": 0, "fallbacks": 0, "fallback_alphas": (),
-            "residual": 0.0, "direct": all(shift is None for _, shift in groups)}
+            "residual": 0.0, "direct": not cg_groups,
+            "merged": bool(merge and len(cg_groups) > 1)}
     for idx, shift in groups:
-        idx = np.asarray(idx, dtype=np.intp)
         if shift is None:
+            idx = np.asarray(idx, dtype=np.intp)
             _direct_solves(K, Y, [(int(j), alphas[j]) for j in idx], coef, info, work, rtol)
-            continue
-        r = shifted_solves(K, Y, alphas[idx], rtol=rtol, maxiter=maxiter, alpha_ref=shift,
-                           work=work)
+    runs = ([(np.concatenate([i for i, _ in cg_groups]),
+              np.concatenate([np.full(i.size, s) for i, s in cg_groups]))]
+            if info["merged"] else [(i, np.full(i.size, s)) for i, s in cg_groups])
+    for idx, shifts in runs:
+        r = merged_solves(K, Y, alphas[idx], shifts, rtol=rtol, maxiter=maxiter, work=work)
         coef[idx] = r.coef
-        info["factors"] += 1
+        info["factors"] += len(r.factor_shifts)
         info["n_iter"] += r.n_iter
         info["fallbacks"] += r.fallbacks
         info["fallback_alphas"] += r.fallback_alphas
