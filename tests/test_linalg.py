@@ -348,3 +348,23 @@ def test_pcg_gives_a_column_wise_preconditioner_the_active_columns():
     assert out.n_iter == 1 and seen == [(0, 2)]
     for j in (0, 2):
         np.testing.assert_allclose(out.x[:, j], inverses[j] @ B[:, j], rtol=1e-9)
+
+
+def test_robust_cholesky_runs_one_threaded_potrf_up_to_its_dtype_s_safe_order(monkeypatch):
+    # one LAPACK call up to 12,000 (float64) or 16,000 (float32), blocked beyond: the
+    # orders at which the wheel's threaded potrf was measured clean, with a margin
+    from kernelkit import linalg
+
+    calls = []
+    monkeypatch.setattr(linalg, "blocked_cholesky",
+                        lambda A, b, **kw: calls.append(("blocked", A.dtype, b)) or 0)
+    monkeypatch.setattr(linalg, "_potrf_inplace",
+                        lambda A: calls.append(("potrf", A.dtype)) or 0)
+    monkeypatch.setattr(linalg, "THREADED_POTRF_MAX_N", 6)
+    monkeypatch.setattr(linalg, "THREADED_SPOTRF_MAX_N", 9)
+    monkeypatch.setattr(linalg, "BLOCKED_BLOCK_SIZE", 4)
+    for n, dtype in [(6, np.float64), (7, np.float64), (9, np.float32), (10, np.float32)]:
+        robust_cholesky(np.eye(n), dtype=dtype)
+    assert calls == [("potrf", np.float64), ("blocked", np.float64, 4),
+                     ("potrf", np.float32), ("blocked", np.float32, 4)]
+    assert linalg.THREADED_SPOTRF_MAX_N >= linalg.THREADED_POTRF_MAX_N

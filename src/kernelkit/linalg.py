@@ -42,7 +42,7 @@ from kernelkit.linalg_blocked import BLOCKED_BLOCK_SIZE, blocked_cholesky
 
 __all__ = ["CholeskyResult", "robust_cholesky", "cho_solve", "solve_psd", "PCGState",
            "PCGResult", "pcg", "eigh_psd", "loo_residuals", "one_blas_thread",
-           "THREADED_POTRF_MAX_N"]
+           "THREADED_POTRF_MAX_N", "THREADED_SPOTRF_MAX_N"]
 
 # Largest order for which LAPACK dpotrf may run with all BLAS threads. Measured
 # on the 2-core dev box (OpenBLAS 0.3.30/0.3.31): threaded dpotrf is ~2x faster
@@ -52,6 +52,13 @@ __all__ = ["CholeskyResult", "robust_cholesky", "cho_solve", "solve_psd", "PCGSt
 # (numpy `G @ G.T` with G of shape (20000, 200) segfaults; 19000 does not): the
 # blocked path (linalg_blocked) calls no syrk.
 THREADED_POTRF_MAX_N = 12000
+# The same for spotrf (float32), measured the same way on the same box (OpenBLAS
+# 0.3.31, 2 threads, each order in its own process): clean at 13000, 16000, 18000,
+# 20000 and 24000, a segfault at 28000 (dpotrf in the same session: clean at 14500,
+# a segfault at 16000). 16000 keeps a margin; the k-fold ridge's float32 factors of
+# 12,800 rows and its refit's of 16,000 run as one LAPACK call (3.95 s vs 4.2-4.6 s
+# blocked at 12,800).
+THREADED_SPOTRF_MAX_N = 16000
 # Diagonal blocks up to this order are factored on one thread in the blocked
 # path: a threaded potrf of a small block costs more in waking and joining the
 # threads (much more on a loaded machine) than its flops, n b^2 / 3 in all.
@@ -151,8 +158,14 @@ def one_blas_thread():
                 _blas_shared["saved"] = ()
 
 
-def _potrf_threads(order):
-    return contextlib.nullcontext() if order <= THREADED_POTRF_MAX_N else one_blas_thread()
+def _threaded_potrf_max(dtype):
+    """Largest order potrf may run multi-threaded for ``dtype``."""
+    return THREADED_SPOTRF_MAX_N if np.dtype(dtype) == np.float32 else THREADED_POTRF_MAX_N
+
+
+def _potrf_threads(order, dtype=np.float64):
+    return (contextlib.nullcontext() if order <= _threaded_potrf_max(dtype)
+            else one_blas_thread())
 
 
 def _diagonal_block_threads(order):
@@ -210,7 +223,7 @@ def _potrf_inplace(A):
     n = A.shape[0]
     # A C-ordered array is the F-ordered transpose, whose upper triangle is our lower.
     F, lower = (A, 1) if A.flags.f_contiguous else (A.T, 0)
-    with _potrf_threads(n):
+    with _potrf_threads(n, A.dtype):
         c, info = _potrf(A)(F, lower=lower, clean=0, overwrite_a=1)
     if not np.shares_memory(c, F):  # pragma: no cover - f2py copied after all
         F[...] = c
@@ -222,7 +235,7 @@ def robust_cholesky(A, *, overwrite_a=False, block_size=None, max_tries=6, jitte
     """Cholesky factor of a symmetric positive (semi-)definite matrix, never crashing.
 
     Factors ``A + jitter * I = L L^T`` by one LAPACK ``potrf`` call up to order
-    12000, and beyond by the blocked left-looking algorithm of
+    12000 (float32: 16000), and beyond by the blocked left-looking algorithm of
     :func:`kernelkit.linalg_blocked.blocked_cholesky` (``potrf`` on diagonal
     blocks, ``trsm`` for the panels, multi-threaded ``gemm`` on views of the
     matrix for the updates, at the GEMM rate). Its LAPACK calls stay below the
@@ -280,15 +293,15 @@ def robust_cholesky(A, *, overwrite_a=False, block_size=None, max_tries=6, jitte
     numpy.linalg.LinAlgError
         If ``A + jitter * I`` is not positive definite for any jitter tried.
     """
-    if block_size is None:
-        block_size = (THREADED_POTRF_MAX_N if np.shape(A)[0] <= THREADED_POTRF_MAX_N
-                      else BLOCKED_BLOCK_SIZE)
-    if block_size < 1 or max_tries < 0:
-        raise ValueError(f"block_size must be >= 1 and max_tries >= 0, "
-                         f"got {block_size} and {max_tries}")
     dtype = np.dtype(dtype)
     if dtype not in (np.float64, np.float32):
         raise ValueError(f"dtype must be float64 or float32, got {dtype}")
+    if block_size is None:
+        threaded_max = _threaded_potrf_max(dtype)
+        block_size = (threaded_max if np.shape(A)[0] <= threaded_max else BLOCKED_BLOCK_SIZE)
+    if block_size < 1 or max_tries < 0:
+        raise ValueError(f"block_size must be >= 1 and max_tries >= 0, "
+                         f"got {block_size} and {max_tries}")
     A_in = A
     A = np.asarray(A)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._compiled import gather_exp
+from .._pages import fresh_empty
 from ..kernels.rbf import RBF
 
 __all__ = ["DistanceGram", "distance_profiles"]
@@ -85,6 +86,6 @@ class DistanceGram:
             return np.empty((rows.size, cols.size))
         size = rows.size * cols.size
         flat = self.buffers.get(role)
-        if flat is None or flat.size < size:
-            flat = self.buffers[role] = np.empty(size)
+        if flat is None or flat.size < size:  # all pages mapped in one call, no THP stall
+            flat = self.buffers[role] = fresh_empty(size, np.float64, populate=True)
         return flat[:size].reshape(rows.size, cols.size)

@@ -43,6 +43,7 @@ import scipy.linalg
 from sklearn.exceptions import ConvergenceWarning
 
 from .._compiled import cho_solve_t, symmetric_matmat_t
+from .._pages import fresh_empty
 from ..exceptions import NumericalWarning
 from ..linalg import pcg, robust_cholesky
 from .paths import blas_threads_for
@@ -131,14 +132,14 @@ def _shifted_copy(K, shift, dtype, work=None, slot=0):
     (``"factor32_<slot>"`` for ``slot`` > 0) or ``work["factor64"]`` (a flat buffer kept
     and grown across calls) if given."""
     m = K.shape[0]
-    if work is None:
-        A = np.empty((m, m), dtype=dtype, order="F")
+    if work is None:  # all pages mapped in one call, no THP stall
+        A = fresh_empty(m * m, dtype, populate=True).reshape((m, m), order="F")
     else:
         key = (("factor32" if slot == 0 else f"factor32_{slot}") if dtype == np.float32
                else "factor64")
         flat = work.get(key)
-        if flat is None or flat.size < m * m:
-            work[key] = flat = np.empty(m * m, dtype=dtype)
+        if flat is None or flat.size < m * m:  # all pages mapped in one call, no THP stall
+            work[key] = flat = fresh_empty(m * m, dtype, populate=True)
         A = flat[: m * m].reshape((m, m), order="F")
     np.copyto(A.T, K, casting="same_kind")  # K symmetric: A.T (C order) = K is A = K
     A.flat[:: m + 1] += dtype(shift)
