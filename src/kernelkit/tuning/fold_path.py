@@ -5,8 +5,9 @@ splitter, ``solver="exact"``) solves ``(K + alpha I) U = Y`` on each fold's trai
 rows for every alpha of the grid. scikit-learn's ``GridSearchCV(KernelRidge())``
 factors ``K + alpha I`` once per alpha in float64, (1/3) m^3 flops each. Here a group
 of alphas shares one float32 Cholesky factor ``L L' ~ K + alpha_ref I`` (``spotrf``
-through :func:`kernelkit.linalg.robust_cholesky`, about twice ``dpotrf``'s rate, and
-free of the threaded-potrf crash) preconditioning float64 conjugate gradient for the
+through :func:`kernelkit.linalg.robust_cholesky`, about twice ``dpotrf``'s rate, one
+threaded LAPACK call up to the order where the wheel's ``spotrf`` is known safe, blocked
+beyond) preconditioning float64 conjugate gradient for the
 group's alphas; a group of one alpha at its own shift is mixed-precision iterative
 refinement (a few iterations reach a float64-level residual). The preconditioned
 matrix ``(K + alpha_ref I)^-1 (K + alpha I)`` has its eigenvalues in
@@ -17,8 +18,10 @@ triangular solves. K V is one compiled pass over K's lower triangle for up to
 half the bytes of a full product; OpenBLAS's GEMM with a few columns reads the whole
 matrix several times over), and both solves one compiled pass each over the factor
 for all columns up to :data:`TRIANGULAR_COMPILED_MAX` (:func:`kernelkit._compiled.cho_solve_t`;
-``strsv`` reads it once per column). The float32 factor is written into a
-buffer kept across calls (``work``), so no fresh pages per factor. A column that does
+``strsv`` reads it once per column). Several groups, each with its own factor, run
+as one batched CG (:func:`merged_solves`), so each iteration reads K once for all of
+them. The float32 factors are written into buffers kept across calls (``work``), so no
+fresh pages per factor. A column that does
 not reach the tolerance in ``maxiter`` iterations switches to its own float64
 Cholesky factor: counted in the result (the search records it in ``plan_``), with a
 :class:`~sklearn.exceptions.ConvergenceWarning` only if that answer too is short of
