@@ -41,6 +41,16 @@ def test_cache_of_another_machine_or_corrupt_is_ignored(cache_dir):
     config.reload_rates()
     (cache_dir / "rates.json").write_text("{not json")
     assert calibration.machine_rates() == RATES
+    # this machine's, but measured by an older method (no "method"): ignored too
+    (cache_dir / "rates.json").write_text(json.dumps({"machine": config.machine_key(),
+                                                      "rates": {k: 1.0 for k in RATES}}))
+    config.reload_rates()
+    assert calibration.machine_rates() == RATES
+    (cache_dir / "rates.json").write_text(json.dumps({"machine": config.machine_key(),
+                                                      "method": config.RATES_METHOD,
+                                                      "rates": {k: 1.0 for k in RATES}}))
+    config.reload_rates()
+    assert calibration.machine_rates() == {k: 1.0 for k in RATES}
 
 
 def test_rates_are_a_visible_setting(cache_dir):

@@ -564,3 +564,31 @@ def test_cho_solve_t_gives_inf_for_a_zero_pivot_and_refuses_bad_input():
         C.cho_solve_t(np.eye(5), np.ones((5, 2)).T)
     with pytest.raises(ValueError, match="U must be C-contiguous"):
         C.cho_solve_t(np.asfortranarray(np.eye(5)) + np.triu(np.ones((5, 5)), 1).T, np.ones((2, 5)))
+
+
+@pytest.mark.parametrize("serial", [False, True])
+def test_cho_solve_t_with_a_block_that_is_not_a_multiple_of_four(serial):
+    # the panels' single-row tail and the dots' 1-3-row remainder run only with a block
+    # not a multiple of 4 (the default is 64): the private drivers with a block of 6
+    import scipy.linalg
+
+    from kernelkit._compiled import triangular
+
+    rng = np.random.default_rng(11)
+    m, k = 20, 5
+    A = rng.standard_normal((m, m + 2))
+    L = np.asfortranarray(A @ A.T / m + np.eye(m))
+    scipy.linalg.lapack.dpotrf(L, lower=1, overwrite_a=1)
+    U = L.T
+    Rt = rng.standard_normal((k, m))
+    got = (triangular._cho_solve_t_serial(U, Rt.copy(), 6) if serial
+           else triangular._cho_solve_t(U, Rt.copy(), 6, 2))
+    want = R.cho_solve_t_ref(U, Rt.copy())
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+
+
+def test_symmetric_matmat_t_refuses_a_read_only_output():
+    Ot = np.empty((1, 4))
+    Ot.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        C.symmetric_matmat_t(np.eye(4), np.ones((1, 4)), Ot)

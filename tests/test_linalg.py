@@ -42,6 +42,11 @@ def test_robust_cholesky_without_the_finite_check_never_jitters_a_nan():
             assert r.jitter == 0.0 and not np.isfinite(np.tril(r.L)).all()
         with pytest.raises(ValueError, match="NaN or infinity"):
             robust_cholesky(A)  # the default checks first
+    # a finite matrix that fails potrf still climbs the jitter ladder after the check
+    G = np.random.default_rng(0).normal(size=(6, 3))
+    with pytest.warns(NumericalWarning, match="jitter"):
+        r = robust_cholesky(G @ G.T, check_finite=False)
+    assert r.jitter > 0 and np.isfinite(np.tril(r.L)).all()
     B = np.eye(6) * 2.0 + 0.5
     np.testing.assert_allclose(np.tril(robust_cholesky(B, check_finite=False).L),
                                np.linalg.cholesky(B), rtol=1e-14)

@@ -60,7 +60,8 @@ def calibrate():
     Returns
     -------
     dict
-        ``gemm`` and ``cholesky`` in flop/s, ``kernel_entries`` (RBF entries
+        ``gemm`` and ``cholesky`` in flop/s (``cholesky``: LAPACK ``dpotrf`` alone,
+        in place, as the solvers call it), ``kernel_entries`` (RBF entries
         per second, exp included), ``elementwise`` (simple operations per
         second), ``sgd_step`` (element-updates per second of the compiled SGD
         loop) and ``stream`` (bytes per second of a matrix-vector product on a
@@ -126,7 +127,8 @@ def save_rates(rates):
     path = cache_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"machine": config.machine_key(), "rates": rates}))
+    tmp.write_text(json.dumps({"machine": config.machine_key(), "method": config.RATES_METHOD,
+                               "rates": rates}))
     os.replace(tmp, path)
     config.reload_rates()
     return path

@@ -124,6 +124,12 @@ def rates_cache_path() -> Path:
     return Path(root) / "rates.json"
 
 
+#: How ``kernelkit calibrate`` measures (in its cache file): a cache written by another
+#: method is ignored. 2: the Cholesky rate of ``dpotrf`` alone (method 1 timed
+#: ``scipy.linalg.cholesky`` with its checks and copies, about half the rate).
+RATES_METHOD = 2
+
+
 def machine_key() -> str:
     """What identifies this machine in the rates cache (a cache of another is ignored)."""
     return f"{platform.machine()}-{os.cpu_count()}-{platform.processor() or 'cpu'}"
@@ -135,7 +141,7 @@ def _default_rates():
     path = rates_cache_path()
     try:
         stored = json.loads(path.read_text())
-        if stored.get("machine") == machine_key():
+        if stored.get("machine") == machine_key() and stored.get("method") == RATES_METHOD:
             measured = _check_rates(stored["rates"])
             if set(measured) == set(REFERENCE_RATES):
                 rates.update(measured)

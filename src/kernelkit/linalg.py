@@ -5,8 +5,8 @@ up to tens of thousands. Two facts shape this module:
 
 * The OpenBLAS in the numpy/scipy wheels segfaults inside multi-threaded
   LAPACK ``dpotrf`` at n >= ~16000 (``scipy.linalg.cho_factor``,
-  ``numpy.linalg.cholesky``). Above order 12000 :func:`robust_cholesky`
-  therefore runs the blocked Cholesky of :mod:`kernelkit.linalg_blocked`,
+  ``numpy.linalg.cholesky``; ``spotrf`` from ~28000). Above order 12000
+  (float32: 16000) :func:`robust_cholesky` therefore runs the blocked Cholesky of :mod:`kernelkit.linalg_blocked`,
   whose LAPACK calls only ever see diagonal blocks of order 1024 (on one
   thread); the flops are in multi-threaded GEMM, which is safe, at its rate.
 * The matrix alone can fill half the RAM (n = 40000 is 12.8 GB in float64),
@@ -264,8 +264,8 @@ def robust_cholesky(A, *, overwrite_a=False, block_size=None, max_tries=6, jitte
     block_size : int, optional
         Order of the diagonal blocks. Matrices with ``n <= block_size`` are
         factored by one ``potrf`` call (multi-threaded up to n = 12000,
-        single-threaded above). Default: one multi-threaded call up to
-        n = 12000 (the fastest), blocks of 1024 beyond. The blocked path's
+        float32 16000, single-threaded above). Default: one multi-threaded call
+        up to those orders (the fastest), blocks of 1024 beyond. The blocked path's
         only temporaries are copies of its diagonal tiles (512 x n numbers).
     max_tries : int, default=6
         Maximum number of retries with jitter after the first failure.

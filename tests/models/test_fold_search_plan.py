@@ -360,8 +360,22 @@ def test_merged_groups_cost_less_than_the_same_groups_one_after_the_other():
     assert seconds < sum(sec for sec, _ in apart)
     factors = 2 * 12800 ** 3 / 3 / (2.0 * rates["cholesky"])
     assert seconds > factors  # and never below the factors it computes
-    plan = plan_fold_solves(12800, alphas, rates=rates)
-    if sum(s is not None for _, s in plan.groups) > 1:
-        assert plan.merged == merged_seconds(12800, alphas, plan.groups, rates=rates)
-    else:
-        assert plan.merged is None
+    fast_factors = dict(rates, cholesky=1e11)  # a plan of two float32 groups
+    plan = plan_fold_solves(12800, alphas, rates=fast_factors)
+    assert sum(s is not None for _, s in plan.groups) == 2
+    assert plan.merged == merged_seconds(12800, alphas, plan.groups, rates=fast_factors)
+    one = plan_fold_solves(12800, [0.1], rates=fast_factors)
+    assert one.merged is None  # nothing to merge
+    # the choice quotes the merged prediction when the groups ran merged
+    from kernelkit._units import format_seconds
+    from kernelkit.planning.fold_search import fold_solves_choice
+
+    merged = fold_solves_choice(plan, alphas, 12800, 5, 5 * plan.merged[1], 0, 1e-12,
+                                merged=True)
+    assert f"{format_seconds(plan.merged[0])} per fold" in merged.reason
+    assert f"vs {plan.merged[1]} predicted" in merged.reason
+    assert "in one batched CG" in merged.reason
+    apart = fold_solves_choice(plan, alphas, 12800, 5, 5 * sum(plan.iterations), 0, 1e-12,
+                               merged=False)
+    assert f"vs {sum(plan.iterations)} predicted" in apart.reason
+    assert "one after the other" in apart.reason

@@ -227,6 +227,8 @@ def symmetric_matmat_t(K, Vt, Ot, *, serial=None):
         raise ValueError(f"K must be square (symmetric), got shape {K.shape}")
     _check_rows("Vt", Vt, K.shape[1])
     _check_rows("Ot", Ot, K.shape[0], k=Vt.shape[0])
+    if not Ot.flags.writeable:
+        raise ValueError("symmetric_matmat_t: Ot is read-only; pass a writeable array")
     if np.may_share_memory(Ot, K) or np.may_share_memory(Ot, Vt):
         raise ValueError("symmetric_matmat_t: Ot overlaps K or Vt; pass a separate output "
                          "array")

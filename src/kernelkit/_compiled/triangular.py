@@ -49,7 +49,12 @@ __all__ = ["cho_solve_t", "BLOCK", "SERIAL_SOLVE_ENTRIES"]
 #: Rows per block (a parallel region per block and direction; 64-256 measured within
 #: 3 % of each other at m = 12,800).
 BLOCK = 64
-#: Below this many entries of the factor, :func:`cho_solve_t` runs on the calling thread.
+#: Below this many entries of the factor, :func:`cho_solve_t` runs on the calling thread:
+#: the threshold of :data:`kernelkit._compiled.products.SERIAL_PRODUCT_ENTRIES`, which
+#: was set on a whole fold's CG (there, parallel regions between numpy's calls cost more
+#: than they saved below m = 2048). Alone, the parallel solves were faster from m = 1000
+#: (2 columns at m = 2000: 0.82 ms vs 1.19 ms serial; m = 3000: 3.1 vs 3.2 ms), so the
+#: threshold errs towards one thread.
 SERIAL_SOLVE_ENTRIES = 1 << 22
 
 _fm = {"reassoc", "contract"}

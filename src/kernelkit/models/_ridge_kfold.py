@@ -146,15 +146,19 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
                 split_mse[c, j, f] = float(np.mean(residual ** 2))
         mse[c] = split_mse[c].mean(axis=1)
         del K
+    # the last fold's blocks are views of the buffers (or copies): let them go
+    K_train = K_test = pred = None
     c_best, j_best = _best_in_sklearn_order(cands, alphas, mse)
     params, kernel = cands[c_best]
     alpha = float(alphas[j_best])
     # the folds' blocks and factors go before the refit's matrix; the training blocks'
     # buffer (8 m^2 bytes) takes the refit's float32 factor (4 n^2) when it is big
     # enough, sparing the fresh pages of a new one (1 GB at 16,000 rows: about a second)
+    refit_groups = plan_fold_solves(n, [alpha], t).groups
     spare = buffers.get("train")
     refit_work = ({"factor32": spare.view(np.float32)}
-                  if spare is not None and spare.ndim == 1 and spare.size * 2 >= n * n else {})
+                  if spare is not None and spare.ndim == 1 and spare.size * 2 >= n * n
+                  and refit_groups[0][1] is not None else {})
     buffers.clear()
     work.clear()
     del spare
@@ -166,7 +170,7 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
         full = (exp_scaled(D2, scale, D2) if scale is not None  # in place of the distances
                 else np.ascontiguousarray(profiles[c_best](D2), dtype=np.float64))
     D2 = None
-    coef, info = fold_solves(full, y0, [alpha], plan_fold_solves(n, [alpha], t).groups,
+    coef, info = fold_solves(full, y0, [alpha], refit_groups,
                              rtol=FOLD_RTOL, work=refit_work)  # the planner's tolerance
     refit_work.clear()
     plan = plan.with_choices(

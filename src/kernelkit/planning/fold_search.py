@@ -86,8 +86,9 @@ ITERATION_OVERHEAD_S = 2e-4
 #: A float64 matrix-vector product's read rate over the ``stream`` rate (which
 #: ``kernelkit calibrate`` measures as ``B @ u`` and ``B.T @ w`` together): 0.85.
 GEMV_STREAM_FRACTION = 0.85
-#: Reads of the matrix OpenBLAS's GEMM or TRSM with more than a few columns costs:
-#: about 4 matrix-vector products' time for 5-16 columns (measured 4.2-4.4 at m = 6400).
+#: Reads of the matrix OpenBLAS's GEMM costs with more columns than the compiled
+#: product takes: about 4 matrix-vector products' time (measured 4.2-4.4 for 5-16
+#: columns at m = 6400).
 SKINNY_GEMM_READS = 4.0
 #: The compiled product with K's lower triangle
 #: (:func:`kernelkit._compiled.symmetric_matmat_t`) for up to ``PRODUCT_COMPILED_MAX``
@@ -138,7 +139,7 @@ class FoldSolvePlan:
     iterations: tuple
     seconds: float
     alternatives: dict
-    merged: tuple = None
+    merged: tuple | None = None
 
     @property
     def factors(self):
@@ -311,7 +312,7 @@ def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, res
     whether the float32 groups ran as one batched CG (True), one after the other
     because their factors did not fit the memory budget at once (False), or there was
     nothing to merge (None)."""
-    one_run = bool(merged) and plan.merged is not None
+    one_run = bool(merged) and plan.merged is not None  # this fold size's plan merged
     predicted = plan.merged[1] if one_run else sum(plan.iterations)
     seconds = plan.merged[0] if one_run else plan.seconds
     alt = ", ".join(f"{k} {format_seconds(v)}" for k, v in plan.alternatives.items())
@@ -319,7 +320,7 @@ def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, res
              f"{predicted} predicted, " if predicted else "")
     timed = ("" if taken_seconds is None else
              f"; {format_seconds(taken_seconds / max(solves, 1))} per fold taken")
-    if merged is None or plan.merged is None:
+    if merged is None:
         how = ""
     elif merged:
         how = ("; the float32 groups in one batched CG (one pass over K per iteration for "

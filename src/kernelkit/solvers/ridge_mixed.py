@@ -4,7 +4,7 @@ float64 conjugate gradient.
 (K + alpha I) u = y is solved to float64 accuracy without an n x n float64
 matrix: K is computed block by block in float64 and stored in float32 (4 n^2
 bytes, half of float64), K + alpha I is factored in float32 (about twice the
-rate of float64; above order 12000 by the blocked Cholesky of
+rate of float64; above order 16000 by the blocked Cholesky of
 :mod:`kernelkit.linalg_blocked`, at the float32 GEMM rate), and that factor
 preconditions conjugate gradient on the float64 system, whose products with K
 recompute K's blocks in float64. The preconditioned matrix

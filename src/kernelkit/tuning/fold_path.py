@@ -153,9 +153,11 @@ def _factor(K, shift, work=None, slot=0):
     """Float32 Cholesky factor (Fortran order, lower) of ``K + shift I``.
 
     Not checked finite again (0.2 s per factor at m = 12,800): K's blocks were when
-    they were computed, and a NaN that got through anyway makes the preconditioned
-    solves non-finite, which :func:`_precondition` refuses; the alphas then switch to
-    their float64 factors, which check."""
+    they were computed. A NaN that got through anyway ends in the clear ValueError
+    either way: if ``spotrf`` fails on it, :func:`kernelkit.linalg.robust_cholesky`
+    checks and raises at once; if it factors through it (OpenBLAS does), the solves are
+    non-finite, which :func:`_precondition` refuses, and the alphas switch to float64
+    factors, which check."""
     A = _shifted_copy(K, shift, np.float32, work, slot)
     return robust_cholesky(A, overwrite_a=True, dtype=np.float32, check_finite=False).L
 
@@ -173,19 +175,28 @@ class _Preconditioner:
 
 class _ColumnPreconditioner:
     """``R -> (L_g L_g')^-1 R`` with each column's own factor ``g`` (for
-    :func:`kernelkit.linalg.pcg`, which passes the active columns' indices)."""
+    :func:`kernelkit.linalg.pcg`, which passes the active columns' indices).
+
+    A factor whose float32 solves overflow gives zeros for its columns from then on
+    (``failed`` holds it): CG stops those columns as breakdowns (``r'z = 0``) and the
+    caller's residual check switches only their alphas to float64 factors; the other
+    groups go on."""
 
     def __init__(self, factors, factor_of_column):
         self.factors = factors
         self.factor_of_column = np.asarray(factor_of_column, dtype=np.intp)
+        self.failed = set()
 
     def matmat_columns(self, R, cols):
-        Z = np.empty(R.shape)
+        Z = np.zeros(R.shape)
         which = self.factor_of_column[cols]
         for g, L in enumerate(self.factors):
             sel = np.flatnonzero(which == g)
-            if sel.size:
-                Z[:, sel] = _precondition(L, R[:, sel])
+            if sel.size and g not in self.failed:
+                try:
+                    Z[:, sel] = _precondition(L, R[:, sel])
+                except np.linalg.LinAlgError:
+                    self.failed.add(g)
         return Z
 
 
@@ -299,7 +310,8 @@ def merged_solves(K, Y, alphas, shifts, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER,
         warnings.simplefilter("ignore", NumericalWarning)
         try:
             run = pcg(_Gram(K), B, M=M, rtol=rtol, maxiter=maxiter, shift=shift)
-            X, n_iter, overflowed = run.x, run.n_iter, False
+            X, n_iter = run.x, run.n_iter
+            overflowed = bool(getattr(M, "failed", ()))  # some groups' columns stopped
         except np.linalg.LinAlgError:
             # the float32 solves overflowed (a factor too close to singular in float32):
             # every alpha switches to its own float64 factor below
@@ -370,7 +382,7 @@ def _direct_solves(K, Y, alphas, coef, info, work=None, rtol=FOLD_RTOL):
 
 
 def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, work=None,
-                merge=True):
+                merge=False):
     """``(K + alpha I)^-1 Y`` for every alpha, group by group as planned.
 
     Parameters
@@ -390,10 +402,11 @@ def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, w
     maxiter : int, default=:data:`FOLD_MAXITER`
     work : dict, optional
         Buffers kept across calls (the float32 factors'), see :func:`merged_solves`.
-    merge : bool, default=True
+    merge : bool, default=False
         The float32 groups in one batched CG (:func:`merged_solves`: one pass over K
-        per iteration for all of them, their factors held at once, 4 m^2 bytes each);
-        False, one group after the other (one factor's buffer).
+        per iteration for all of them, their factors held at once, 4 m^2 bytes each:
+        the caller checks that they fit, as the k-fold search does against the memory
+        budget); False, one group after the other (one factor's buffer).
 
     Returns
     -------

@@ -257,7 +257,10 @@ def squared_distances(X, Y=None):
     X = np.asarray(X, dtype=np.float64)
     shift = X.mean(axis=0)  # centred rows: less cancellation in |x|^2 + |y|^2 - 2 x'y
     X = X - shift
-    Yv = X if Y is None else np.asarray(Y, dtype=np.float64) - shift
+    # a copy for X's own distances: numpy sends X @ X.T to the threaded dsyrk, which
+    # crashes the wheel's OpenBLAS on tall inputs (G of shape (20000, 200)); a second
+    # buffer makes it a gemm
+    Yv = X.copy() if Y is None else np.asarray(Y, dtype=np.float64) - shift
     # new pages mapped in one call (the 2 GB of 16,000 rows took seconds page by page)
     D = np.matmul(X, Yv.T, out=fresh_empty((X.shape[0], Yv.shape[0]), np.float64,
                                            populate=True))
