@@ -52,7 +52,9 @@ __all__ = ["get_config", "set_config", "config_context", "parse_memory", "reload
 #: the compiled SGD loops (serial reductions: slower than elementwise), and
 #: ``stream``: bytes per second of a matrix read from memory by a matrix-vector
 #: product (a stored K_nM in each of Falkon's iterations).
-#: ``kernelkit calibrate`` measures them on the machine at hand.
+#: ``kernelkit calibrate`` measures them on the machine at hand (its ``cholesky`` is
+#: ``dpotrf`` alone since method 2: 80-90e9 on the reference machine, whose default here
+#: stays at a conservative 60e9 for machines never calibrated).
 REFERENCE_RATES = {"gemm": 90e9, "cholesky": 60e9, "kernel_entries": 4e8, "elementwise": 1e9,
                    "sgd_step": 4e8, "stream": 3e10}
 
