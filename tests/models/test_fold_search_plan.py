@@ -236,10 +236,10 @@ def test_float32_solves_that_overflow_switch_to_float64_factors(monkeypatch):
 
     from kernelkit.tuning import fold_path
 
-    def overflowing(self, R):
+    def overflowing(L, R):
         raise np.linalg.LinAlgError("the float32 Cholesky factor is singular")
 
-    monkeypatch.setattr(fold_path._Preconditioner, "matmat", overflowing)
+    monkeypatch.setattr(fold_path, "_precondition", overflowing)
     K, Y = _rbf_problem(60)
     work = {}
     with warnings.catch_warnings():
@@ -267,10 +267,10 @@ def test_kfold_search_records_the_switch_in_plan_and_prints_it(monkeypatch, caps
     from kernelkit.models import KernelRidgeCV
     from kernelkit.tuning import fold_path
 
-    def overflowing(self, R):
+    def overflowing(L, R):
         raise np.linalg.LinAlgError("the float32 Cholesky factor is singular")
 
-    monkeypatch.setattr(fold_path._Preconditioner, "matmat", overflowing)
+    monkeypatch.setattr(fold_path, "_precondition", overflowing)
     rng = np.random.default_rng(5)
     X = rng.normal(size=(60, 3))
     y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=60)

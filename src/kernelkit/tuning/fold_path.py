@@ -162,21 +162,11 @@ def _factor(K, shift, work=None, slot=0):
     return robust_cholesky(A, overwrite_a=True, dtype=np.float32, check_finite=False).L
 
 
-class _Preconditioner:
-    """``R -> (L L')^-1 R`` for CG (all active columns at once)."""
-
-    def __init__(self, L):
-        self.L = L
-        self.shape = L.shape
-
-    def matmat(self, R):
-        return _precondition(self.L, R)
-
-
 class _ColumnPreconditioner:
     """``R -> (L_g L_g')^-1 R`` with each column's own factor ``g`` (for
     :func:`kernelkit.linalg.pcg`, which passes the active columns' indices).
 
+    One factor for all columns is the plain preconditioner of :func:`shifted_solves`.
     A factor whose float32 solves overflow gives zeros for its columns from then on
     (``failed`` holds it): CG stops those columns as breakdowns (``r'z = 0``) and the
     caller's residual check switches only their alphas to float64 factors; the other
@@ -299,8 +289,7 @@ def merged_solves(K, Y, alphas, shifts, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER,
     n_a = alphas.size
     refs, factor_of_alpha = np.unique(shifts, return_inverse=True)
     factors = [_factor(K, float(r), work, slot) for slot, r in enumerate(refs)]
-    M = (_Preconditioner(factors[0]) if len(factors) == 1 else
-         _ColumnPreconditioner(factors, np.repeat(factor_of_alpha, t)))
+    M = _ColumnPreconditioner(factors, np.repeat(factor_of_alpha, t))
     shift = np.repeat(alphas, t)                    # column j: alpha j // t, target j % t
     B = np.tile(Y, (1, n_a))
     b_norm = np.maximum(np.linalg.norm(B, axis=0), np.finfo(np.float64).tiny)
@@ -308,14 +297,10 @@ def merged_solves(K, Y, alphas, shifts, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER,
         # a breakdown (p'Ap <= 0 from round-off on a PSD K) stops that column; the
         # residual check below gives it its own float64 factor, so it is not news
         warnings.simplefilter("ignore", NumericalWarning)
-        try:
-            run = pcg(_Gram(K), B, M=M, rtol=rtol, maxiter=maxiter, shift=shift)
-            X, n_iter = run.x, run.n_iter
-            overflowed = bool(getattr(M, "failed", ()))  # some groups' columns stopped
-        except np.linalg.LinAlgError:
-            # the float32 solves overflowed (a factor too close to singular in float32):
-            # every alpha switches to its own float64 factor below
-            X, n_iter, overflowed = np.zeros_like(B), 0, True
+        run = pcg(_Gram(K), B, M=M, rtol=rtol, maxiter=maxiter, shift=shift)
+    # a factor whose float32 solves overflowed stopped its columns: their alphas switch
+    # to their own float64 factors below
+    X, n_iter, overflowed = run.x, run.n_iter, bool(M.failed)
     del factors, M
     true = np.linalg.norm(B - (_Gram(K).matmat(X) + shift * X), axis=0) / b_norm
     tol = 100 * rtol  # held-out errors to ~1e-9 of a float64 Cholesky solve's
