@@ -14,6 +14,7 @@ NaN propagation that the tests pin down.
 from __future__ import annotations
 
 import functools
+import threading
 
 import numpy as np
 from numba import njit
@@ -93,6 +94,14 @@ def interruptible(func):
 
 # --------------------------------------------------------------------------
 # argument checks (cheap, once per block)
+
+def _one_thread(entries, threshold):
+    """Whether a compiled pass over ``entries`` matrix entries runs on the calling thread
+    only: below ``threshold`` entries (a parallel region costs more than it saves there)
+    or off the main thread (numba's workqueue layer aborts the process when parallel
+    regions are entered from several threads at once)."""
+    return entries < threshold or threading.current_thread() is not threading.main_thread()
+
 
 def _check_2d(name, a, rows=False):
     if not isinstance(a, np.ndarray) or a.ndim != 2:

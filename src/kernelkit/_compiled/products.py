@@ -21,13 +21,12 @@ so the pass reads half the bytes: with 2 columns at m = 12,800, 0.026 s against
 from __future__ import annotations
 
 import math
-import threading
 
 import numba
 import numpy as np
 from numba import njit, prange
 
-from ._common import _check_2d
+from ._common import _check_2d, _one_thread
 
 # Reassociated sums vectorise (no NaN or inf licence: those propagate as in numpy).
 _jit_sum = dict(parallel=True, cache=True, nogil=True, error_model="numpy",
@@ -111,8 +110,7 @@ def matmat_t(K, Vt, Ot, *, serial=None):
     if np.may_share_memory(Ot, K) or np.may_share_memory(Ot, Vt):
         raise ValueError("matmat_t: Ot overlaps K or Vt; pass a separate output array")
     if serial is None:
-        serial = (K.size < SERIAL_PRODUCT_ENTRIES
-                  or threading.current_thread() is not threading.main_thread())
+        serial = _one_thread(K.size, SERIAL_PRODUCT_ENTRIES)
     return (_matmat_t_serial if serial else _matmat_t)(K, Vt, Ot)
 
 
@@ -233,8 +231,7 @@ def symmetric_matmat_t(K, Vt, Ot, *, serial=None):
         raise ValueError("symmetric_matmat_t: Ot overlaps K or Vt; pass a separate output "
                          "array")
     if serial is None:
-        serial = (K.size < SERIAL_PRODUCT_ENTRIES
-                  or threading.current_thread() is not threading.main_thread())
+        serial = _one_thread(K.size, SERIAL_PRODUCT_ENTRIES)
     if serial:
         return _symmetric_matmat_t_serial(K, Vt, Ot)
     threads = max(1, numba.get_num_threads())

@@ -36,13 +36,12 @@ Hopkins University Press.
 
 from __future__ import annotations
 
-import threading
 
 import numba
 import numpy as np
 from numba import njit, prange
 
-from ._common import _check_2d
+from ._common import _check_2d, _one_thread
 
 __all__ = ["cho_solve_t", "BLOCK", "SERIAL_SOLVE_ENTRIES"]
 
@@ -291,8 +290,7 @@ def cho_solve_t(U, Rt, *, serial=None):
     if np.may_share_memory(Rt, U):
         raise ValueError("cho_solve_t: Rt overlaps U; pass a separate array")
     if serial is None:
-        serial = (U.size < SERIAL_SOLVE_ENTRIES
-                  or threading.current_thread() is not threading.main_thread())
+        serial = _one_thread(U.size, SERIAL_SOLVE_ENTRIES)
     if serial:
         return _cho_solve_t_serial(U, Rt, BLOCK)
     return _cho_solve_t(U, Rt, BLOCK, max(1, numba.get_num_threads()))
