@@ -20,6 +20,22 @@ def _blas_threads():
     return sorted({lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"})
 
 
+def _started(fn):
+    """``fn`` running in a new thread: (the thread, the list its exception goes to, to be
+    checked in the main thread)."""
+    errors = []
+
+    def run():
+        try:
+            fn()
+        except BaseException as exc:  # noqa: BLE001 - reported in the main thread
+            errors.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, errors
+
+
 def _set_blas_threads(counts):
     pools = ThreadpoolController().select(user_api="blas").lib_controllers
     for pool, count in zip(pools, counts):
@@ -181,21 +197,17 @@ def test_two_threads_overlapping_on_a_fake_pool(monkeypatch, api, layer):
     pool = _FakePool(api, layer, per_thread=(api == "openblas"))
     monkeypatch.setattr(linalg, "_pools", linalg._split_pools([pool]))
     a_in, a_leave, a_left = threading.Event(), threading.Event(), threading.Event()
-    seen, errors = {}, []
+    seen = {}
 
     def a():
-        try:
-            with one_blas_thread():
-                seen["a inside"] = pool.get_num_threads()
-                a_in.set()
-                a_leave.wait(10)
-            seen["a after"] = pool.get_num_threads()
-            a_left.set()
-        except BaseException as exc:  # noqa: BLE001 - reported in the main thread
-            errors.append(exc)
+        with one_blas_thread():
+            seen["a inside"] = pool.get_num_threads()
+            a_in.set()
+            a_leave.wait(10)
+        seen["a after"] = pool.get_num_threads()
+        a_left.set()
 
-    t = threading.Thread(target=a)
-    t.start()
+    t, errors = _started(a)
     try:
         assert a_in.wait(10)
         with one_blas_thread():
@@ -234,20 +246,12 @@ def test_a_dask_task_and_a_block_of_another_thread_overlapping():
     from kernelkit.dask._runtime import in_task
 
     task_in, task_leave = threading.Event(), threading.Event()
-    errors = []
 
     def task():
         task_in.set()
         task_leave.wait(10)
 
-    def worker():
-        try:
-            in_task(task)()
-        except BaseException as exc:  # noqa: BLE001 - reported in the main thread
-            errors.append(exc)
-
-    t = threading.Thread(target=worker)
-    t.start()
+    t, errors = _started(in_task(task))
     try:
         assert task_in.wait(10)
         with one_blas_thread():

@@ -29,7 +29,9 @@ ahead_works = pytest.mark.skipif(not buffers.can_map_ahead(),
                                  "(Linux >= 5.14): no thread is started (tested below)")
 _libc = ctypes.CDLL(None, use_errno=True)
 has_mincore = pytest.mark.skipif(not hasattr(_libc, "mincore"),
-                                 reason="which pages are resident is read by mincore(2)")
+                                 reason="this libc has no mincore(2), the only way these "
+                                 "tests can read which pages are resident (Linux and "
+                                 "macOS have it)")
 
 
 def _huge_page_slack():
