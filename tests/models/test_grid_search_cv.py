@@ -148,25 +148,28 @@ def test_merged_groups_whose_float32_solves_overflow_all_switch_to_float64(monke
                                    rtol=1e-8, atol=1e-10)
 
 
-@pytest.mark.parametrize("memory", [None, 17_000_000])
-def test_ridge_search_merges_float32_groups_when_their_factors_fit(memory):
-    # the planner's two float32 groups (rates chosen so) run as one CG when all factors
-    # fit the memory budget, else one after the other; plan_ says which; same scores.
-    # 850 rows: the search needs 15.9 MB one group after the other, 17.8 MB merged
+@pytest.mark.parametrize("memory", [None, 18_000_000])
+def test_ridge_search_merges_its_cg_groups_when_their_preconditioners_fit(memory):
+    # 900 rows, 720 per training fold: the search itself needs 17.88 MB; the low-rank
+    # probe 0.41 MB more (then a float32 group and a low-rank group, merged), two
+    # float32 factors merged 2.07 MB more. With 18 MB: no probe, the planner's two
+    # float32 groups (rates chosen so) one after the other; plan_ says which; the
+    # scores are GridSearchCV's either way
     rng = np.random.default_rng(8)
-    X = rng.normal(size=(850, 3))
-    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=850)
+    X = rng.normal(size=(900, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=900)
     alphas = [1e-3, 1e-2, 0.1, 1.0, 10.0]
     rates = {"cholesky": 1e9, "stream": 1e10, "gemm": 1e9, "elementwise": 1e9}
-    assert sum(s is not None for _, s in plan_fold_solves(680, alphas, rates=rates).groups) == 2
+    assert sum(s is not None for _, s in plan_fold_solves(720, alphas, rates=rates).groups) == 2
     folds = KFold(5, shuffle=True, random_state=0)
     with config_context(rates=rates, **({} if memory is None else {"memory": memory})):
         ours = KernelRidgeCV("rbf(gamma=0.5)", alphas=alphas, cv=folds,
                              fit_intercept=False).fit(X, y)
     solves = [c for c in ours.plan_.choices if c.what == "fold solves"][0]
-    merged = memory is None
-    assert ("in one batched CG" in solves.reason) == merged
-    assert ("one after the other" in solves.reason) == (not merged)
+    probed = memory is None
+    assert ("Nystroem" in solves.value) == probed
+    assert ("in one batched CG" in solves.reason) == probed
+    assert ("one after the other" in solves.reason) == (not probed)
     peer = GridSearchCV(KernelRidge(kernel="rbf", gamma=0.5), {"alpha": alphas}, cv=folds,
                         scoring="neg_mean_squared_error").fit(X, y)
     np.testing.assert_allclose(ours.cv_results_["mean_squared_error"],

@@ -7,7 +7,9 @@ Euclidean distance, each fold's training and held-out blocks taken from it (into
 reused buffers for RBF), and per (kernel, fold) the alphas solved in the groups the
 planner finds cheapest (:func:`kernelkit.planning.fold_search.plan_fold_solves`: one
 float32 factor preconditioning conjugate gradient per group -- a group of one alpha is
-mixed-precision refinement --, or a float64 factor per alpha;
+mixed-precision refinement --, a low-rank (Nystroem) preconditioner for large alphas,
+or a float64 factor per alpha; each kernel planned from a low-rank probe of its first
+fold, whose smallest kept eigenvalue says how well a low rank serves which alphas;
 :func:`kernelkit.tuning.fold_path.fold_solves`, its factor buffers kept across folds and
 kernels) where scikit-learn factors once per alpha in float64. The plan records the
 predicted and the taken time of the solves per fold.
@@ -26,9 +28,11 @@ from .._compiled import exp_scaled
 from ..exceptions import InvalidParameterError
 from ..gram import gram
 from ..planning.searches import kfold_matrices_choice
-from ..planning.fold_search import FOLD_RTOL, fold_solves_choice, plan_fold_solves
+from ..planning.fold_search import (FOLD_RTOL, fold_solves_choice, is_low_rank,
+                                    plan_fold_solves)
 from ..tuning.distance_blocks import DistanceGram, distance_profiles
-from ..tuning.fold_path import fold_solves
+from ..tuning.fold_path import fold_solves, low_rank_preconditioner
+from ..tuning.low_rank import low_rank_rank
 from ..tuning.paths import squared_distances
 
 __all__ = ["fold_splits", "exact_kfold"]
@@ -56,6 +60,12 @@ def fold_splits(est, X, n):
     if len(out) < 2 and not hasattr(est.cv, "split"):
         raise InvalidParameterError(f"{type(est).__name__}: cv gave {len(out)} fold(s)")
     return out
+
+
+def _label(params):
+    """A candidate's parameters in a few characters, e.g. ``"gamma=0.5"``."""
+    return ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                     for k, v in params.items()) or "the kernel"
 
 
 def _best_in_sklearn_order(cands, alphas, mse):
@@ -106,18 +116,32 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
     stats = {"factors": 0, "n_iter": 0, "fallbacks": 0, "fallback_alphas": (),
              "residual": 0.0, "direct": 0, "seconds": 0.0}
     work = {}  # the float32 and float64 factors' buffers, kept across folds and kernels
-    plans = {}  # per training-fold size: the planner's groups of alphas
+    plans = {}  # per (training-fold size, low-rank tail): the planner's groups of alphas
 
-    def planned(m):
-        if m not in plans:
-            plans[m] = plan_fold_solves(m, alphas, n_targets=t)
-        return plans[m]
+    def planned(m, tail=None):
+        if (m, tail) not in plans:
+            plans[(m, tail)] = plan_fold_solves(
+                m, alphas, n_targets=t,
+                low_rank=None if tail is None else (low_rank_rank(m), tail))
+        return plans[(m, tail)]
 
-    # the float32 groups' CG in one run when all their factors fit at once (4 m^2 each)
-    n_float32 = max(sum(shift is not None for _, shift in planned(len(tr)).groups)
-                    for tr, _ in splits)
-    merge = n_float32 > 1 and fits(8.0 * n * n + 8.0 * m_max * n + 12.0 * m_max * m_max
-                                   + 4.0 * m_max * m_max * (n_float32 - 1))
+    def merged(plan, m):
+        """The CG groups in one run when all their factors fit at once (4 m^2 bytes per
+        float32 factor, 8 m r for a low-rank one)."""
+        n_float32 = sum(s is not None and not is_low_rank(s) for _, s in plan.groups)
+        n_low = sum(is_low_rank(s) for _, s in plan.groups)
+        return (n_float32 + n_low > 1
+                and fits(8.0 * n * n + 8.0 * m * n + 12.0 * m * m
+                         + 4.0 * m * m * max(n_float32 - 1, 0)
+                         + 8.0 * m * low_rank_rank(m) * n_low))
+
+    # a low-rank probe is worth its m r^2 flops only if some group would take it when
+    # it serves every alpha at once (a zero tail)
+    probe = (fits(8.0 * n * n + 8.0 * m_max * n + 12.0 * m_max * m_max
+                  + 8.0 * m_max * low_rank_rank(m_max))
+             and any(is_low_rank(s) for _, s in planned(m_max, 0.0).groups))
+    kernel_plans = []
+    any_merged = None
 
     for c, (_, kernel) in enumerate(cands):
         if D2 is not None:
@@ -125,15 +149,25 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
         else:
             K = (np.asarray(X, dtype=np.float64) if kernel == "precomputed"
                  else np.asarray(gram(kernel, X), dtype=np.float64))
+        tail = None
         for f, (train, test) in enumerate(splits):
             K_test = (K.held_out(test, train) if isinstance(K, DistanceGram)  # own buffer
                       else K[np.ix_(test, train)])
             mean = y[train].mean(axis=0) if est.fit_intercept else np.zeros(t)
             K_train = K[np.ix_(train, train)]
             start = time.perf_counter()
-            coef, info = fold_solves(K_train, y[train] - mean, alphas,
-                                     planned(len(train)).groups, rtol=FOLD_RTOL, work=work,
-                                     merge=merge)
+            low = None
+            if probe and f == 0:  # this kernel's probe: its first fold's low-rank factor
+                low = low_rank_preconditioner(K_train, low_rank_rank(len(train)))
+                tail = low.tail
+            fold_plan = planned(len(train), tail)
+            if f == 0:
+                kernel_plans.append((_label(cands[c][0]), fold_plan, tail))
+            merge = merged(fold_plan, len(train))
+            any_merged = merge if any_merged is None else (any_merged or merge)
+            coef, info = fold_solves(K_train, y[train] - mean, alphas, fold_plan.groups,
+                                     rtol=FOLD_RTOL, work=work, merge=merge, low_rank=low)
+            del low
             stats["seconds"] += time.perf_counter() - start
             for key in ("factors", "n_iter", "fallbacks", "fallback_alphas", "direct"):
                 stats[key] += info[key]
@@ -180,7 +214,9 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
                            stats["seconds"], fallback_alphas=stats["fallback_alphas"],
                            refit_fallback=info["fallbacks"] > 0,
                            refit_residual=info["residual"],
-                           merged=merge if n_float32 > 1 else None))
+                           merged=any_merged if any(p.merged is not None for _, p, _ in
+                                                    kernel_plans) else None,
+                           kernel_plans=kernel_plans if probe else None))
     rows = [(cands[c][0], float(a), float(mse[c, j]), None)
             for c in range(len(cands)) for j, a in enumerate(alphas)]
     state = {"dual_coef_": coef[0], "X_fit_": None if kernel == "precomputed" else X,

@@ -40,12 +40,23 @@ The cost model
   condition number is ``kappa = max(a, a_ref) / min(a, a_ref)`` and CG needs about
   ``ITERATION_CONSTANT * 0.5 * sqrt(kappa) * ln(2 / rtol)`` iterations
   (:func:`cg_iterations`); a group iterates until its slowest alpha is done, the
-  others leaving the batch as they finish.
+  others leaving the batch as they finish;
+- with ``low_rank=(rank, tail)`` (a rank-``rank`` Nystroem factor of the fold's K
+  whose smallest kept eigenvalue is ``tail``, measured on the search's first fold by
+  :func:`kernelkit.tuning.low_rank.randomly_pivoted_cholesky`), a group may instead
+  be preconditioned by that factor (:class:`kernelkit.tuning.low_rank.LowRankPreconditioner`):
+  :data:`LOW_RANK_SETUP_MRR` m rank^2 + :data:`LOW_RANK_SETUP_RRR` rank^3 flops at
+  the ``gemm`` rate to build, :data:`LOW_RANK_APPLY_READS` reads of its m x rank
+  float64 matrix per iteration, and ``kappa = 1 + LOW_RANK_ERROR * tail / a``
+  (:func:`low_rank_iterations`): no m^3 factor, so large alphas, for which K's
+  left-out eigenvalues are small, come almost free.
 
 References
 ----------
 Saad, Y. (2003). Iterative Methods for Sparse Linear Systems, 2nd ed., sec. 6.11.3
 (the conjugate gradient's convergence bound). SIAM.
+Frangella, Z., Tropp, J. A. and Udell, M. (2023). Randomized Nystroem
+preconditioning. SIAM Journal on Matrix Analysis and Applications 44(2), 718-752.
 """
 
 from __future__ import annotations
@@ -65,7 +76,9 @@ __all__ = ["FoldSolvePlan", "plan_fold_solves", "cg_iterations", "group_seconds"
            "ITERATION_OVERHEAD_S", "FOLD_RTOL", "GEMV_STREAM_FRACTION",
            "SKINNY_GEMM_READS", "PRODUCT_COMPILED_MAX", "SYMMETRIC_PRODUCT_MIN",
            "SYMMETRIC_PRODUCT_PER_COLUMN", "TRIANGULAR_COMPILED_MAX", "TRIANGULAR_BASE",
-           "TRIANGULAR_PER_COLUMN", "TRIANGULAR_TRTRS_READS"]
+           "TRIANGULAR_PER_COLUMN", "TRIANGULAR_TRTRS_READS", "low_rank_iterations",
+           "is_low_rank", "LOW_RANK_ERROR", "LOW_RANK_SETUP_MRR", "LOW_RANK_SETUP_RRR",
+           "LOW_RANK_APPLY_READS"]
 
 #: Relative residual every alpha is solved to (:data:`kernelkit.tuning.fold_path.FOLD_RTOL`).
 FOLD_RTOL = 1e-12
@@ -111,6 +124,19 @@ TRIANGULAR_PER_COLUMN = 0.22
 #: of them, in matrix-vector products' time (measured 3.5-4.5 for 8-12 columns at
 #: m = 6400-12,800).
 TRIANGULAR_TRTRS_READS = 4.5
+#: ``||K - F F'||`` over the low-rank factor's smallest kept eigenvalue in the
+#: iteration estimate's ``kappa = 1 + LOW_RANK_ERROR * tail / alpha``: fitted on
+#: California (m = 12,800, RBF gamma 0.5-2, rank 1000, alphas 0.1-10, rtol 1e-12),
+#: where the iterations taken gave 6.3-14.4; 15 errs towards a factor.
+LOW_RANK_ERROR = 15.0
+#: The low-rank preconditioner's construction, in flops at the ``gemm`` rate:
+#: ``MRR * m * rank^2 + RRR * rank^3`` (randomly pivoted Cholesky, ``F'F`` and its
+#: eigendecomposition): measured 1.0-1.2 s at m = 12,800, rank 1000, GEMM 100 GFLOP/s.
+LOW_RANK_SETUP_MRR = 6.0
+LOW_RANK_SETUP_RRR = 30.0
+#: Reads of its m x rank float64 matrix per application (two products with it and
+#: their overhead; measured 0.026 s for 5 columns at m = 12,800, rank 1000).
+LOW_RANK_APPLY_READS = 6.0
 
 
 @dataclass(frozen=True)
@@ -119,10 +145,11 @@ class FoldSolvePlan:
 
     Attributes
     ----------
-    groups : tuple of (tuple of int, float or None)
-        Indices into ``alphas`` of each group and its factor's shift; shift None:
-        one float64 Cholesky factor per alpha of the group. Plain values, given to
-        :func:`kernelkit.tuning.fold_path.fold_solves` as they are.
+    groups : tuple of (tuple of int, float or None or ("rank", int))
+        Indices into ``alphas`` of each group and its float32 factor's shift; shift
+        None: one float64 Cholesky factor per alpha of the group; ``("rank", r)``:
+        the fold's rank-r low-rank preconditioner (:func:`is_low_rank`). Plain
+        values, given to :func:`kernelkit.tuning.fold_path.fold_solves` as they are.
     iterations : tuple of int
         Predicted CG iterations of each group (0 for float64 factors).
     seconds : float
@@ -143,8 +170,10 @@ class FoldSolvePlan:
 
     @property
     def factors(self):
-        """Factors the plan computes (float32 per group, float64 per alpha)."""
-        return sum(len(idx) if s is None else 1 for idx, s in self.groups)
+        """Cholesky factors the plan computes (float32 per group, float64 per alpha;
+        a low-rank group has none)."""
+        return sum(len(idx) if s is None else 0 if is_low_rank(s) else 1
+                   for idx, s in self.groups)
 
     def describe(self, alphas):
         """The groups in words, e.g. ``"float32 at 0.01 for [0.001, 0.01, 0.1] (45 it)"``."""
@@ -153,6 +182,8 @@ class FoldSolvePlan:
         for (idx, shift), it in zip(self.groups, self.iterations):
             values = ", ".join(f"{alphas[i]:g}" for i in idx)
             parts.append(f"float64 per alpha for [{values}]" if shift is None else
+                         f"rank-{shift[1]} Nystroem for [{values}] (~{it} it)"
+                         if is_low_rank(shift) else
                          f"float32 at {shift:.3g} for [{values}] (~{it} it)")
         return "; ".join(parts)
 
@@ -164,6 +195,27 @@ def cg_iterations(alpha, shift, rtol=FOLD_RTOL):
         return EXACT_SHIFT_ITERATIONS
     bound = ITERATION_CONSTANT * 0.5 * math.sqrt(kappa) * math.log(2.0 / rtol)
     return int(max(EXACT_SHIFT_ITERATIONS, math.ceil(bound)))
+
+
+def is_low_rank(shift):
+    """Whether a group's ``shift`` names the low-rank preconditioner (``("rank", r)``)."""
+    return isinstance(shift, tuple) and len(shift) == 2 and shift[0] == "rank"
+
+
+def low_rank_iterations(alpha, tail, rtol=FOLD_RTOL):
+    """Predicted CG iterations for ``K + alpha I`` preconditioned by a low-rank factor
+    whose smallest kept eigenvalue is ``tail``."""
+    kappa = 1.0 + LOW_RANK_ERROR * max(float(tail), 0.0) / alpha
+    bound = ITERATION_CONSTANT * 0.5 * math.sqrt(kappa) * math.log(2.0 / rtol)
+    return int(max(EXACT_SHIFT_ITERATIONS, math.ceil(bound)))
+
+
+def _low_rank_setup_seconds(m, rank, r):
+    return (LOW_RANK_SETUP_MRR * m * rank ** 2 + LOW_RANK_SETUP_RRR * rank ** 3) / r["gemm"]
+
+
+def _low_rank_apply_seconds(m, rank, k, r):
+    return max(LOW_RANK_APPLY_READS * 8.0 * m * rank / r["stream"], 4.0 * m * rank * k / r["gemm"])
 
 
 def _gemv_seconds(m, r):
@@ -199,32 +251,56 @@ def _iteration_seconds(m, k, r):
     return _product_seconds(m, k, r) + _solve_seconds(m, k, r) + ITERATION_OVERHEAD_S
 
 
-def group_seconds(m, alphas, shift, n_targets=1, rates=None, rtol=FOLD_RTOL):
+def _preconditioner_seconds(m, shift, k, r):
+    """One application of a group's preconditioner to k columns."""
+    if is_low_rank(shift):
+        return _low_rank_apply_seconds(m, shift[1], k, r)
+    return _solve_seconds(m, k, r)
+
+
+def _setup_seconds(m, shift, r):
+    """A group's preconditioner: the float32 factor with its copy of K, or the
+    low-rank factor."""
+    if is_low_rank(shift):
+        return _low_rank_setup_seconds(m, shift[1], r)
+    return m ** 3 / 3.0 / (FLOAT32_SPEEDUP * r["cholesky"]) + m * m / r["elementwise"]
+
+
+def _group_iterations(alphas, shift, tail, rtol):
+    if is_low_rank(shift):
+        return [low_rank_iterations(a, tail, rtol) for a in alphas]
+    return [cg_iterations(a, shift, rtol) for a in alphas]
+
+
+def group_seconds(m, alphas, shift, n_targets=1, rates=None, rtol=FOLD_RTOL, tail=None):
     """(predicted seconds, CG iterations) of one group: ``shift`` None is a float64
-    factor per alpha, else one float32 factor at ``shift`` and batched CG."""
+    factor per alpha, a float one float32 factor at ``shift`` and batched CG,
+    ``("rank", r)`` the low-rank preconditioner whose smallest kept eigenvalue is
+    ``tail`` and batched CG."""
     r = rates_in_force(rates)
-    copy = m * m / r["elementwise"]  # K copied into the factor's array
     if shift is None:  # + two float64 triangular solves and the residual check: 2 reads
+        copy = m * m / r["elementwise"]  # K copied into the factor's array
         solve = 2.0 * _blas_columns_seconds(m, n_targets, r)
         return len(alphas) * (m ** 3 / 3.0 / r["cholesky"] + solve + copy), 0
-    its = sorted(cg_iterations(a, shift, rtol) for a in alphas)
-    seconds = (m ** 3 / 3.0 / (FLOAT32_SPEEDUP * r["cholesky"]) + copy
+    its = sorted(_group_iterations(alphas, shift, tail, rtol))
+    seconds = (_setup_seconds(m, shift, r)
                + _product_seconds(m, len(its) * n_targets, r))  # + the residual check
     done = 0
     for j, it in enumerate(its):  # columns leave the batch as their alpha converges
-        seconds += (it - done) * _iteration_seconds(m, (len(its) - j) * n_targets, r)
+        k = (len(its) - j) * n_targets
+        seconds += (it - done) * (_product_seconds(m, k, r) + ITERATION_OVERHEAD_S
+                                  + _preconditioner_seconds(m, shift, k, r))
         done = it
     return seconds, its[-1]
 
 
-def merged_seconds(m, alphas, groups, n_targets=1, rates=None, rtol=FOLD_RTOL):
+def merged_seconds(m, alphas, groups, n_targets=1, rates=None, rtol=FOLD_RTOL, tail=None):
     """(predicted seconds, CG iterations) of ``groups`` with their float32 groups in one
     batched CG: every float32 factor, then iterations each costing one product with K
     for all active columns and each group's solves for its own; float64 groups as in
     :func:`group_seconds`."""
     r = rates_in_force(rates)
     alphas = np.asarray(alphas, dtype=np.float64)
-    copy = m * m / r["elementwise"]
     seconds = 0.0
     finish = []  # (iterations, group) per alpha of a float32 group
     for g, (idx, shift) in enumerate(groups):
@@ -232,8 +308,8 @@ def merged_seconds(m, alphas, groups, n_targets=1, rates=None, rtol=FOLD_RTOL):
         if shift is None:
             seconds += group_seconds(m, members, None, n_targets, r, rtol)[0]
             continue
-        seconds += m ** 3 / 3.0 / (FLOAT32_SPEEDUP * r["cholesky"]) + copy
-        finish += [(cg_iterations(a, shift, rtol), g) for a in members]
+        seconds += _setup_seconds(m, shift, r)
+        finish += [(it, g) for it in _group_iterations(members, shift, tail, rtol)]
     if not finish:
         return seconds, 0
     seconds += _product_seconds(m, len(finish) * n_targets, r)  # the residual check
@@ -245,14 +321,15 @@ def merged_seconds(m, alphas, groups, n_targets=1, rates=None, rtol=FOLD_RTOL):
         if it > done:
             cols = sum(active.values()) * n_targets
             per = (_product_seconds(m, cols, r) + ITERATION_OVERHEAD_S
-                   + sum(_solve_seconds(m, c * n_targets, r) for c in active.values() if c))
+                   + sum(_preconditioner_seconds(m, groups[g][1], c * n_targets, r)
+                         for g, c in active.items() if c))
             seconds += (it - done) * per
             done = it
         active[g] -= 1
     return seconds, done
 
 
-def plan_fold_solves(m, alphas, n_targets=1, rates=None, rtol=FOLD_RTOL):
+def plan_fold_solves(m, alphas, n_targets=1, rates=None, rtol=FOLD_RTOL, low_rank=None):
     """The cheapest grouping of ``alphas`` for a training fold of ``m`` rows.
 
     Parameters
@@ -265,13 +342,18 @@ def plan_fold_solves(m, alphas, n_targets=1, rates=None, rtol=FOLD_RTOL):
     rates : dict, optional
         Overrides of the rates in force (``kernelkit.get_config()["rates"]``).
     rtol : float, default=:data:`FOLD_RTOL`
+    low_rank : (int, float), optional
+        ``(rank, tail)`` of a low-rank factor of the fold's K (rank and smallest kept
+        eigenvalue, :class:`kernelkit.tuning.low_rank.LowRankPreconditioner`): groups
+        may then be preconditioned by it. None: float32 and float64 factors only.
 
     Returns
     -------
     FoldSolvePlan
         Groups of contiguous sorted alphas, each with the geometric middle of its
-        extremes as shift (or None: float64 per alpha), minimising the predicted
-        time over all contiguous groupings (dynamic programming, exact).
+        extremes as shift (or None: float64 per alpha; or ``("rank", rank)``: the
+        low-rank preconditioner), minimising the predicted time over all contiguous
+        groupings (dynamic programming, exact).
     """
     alphas = np.asarray(alphas, dtype=np.float64)
     order = np.argsort(alphas, kind="stable")
@@ -284,6 +366,10 @@ def plan_fold_solves(m, alphas, n_targets=1, rates=None, rtol=FOLD_RTOL):
             options = [(None, *group_seconds(m, members, None, n_targets, rates, rtol))]
             shift = float(math.sqrt(members[0] * members[-1]))
             options.append((shift, *group_seconds(m, members, shift, n_targets, rates, rtol)))
+            if low_rank is not None:
+                lr = ("rank", int(low_rank[0]))
+                options.append((lr, *group_seconds(m, members, lr, n_targets, rates, rtol,
+                                                   tail=low_rank[1])))
             for shift, sec, it in options:
                 total = best[start][0] + sec
                 if best[end] is None or total < best[end][0] - 1e-15:
@@ -293,7 +379,8 @@ def plan_fold_solves(m, alphas, n_targets=1, rates=None, rtol=FOLD_RTOL):
     one = group_seconds(m, s, float(math.sqrt(s[0] * s[-1])), n_targets, rates, rtol)[0]
     direct = group_seconds(m, s, None, n_targets, rates, rtol)[0]
     groups = tuple((g[0], g[1]) for g in chosen)
-    merged = (merged_seconds(m, alphas, groups, n_targets, rates, rtol)
+    merged = (merged_seconds(m, alphas, groups, n_targets, rates, rtol,
+                             tail=None if low_rank is None else low_rank[1])
               if sum(shift is not None for _, shift in groups) > 1 else None)
     return FoldSolvePlan(groups, tuple(g[2] for g in chosen), seconds,
                          {"one factor": one, "float64 per alpha": direct}, merged)
@@ -301,7 +388,7 @@ def plan_fold_solves(m, alphas, n_targets=1, rates=None, rtol=FOLD_RTOL):
 
 def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, residual,
                        taken_seconds=None, fallback_alphas=(), refit_fallback=False,
-                       refit_residual=None, merged=None):
+                       refit_residual=None, merged=None, kernel_plans=None):
     """The plan and what the solves took, as the ``"fold solves"`` :class:`Choice`
     (``taken_seconds``: the solves' time summed over the ``solves`` folds, if timed).
 
@@ -311,13 +398,21 @@ def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, res
     ``refit_residual``: the refit's final relative residual, if given; ``merged``:
     whether the float32 groups ran as one batched CG (True), one after the other
     because their factors did not fit the memory budget at once (False), or there was
-    nothing to merge (None)."""
-    one_run = bool(merged) and plan.merged is not None  # this fold size's plan merged
-    predicted = plan.merged[1] if one_run else sum(plan.iterations)
-    seconds = plan.merged[0] if one_run else plan.seconds
-    alt = ", ".join(f"{k} {format_seconds(v)}" for k, v in plan.alternatives.items())
+    nothing to merge (None); ``kernel_plans``: ``(label, plan, tail)`` per candidate
+    kernel when each had its own plan (from its low-rank probe, ``tail`` its smallest
+    kept eigenvalue or None), in place of ``plan``."""
+    entries = kernel_plans or [(None, plan, None)]
+
+    def one_run(p):  # this plan's float32 groups merged
+        return bool(merged) and p.merged is not None
+
+    predicted = np.mean([p.merged[1] if one_run(p) else sum(p.iterations)
+                         for _, p, _ in entries])
+    seconds = float(np.mean([p.merged[0] if one_run(p) else p.seconds for _, p, _ in entries]))
+    alt = ", ".join(f"{k} {format_seconds(np.mean([p.alternatives[k] for _, p, _ in entries]))}"
+                    for k in plan.alternatives)
     taken = (f"{taken_iterations / max(solves, 1):.0f} CG iterations per fold taken vs "
-             f"{predicted} predicted, " if predicted else "")
+             f"{predicted:.0f} predicted, " if predicted else "")
     timed = ("" if taken_seconds is None else
              f"; {format_seconds(taken_seconds / max(solves, 1))} per fold taken")
     if merged is None:
@@ -337,8 +432,16 @@ def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, res
         switched = "no switch from CG to a float64 factor"
     refit = ("; the refit's CG also switched to a float64 factor" if refit_fallback
              else "")
-    return Choice("fold solves", plan.describe(alphas),
-                  f"cheapest grouping predicted at m = {m} rows: "
+    if kernel_plans:
+        value = " | ".join(
+            f"{label}: {p.describe(alphas)}"
+            + ("" if tail is None else f" (low-rank tail {tail:.2g})")
+            for label, p, tail in kernel_plans)
+        per = "per kernel, from its first fold's low-rank probe, averaged: "
+    else:
+        value, per = plan.describe(alphas), ""
+    return Choice("fold solves", value,
+                  f"cheapest grouping predicted at m = {m} rows: {per}"
                   f"{format_seconds(seconds)} per fold ({alt}){how}{timed}; {taken}"
                   f"{switched}{refit}, largest relative residual {residual:.1e}"
                   + ("" if refit_residual is None

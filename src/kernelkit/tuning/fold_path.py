@@ -20,8 +20,10 @@ matrix several times over), and both solves one compiled pass each over the fact
 for all columns up to :data:`TRIANGULAR_COMPILED_MAX` (:func:`kernelkit._compiled.cho_solve_t`;
 ``strsv`` reads it once per column). Several groups, each with its own factor, run
 as one batched CG (:func:`merged_solves`), so each iteration reads K once for all of
-them. The float32 factors are written into buffers kept across calls (``work``), so no
-fresh pages per factor. A column that does
+them. A group of large alphas may instead be preconditioned by a low-rank (Nystroem)
+factor of K (:mod:`kernelkit.tuning.low_rank`: m r^2 flops instead of m^3/3), in the
+same batched CG. The float32 factors are written into buffers kept across calls
+(``work``), so no fresh pages per factor. A column that does
 not reach the tolerance in ``maxiter`` iterations switches to its own float64
 Cholesky factor: counted in the result (the search records it in ``plan_``), with a
 :class:`~sklearn.exceptions.ConvergenceWarning` only if that answer too is short of
@@ -33,6 +35,8 @@ Higham, N. J. (2002). Accuracy and Stability of Numerical Algorithms, 2nd ed.,
 ch. 12 (iterative refinement). SIAM.
 Saad, Y. (2003). Iterative Methods for Sparse Linear Systems, 2nd ed., ch. 9
 (preconditioned conjugate gradient). SIAM.
+Frangella, Z., Tropp, J. A. and Udell, M. (2023). Randomized Nystroem
+preconditioning. SIAM Journal on Matrix Analysis and Applications 44(2), 718-752.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from .._compiled import cho_solve_t, symmetric_matmat_t
 from .._pages import fresh_empty
 from ..exceptions import NumericalWarning
 from ..linalg import pcg, robust_cholesky
+from .low_rank import LowRankPreconditioner, randomly_pivoted_cholesky
 from .paths import blas_threads_for
 
 __all__ = ["FoldSolves", "shifted_solves", "merged_solves", "fold_solves", "reference_alpha",
@@ -95,6 +100,8 @@ class FoldSolves:
         The largest relative residual CG had left for them (0.0 without a switch).
     factor_shifts : tuple of float
         The shifts of the float32 factors, one per factor.
+    low_rank : int
+        Rank of the low-rank preconditioner used (0: none).
     """
 
     coef: np.ndarray
@@ -105,6 +112,7 @@ class FoldSolves:
     fallback_alphas: tuple = ()
     cg_residual: float = 0.0
     factor_shifts: tuple = ()
+    low_rank: int = 0
 
 
 def reference_alpha(alphas):
@@ -164,7 +172,9 @@ def _factor(K, shift, work=None, slot=0):
 
 class _ColumnPreconditioner:
     """``R -> (L_g L_g')^-1 R`` with each column's own factor ``g`` (for
-    :func:`kernelkit.linalg.pcg`, which passes the active columns' indices).
+    :func:`kernelkit.linalg.pcg`, which passes the active columns' indices); a
+    :class:`~kernelkit.tuning.low_rank.LowRankPreconditioner` among the factors
+    applies ``P_alpha^-1`` with each column's own alpha (``shift_of_column``).
 
     One factor for all columns is the plain preconditioner of :func:`shifted_solves`.
     A factor whose float32 solves overflow gives zeros for its columns from then on
@@ -172,9 +182,10 @@ class _ColumnPreconditioner:
     caller's residual check switches only their alphas to float64 factors; the other
     groups go on."""
 
-    def __init__(self, factors, factor_of_column):
+    def __init__(self, factors, factor_of_column, shift_of_column=None):
         self.factors = factors
         self.factor_of_column = np.asarray(factor_of_column, dtype=np.intp)
+        self.shift_of_column = shift_of_column
         self.failed = set()
 
     def matmat_columns(self, R, cols):
@@ -183,11 +194,20 @@ class _ColumnPreconditioner:
         for g, L in enumerate(self.factors):
             sel = np.flatnonzero(which == g)
             if sel.size and g not in self.failed:
+                if isinstance(L, LowRankPreconditioner):
+                    Z[:, sel] = L.apply(R[:, sel], self.shift_of_column[cols[sel]])
+                    continue
                 try:
                     Z[:, sel] = _precondition(L, R[:, sel])
                 except np.linalg.LinAlgError:
                     self.failed.add(g)
         return Z
+
+
+def low_rank_preconditioner(K, rank):
+    """The fold's :class:`~kernelkit.tuning.low_rank.LowRankPreconditioner` of rank at
+    most ``rank`` (randomly pivoted Cholesky with a fixed seed)."""
+    return LowRankPreconditioner(randomly_pivoted_cholesky(K, int(rank))[0])
 
 
 def _precondition(L, R):
@@ -248,7 +268,8 @@ def shifted_solves(K, Y, alphas, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, alpha_
                          work=work)
 
 
-def merged_solves(K, Y, alphas, shifts, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, work=None):
+def merged_solves(K, Y, alphas, shifts, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, work=None,
+                  low_rank=None):
     """:func:`shifted_solves` for groups of alphas with their own float32 factors, in one
     batched CG: each iteration one pass over K for the active columns of every group
     (the groups one after the other would read K once per group and iteration).
@@ -259,13 +280,16 @@ def merged_solves(K, Y, alphas, shifts, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER,
         As :func:`shifted_solves`.
     alphas : sequence of float
         Each > 0.
-    shifts : sequence of float
+    shifts : sequence of float or ("rank", int)
         Alpha ``j`` is preconditioned by the float32 factor of ``K + shifts[j] I``;
         alphas with the same shift share it. All factors are held at once (4 m^2
-        bytes each).
+        bytes each). ``("rank", r)``: by the low-rank preconditioner of rank r.
     work : dict, optional
         Keeps the factors' buffers for the next call (``"factor32"``,
         ``"factor32_1"``, ...).
+    low_rank : LowRankPreconditioner, optional
+        One already built for this K (e.g. by the search's probe), used for the
+        ``("rank", r)`` alphas instead of a new one.
 
     Returns
     -------
@@ -281,16 +305,25 @@ def merged_solves(K, Y, alphas, shifts, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER,
     Y = np.asarray(Y, dtype=np.float64)
     Y = Y[:, None] if Y.ndim == 1 else Y
     alphas = np.asarray(alphas, dtype=np.float64)
-    shifts = np.asarray(shifts, dtype=np.float64)
-    if shifts.shape != alphas.shape:
+    shifts = list(shifts)
+    if len(shifts) != alphas.size:
         raise ValueError(f"shifts must give one shift per alpha ({alphas.size}), got "
-                         f"{shifts.size}")
+                         f"{len(shifts)}")
     m, t = Y.shape
     n_a = alphas.size
-    refs, factor_of_alpha = np.unique(shifts, return_inverse=True)
+    ranked = [s for s in shifts if isinstance(s, tuple)]
+    refs = np.unique(np.asarray([s for s in shifts if not isinstance(s, tuple)],
+                                dtype=np.float64))
+    rank = max((int(s[1]) for s in ranked), default=0)
+    factor_of_alpha = np.array([refs.size if isinstance(s, tuple)
+                                else int(np.searchsorted(refs, float(s))) for s in shifts],
+                               dtype=np.intp)
     factors = [_factor(K, float(r), work, slot) for slot, r in enumerate(refs)]
-    M = _ColumnPreconditioner(factors, np.repeat(factor_of_alpha, t))
+    if ranked:
+        factors.append(low_rank if low_rank is not None else low_rank_preconditioner(K, rank))
+    used_rank = factors[-1].rank if ranked else 0
     shift = np.repeat(alphas, t)                    # column j: alpha j // t, target j % t
+    M = _ColumnPreconditioner(factors, np.repeat(factor_of_alpha, t), shift)
     B = np.tile(Y, (1, n_a))
     b_norm = np.maximum(np.linalg.norm(B, axis=0), np.finfo(np.float64).tiny)
     with warnings.catch_warnings():
@@ -320,7 +353,8 @@ def merged_solves(K, Y, alphas, shifts, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER,
     residual = true.reshape(n_a, t).max(axis=1)
     still_short = [a for a in short if not residual[a] <= tol]
     if still_short:  # the switch is in the result; only an answer short of tol warns
-        at = ", ".join(f"{r:.3g}" for r in refs)
+        at = ", ".join([f"{r:.3g}" for r in refs] + ([f"(low rank {used_rank})"] if ranked
+                                                      else []))
         cg = (f"the float32 solves preconditioning conjugate gradient at {at} "
               "overflowed" if overflowed else
               f"conjugate gradient preconditioned by the float32 factor at {at} "
@@ -333,9 +367,10 @@ def merged_solves(K, Y, alphas, shifts, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER,
             "ill-conditioned for that tolerance; use larger alphas", ConvergenceWarning,
             stacklevel=2)
     coef = X.reshape(m, n_a, t).transpose(1, 0, 2)
-    return FoldSolves(np.ascontiguousarray(coef), float(refs[0]), n_iter, fallbacks, residual,
-                      tuple(float(alphas[a]) for a in short), cg_residual,
-                      tuple(float(r) for r in refs))
+    return FoldSolves(np.ascontiguousarray(coef), float(refs[0]) if refs.size else 0.0,
+                      n_iter, fallbacks, residual, tuple(float(alphas[a]) for a in short),
+                      cg_residual, tuple(float(r) for r in refs),
+                      used_rank)
 
 
 def _direct_solves(K, Y, alphas, coef, info, work=None, rtol=FOLD_RTOL):
@@ -367,7 +402,7 @@ def _direct_solves(K, Y, alphas, coef, info, work=None, rtol=FOLD_RTOL):
 
 
 def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, work=None,
-                merge=False):
+                merge=False, low_rank=None):
     """``(K + alpha I)^-1 Y`` for every alpha, group by group as planned.
 
     Parameters
@@ -377,11 +412,12 @@ def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, w
     Y : ndarray of shape (m,) or (m, t)
     alphas : sequence of float
         Each > 0.
-    groups : sequence of (sequence of int, float or None)
+    groups : sequence of (sequence of int, float or None or ("rank", int))
         Indices into ``alphas`` and a shift: one float32 factor of ``K + shift I``
         preconditions :func:`shifted_solves` for the group's alphas; shift None, one
-        float64 Cholesky factor per alpha of the group. Every alpha in exactly one
-        group. The planner's choice
+        float64 Cholesky factor per alpha of the group; ``("rank", r)``, the low-rank
+        preconditioner of rank r (:mod:`kernelkit.tuning.low_rank`), with the float32
+        groups when they merge. Every alpha in exactly one group. The planner's choice
         (:func:`kernelkit.planning.fold_search.plan_fold_solves`), given as it is.
     rtol : float, default=:data:`FOLD_RTOL`
     maxiter : int, default=:data:`FOLD_MAXITER`
@@ -392,6 +428,8 @@ def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, w
         per iteration for all of them, their factors held at once, 4 m^2 bytes each:
         the caller checks that they fit, as the k-fold search does against the memory
         budget); False, one group after the other (one factor's buffer).
+    low_rank : LowRankPreconditioner, optional
+        Already built for this K, for a ``("rank", r)`` group (see :func:`merged_solves`).
 
     Returns
     -------
@@ -400,8 +438,9 @@ def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, w
         with ``factors`` (float32 and float64), ``n_iter`` (CG iterations, i.e. passes
         over K, summed over the CG runs), ``merged`` (True when several float32 groups
         shared one CG run), ``fallbacks`` (alphas switched from CG to their own float64
-        factor), ``fallback_alphas`` (which), ``residual`` (largest) and ``direct``
-        (True when every alpha had its own float64 factor).
+        factor), ``fallback_alphas`` (which), ``residual`` (largest), ``direct``
+        (True when every alpha had its own float64 factor) and ``low_rank`` (the
+        low-rank preconditioner's rank, 0 without one).
     """
     alphas = np.asarray(alphas, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
@@ -411,22 +450,25 @@ def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, w
         raise ValueError(f"groups must hold each of the {alphas.size} alphas' indices "
                          f"exactly once, got {seen}")
     coef = np.empty((alphas.size, Y.shape[0], Y.shape[1]))
-    cg_groups = [(np.asarray(idx, dtype=np.intp), float(s)) for idx, s in groups
-                 if s is not None]
+    cg_groups = [(np.asarray(idx, dtype=np.intp),
+                  (str(s[0]), int(s[1])) if isinstance(s, tuple) else float(s))
+                 for idx, s in groups if s is not None]
     info = {"factors": 0, "n_iter": 0, "fallbacks": 0, "fallback_alphas": (),
-            "residual": 0.0, "direct": not cg_groups,
+            "residual": 0.0, "direct": not cg_groups, "low_rank": 0,
             "merged": bool(merge and len(cg_groups) > 1)}
     for idx, shift in groups:
         if shift is None:
             idx = np.asarray(idx, dtype=np.intp)
             _direct_solves(K, Y, [(int(j), alphas[j]) for j in idx], coef, info, work, rtol)
     runs = ([(np.concatenate([i for i, _ in cg_groups]),
-              np.concatenate([np.full(i.size, s) for i, s in cg_groups]))]
-            if info["merged"] else [(i, np.full(i.size, s)) for i, s in cg_groups])
+              [s for i, s in cg_groups for _ in range(i.size)])]
+            if info["merged"] else [(i, [s] * i.size) for i, s in cg_groups])
     for idx, shifts in runs:
-        r = merged_solves(K, Y, alphas[idx], shifts, rtol=rtol, maxiter=maxiter, work=work)
+        r = merged_solves(K, Y, alphas[idx], shifts, rtol=rtol, maxiter=maxiter, work=work,
+                          low_rank=low_rank)
         coef[idx] = r.coef
         info["factors"] += len(r.factor_shifts)
+        info["low_rank"] = max(info["low_rank"], r.low_rank)
         info["n_iter"] += r.n_iter
         info["fallbacks"] += r.fallbacks
         info["fallback_alphas"] += r.fallback_alphas
