@@ -204,8 +204,17 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
         full = (exp_scaled(D2, scale, D2) if scale is not None  # in place of the distances
                 else np.ascontiguousarray(profiles[c_best](D2), dtype=np.float64))
     D2 = None
-    coef, info = fold_solves(full, y0, [alpha], refit_groups,
-                             rtol=FOLD_RTOL, work=refit_work)  # the planner's tolerance
+    low = None
+    if (fits(20.0 * n * n + 8.0 * n * low_rank_rank(n))
+            and any(is_low_rank(s) for _, s in plan_fold_solves(
+                n, [alpha], t, low_rank=(low_rank_rank(n), 0.0)).groups)):
+        # the refit's own probe: a low rank may serve the chosen alpha without a factor
+        low = low_rank_preconditioner(full, low_rank_rank(n))
+        refit_groups = plan_fold_solves(n, [alpha], t,
+                                        low_rank=(low_rank_rank(n), low.tail)).groups
+    coef, info = fold_solves(full, y0, [alpha], refit_groups, rtol=FOLD_RTOL,
+                             work=refit_work, low_rank=low)  # the planner's tolerance
+    del low
     refit_work.clear()
     plan = plan.with_choices(
         kfold_matrices_choice(profiles is not None),
@@ -216,7 +225,8 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
                            refit_residual=info["residual"],
                            merged=any_merged if any(p.merged is not None for _, p, _ in
                                                     kernel_plans) else None,
-                           kernel_plans=kernel_plans if probe else None))
+                           kernel_plans=kernel_plans if probe else None,
+                           refit_low_rank=info["low_rank"]))
     rows = [(cands[c][0], float(a), float(mse[c, j]), None)
             for c in range(len(cands)) for j, a in enumerate(alphas)]
     state = {"dual_coef_": coef[0], "X_fit_": None if kernel == "precomputed" else X,

@@ -48,7 +48,8 @@ The cost model
   :data:`LOW_RANK_SETUP_MRR` m rank^2 + :data:`LOW_RANK_SETUP_RRR` rank^3 flops at
   the ``gemm`` rate to build, :data:`LOW_RANK_APPLY_READS` reads of its m x rank
   float64 matrix per iteration, and ``kappa = 1 + LOW_RANK_ERROR * tail / a``
-  (:func:`low_rank_iterations`): no m^3 factor, so large alphas, for which K's
+  (:func:`low_rank_iterations`, from the bound's rate ``(sqrt(kappa) - 1) /
+  (sqrt(kappa) + 1)`` per iteration, as kappa is often near 1): no m^3 factor, so large alphas, for which K's
   left-out eigenvalues are small, come almost free.
 
 References
@@ -206,7 +207,13 @@ def low_rank_iterations(alpha, tail, rtol=FOLD_RTOL):
     """Predicted CG iterations for ``K + alpha I`` preconditioned by a low-rank factor
     whose smallest kept eigenvalue is ``tail``."""
     kappa = 1.0 + LOW_RANK_ERROR * max(float(tail), 0.0) / alpha
-    bound = ITERATION_CONSTANT * 0.5 * math.sqrt(kappa) * math.log(2.0 / rtol)
+    root = math.sqrt(kappa)
+    if root - 1.0 < 1e-9:
+        return EXACT_SHIFT_ITERATIONS
+    # the bound's own rate ((sqrt k - 1) / (sqrt k + 1) per iteration), not its large-
+    # kappa form: kappa near 1 is the common case here (measured 4-9 iterations at
+    # kappa 1.0-1.2, 36-38 at 7.2, 109 at 59; this gives 5-8, 36, 108)
+    bound = math.log(2.0 / rtol) / math.log((root + 1.0) / (root - 1.0))
     return int(max(EXACT_SHIFT_ITERATIONS, math.ceil(bound)))
 
 
@@ -388,7 +395,8 @@ def plan_fold_solves(m, alphas, n_targets=1, rates=None, rtol=FOLD_RTOL, low_ran
 
 def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, residual,
                        taken_seconds=None, fallback_alphas=(), refit_fallback=False,
-                       refit_residual=None, merged=None, kernel_plans=None):
+                       refit_residual=None, merged=None, kernel_plans=None,
+                       refit_low_rank=0):
     """The plan and what the solves took, as the ``"fold solves"`` :class:`Choice`
     (``taken_seconds``: the solves' time summed over the ``solves`` folds, if timed).
 
@@ -400,7 +408,8 @@ def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, res
     because their factors did not fit the memory budget at once (False), or there was
     nothing to merge (None); ``kernel_plans``: ``(label, plan, tail)`` per candidate
     kernel when each had its own plan (from its low-rank probe, ``tail`` its smallest
-    kept eigenvalue or None), in place of ``plan``."""
+    kept eigenvalue or None), in place of ``plan``; ``refit_low_rank``: the rank of
+    the refit's low-rank preconditioner (0: none)."""
     entries = kernel_plans or [(None, plan, None)]
 
     def one_run(p):  # this plan's float32 groups merged
@@ -432,6 +441,8 @@ def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, res
         switched = "no switch from CG to a float64 factor"
     refit = ("; the refit's CG also switched to a float64 factor" if refit_fallback
              else "")
+    if refit_low_rank:
+        refit += f"; the refit preconditioned by a rank-{refit_low_rank} Nystroem factor"
     if kernel_plans:
         value = " | ".join(
             f"{label}: {p.describe(alphas)}"
