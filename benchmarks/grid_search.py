@@ -19,8 +19,9 @@ Part 2, KernelRidge on California housing (``537_houses``, 8 columns and the
     ``KernelRidgeCV("rbf", alphas, param_grid={"gamma": ...}, cv=folds,
     fit_intercept=False)`` (exact k-fold: one squared-distance matrix, per (gamma,
     fold) the alphas in the groups the planner predicts cheapest: one float32
-    Cholesky factor per group preconditioning float64 CG, or a float64 factor per
-    alpha) vs ``GridSearchCV(KernelRidge(
+    Cholesky factor per group preconditioning float64 CG, a rank-1000 Nystroem
+    preconditioner for the alphas a probe of the gamma's first fold says it serves,
+    or a float64 factor per alpha) vs ``GridSearchCV(KernelRidge(
     kernel="rbf"), ..., scoring="neg_mean_squared_error", refit=False)`` (one
     float64 Cholesky per fit). The peer does not refit: scikit-learn's threaded
     Cholesky crashes from about 16,000 rows on this machine; kernelkit's time
