@@ -283,11 +283,11 @@ def test_kfold_search_records_the_switch_in_plan_and_prints_it(monkeypatch, caps
                              verbose=1).fit(X, y)
         in_cg = sum(len(idx) for idx, shift in plan_fold_solves(40, alphas).groups
                     if shift is not None)
+        refit_float32 = plan_fold_solves(60, [ours.alpha_]).groups[0][1] is not None
     assert in_cg > 0
     solves = [c for c in ours.plan_.choices if c.what == "fold solves"][0]
     # the refit's CG switches only if it ran on a float32 factor (not a low-rank one)
-    refit_in_cg = ("refit preconditioned by a rank-" not in solves.reason
-                   and plan_fold_solves(60, [ours.alpha_]).groups[0][1] is not None)
+    refit_in_cg = "refit preconditioned by a rank-" not in solves.reason and refit_float32
     assert f"{3 * in_cg} fold solves switched from CG" in solves.reason
     assert ("the refit's CG also switched" in solves.reason) == refit_in_cg
     full = rbf_kernel(X, gamma=0.5)  # the refit's residual, recomputed independently

@@ -83,6 +83,20 @@ def test_preconditioner_matches_its_closed_form():
         np.testing.assert_allclose(got[:, j], dense @ R[:, j], rtol=1e-9, atol=1e-12)
 
 
+def test_compiled_and_blas_applications_agree():
+    # up to APPLY_COMPILED_MAX columns two compiled passes, beyond it GEMM: the same
+    from kernelkit.tuning.low_rank import APPLY_COMPILED_MAX
+
+    K = _kernel()
+    P = LowRankPreconditioner(randomly_pivoted_cholesky(K, 25, seed=0)[0])
+    k = APPLY_COMPILED_MAX + 4
+    R = np.random.default_rng(6).normal(size=(120, k))
+    mus = np.geomspace(1e-3, 10.0, k)
+    wide = P.apply(R, mus)
+    narrow = np.column_stack([P.apply(R[:, j:j + 2], mus[j:j + 2])[:, 0] for j in range(k)])
+    np.testing.assert_allclose(wide, narrow, rtol=1e-12, atol=1e-13)
+
+
 def test_preconditioned_spectrum_lies_in_the_papers_bound():
     # kappa(P^-1/2 (K + mu I) P^-1/2) <= (lam + mu + ||K - F F'||) / mu
     K = _kernel(gamma=1.0)

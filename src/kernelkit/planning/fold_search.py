@@ -45,9 +45,10 @@ The cost model
   whose smallest kept eigenvalue is ``tail``, measured on the search's first fold by
   :func:`kernelkit.tuning.low_rank.randomly_pivoted_cholesky`), a group may instead
   be preconditioned by that factor (:class:`kernelkit.tuning.low_rank.LowRankPreconditioner`):
-  :data:`LOW_RANK_SETUP_MRR` m rank^2 + :data:`LOW_RANK_SETUP_RRR` rank^3 flops at
-  the ``gemm`` rate to build, :data:`LOW_RANK_APPLY_READS` reads of its m x rank
-  float64 matrix per iteration, and ``kappa = 1 + LOW_RANK_ERROR * tail / a``
+  :data:`LOW_RANK_SETUP_MRR` m rank^2 flops at the ``gemm`` rate (and
+  :data:`LOW_RANK_SETUP_PER_RANK2_S` rank^2 seconds) to build,
+  :data:`LOW_RANK_APPLY_BASE` + :data:`LOW_RANK_APPLY_PER_COLUMN` k reads of its m x
+  rank float64 matrix per iteration, and ``kappa = 1 + LOW_RANK_ERROR * tail / a``
   (:func:`low_rank_iterations`, from the bound's rate ``(sqrt(kappa) - 1) /
   (sqrt(kappa) + 1)`` per iteration, as kappa is often near 1): no m^3 factor, so large alphas, for which K's
   left-out eigenvalues are small, come almost free.
@@ -78,8 +79,9 @@ __all__ = ["FoldSolvePlan", "plan_fold_solves", "cg_iterations", "group_seconds"
            "SKINNY_GEMM_READS", "PRODUCT_COMPILED_MAX", "SYMMETRIC_PRODUCT_MIN",
            "SYMMETRIC_PRODUCT_PER_COLUMN", "TRIANGULAR_COMPILED_MAX", "TRIANGULAR_BASE",
            "TRIANGULAR_PER_COLUMN", "TRIANGULAR_TRTRS_READS", "low_rank_iterations",
-           "is_low_rank", "LOW_RANK_ERROR", "LOW_RANK_SETUP_MRR", "LOW_RANK_SETUP_RRR",
-           "LOW_RANK_APPLY_READS"]
+           "is_low_rank", "LOW_RANK_ERROR", "LOW_RANK_SETUP_MRR",
+           "LOW_RANK_SETUP_PER_RANK2_S", "LOW_RANK_APPLY_BASE", "LOW_RANK_APPLY_PER_COLUMN",
+           "LOW_RANK_APPLY_OVERHEAD_S"]
 
 #: Relative residual every alpha is solved to (:data:`kernelkit.tuning.fold_path.FOLD_RTOL`).
 FOLD_RTOL = 1e-12
@@ -130,14 +132,23 @@ TRIANGULAR_TRTRS_READS = 4.5
 #: California (m = 12,800, RBF gamma 0.5-2, rank 1000, alphas 0.1-10, rtol 1e-12),
 #: where the iterations taken gave 6.3-14.4; 15 errs towards a factor.
 LOW_RANK_ERROR = 15.0
-#: The low-rank preconditioner's construction, in flops at the ``gemm`` rate:
-#: ``MRR * m * rank^2 + RRR * rank^3`` (randomly pivoted Cholesky, ``F'F`` and its
-#: eigendecomposition): measured 1.0-1.2 s at m = 12,800, rank 1000, GEMM 100 GFLOP/s.
-LOW_RANK_SETUP_MRR = 6.0
-LOW_RANK_SETUP_RRR = 30.0
-#: Reads of its m x rank float64 matrix per application (two products with it and
-#: their overhead; measured 0.026 s for 5 columns at m = 12,800, rank 1000).
-LOW_RANK_APPLY_READS = 6.0
+#: The low-rank preconditioner's construction (randomly pivoted Cholesky, ``F'F``, its
+#: eigendecomposition, ``G = F V`` in both layouts): ``MRR * m * rank^2`` flops at the
+#: ``gemm`` rate plus ``PER_RANK2_S * rank^2`` seconds (the r x r eigendecomposition and
+#: the Python of the pivot blocks, which dominate at small m). Measured with GEMM at 103
+#: GFLOP/s: 0.051 / 0.214 / 0.919 / 1.415 s at m = 2400 / 4800 / 9600 / 12,800 (rank
+#: m / 10, at most 1000); this gives 0.041 / 0.22 / 1.36 / 1.82 s (erring towards a
+#: factor).
+LOW_RANK_SETUP_MRR = 11.0
+LOW_RANK_SETUP_PER_RANK2_S = 4.5e-7
+#: One application to k columns: ``BASE + PER_COLUMN * k`` reads of the m x rank
+#: float64 matrix at the ``stream`` rate (two compiled passes,
+#: :data:`kernelkit.tuning.low_rank.APPLY_COMPILED_MAX`) plus ``OVERHEAD_S``; measured
+#: 2.5 / 3.6 ms for 2 / 5 columns at m = 4800, rank 480, and 8.1 / 13.2 ms at m =
+#: 12,800, rank 1000 (GEMM: 3.9-4.4 and 21-24 ms).
+LOW_RANK_APPLY_BASE = 2.0
+LOW_RANK_APPLY_PER_COLUMN = 0.5
+LOW_RANK_APPLY_OVERHEAD_S = 1e-3
 
 
 @dataclass(frozen=True)
@@ -218,11 +229,13 @@ def low_rank_iterations(alpha, tail, rtol=FOLD_RTOL):
 
 
 def _low_rank_setup_seconds(m, rank, r):
-    return (LOW_RANK_SETUP_MRR * m * rank ** 2 + LOW_RANK_SETUP_RRR * rank ** 3) / r["gemm"]
+    return LOW_RANK_SETUP_MRR * m * rank ** 2 / r["gemm"] + LOW_RANK_SETUP_PER_RANK2_S * rank ** 2
 
 
 def _low_rank_apply_seconds(m, rank, k, r):
-    return max(LOW_RANK_APPLY_READS * 8.0 * m * rank / r["stream"], 4.0 * m * rank * k / r["gemm"])
+    reads = LOW_RANK_APPLY_BASE + LOW_RANK_APPLY_PER_COLUMN * k
+    return (max(reads * 8.0 * m * rank / r["stream"], 4.0 * m * rank * k / r["gemm"])
+            + LOW_RANK_APPLY_OVERHEAD_S)
 
 
 def _gemv_seconds(m, r):

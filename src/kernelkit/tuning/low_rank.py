@@ -30,8 +30,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
+from .._compiled import matmat_t
+
 __all__ = ["LowRankPreconditioner", "randomly_pivoted_cholesky", "low_rank_rank",
-           "LOW_RANK_MAX", "PIVOT_BLOCK"]
+           "LOW_RANK_MAX", "PIVOT_BLOCK", "APPLY_COMPILED_MAX"]
 
 #: Largest rank of the preconditioner (an m x rank float64 matrix: 102 MB at m =
 #: 12,800). On California (m = 12,800, RBF gamma 0.1-2), rank 1000 left alpha = 1 at
@@ -39,6 +41,11 @@ __all__ = ["LowRankPreconditioner", "randomly_pivoted_cholesky", "low_rank_rank"
 LOW_RANK_MAX = 1000
 #: Pivots drawn per block (one GEMM of the m rows with the block's columns each).
 PIVOT_BLOCK = 100
+#: Columns up to which an application is two compiled passes (one over ``G'``, one over
+#: ``G``, :func:`kernelkit._compiled.matmat_t`) instead of BLAS's GEMM, which reads a
+#: tall matrix several times over for a few columns (measured at m = 4800, rank 480,
+#: 3 columns: 7.2 ms by GEMM).
+APPLY_COMPILED_MAX = 16
 # eigenvalues of F'F below this fraction of the largest are left out of U (their
 # directions then get the identity, which keeps P SPD and avoids dividing by them)
 _KEEP_FRACTION = 1e-9
@@ -145,20 +152,24 @@ class LowRankPreconditioner:
 
     Notes
     -----
-    ``U = F V diag(s)^-1/2`` with ``F'F = V diag(s) V'``, so the application is
-    ``R + F V diag(c(alpha) / s) V' F' R`` with ``c = (lam + alpha) / (s + alpha) -
-    1``, without forming U: two passes over F (m r k multiply-adds each) and r x r
-    work.
+    ``U = G diag(s)^-1/2`` with ``G = F V`` and ``F'F = V diag(s) V'``, so the
+    application is ``R + G diag(c(alpha) / s) G' R`` with ``c = (lam + alpha) / (s +
+    alpha) - 1``: two passes over the m x q matrix G (held in both layouts, so each is
+    one compiled pass reading it once for up to :data:`APPLY_COMPILED_MAX` columns),
+    in float64 so the operator stays symmetric positive definite even where ``1 + c``
+    is tiny.
     """
 
     def __init__(self, F):
-        self.F = np.asarray(F, dtype=np.float64)
-        if self.F.shape[1]:
-            s, V = np.linalg.eigh(self.F.T @ self.F)
+        F = np.asarray(F, dtype=np.float64)
+        if F.shape[1]:
+            s, V = np.linalg.eigh(F.T @ F)
             keep = s > _KEEP_FRACTION * max(float(s[-1]), 0.0)
-            self.eigenvalues, self.V = s[keep][::-1], V[:, keep][:, ::-1]
+            self.eigenvalues, V = s[keep][::-1], V[:, keep][:, ::-1]
         else:
-            self.eigenvalues, self.V = np.zeros(0), np.zeros((0, 0))
+            self.eigenvalues, V = np.zeros(0), np.zeros((0, 0))
+        self.G = np.ascontiguousarray(F @ V)        # (m, q)
+        self.Gt = np.ascontiguousarray(self.G.T)    # (q, m): G' R in one pass too
         self.tail = float(self.eigenvalues[-1]) if self.eigenvalues.size else 0.0
 
     @property
@@ -173,5 +184,9 @@ class LowRankPreconditioner:
         alphas = np.broadcast_to(np.asarray(alphas, dtype=np.float64), (R.shape[1],))
         s = self.eigenvalues[:, None]
         c = ((self.tail + alphas[None, :]) / (s + alphas[None, :]) - 1.0) / s
-        T = self.V.T @ (self.F.T @ R)
-        return R + self.F @ (self.V @ (c * T))
+        k = R.shape[1]
+        if k > APPLY_COMPILED_MAX:
+            return R + self.G @ (c * (self.Gt @ R))
+        Tt = matmat_t(self.Gt, np.ascontiguousarray(R.T), np.empty((k, self.rank)))
+        Wt = np.ascontiguousarray((c * Tt.T).T)
+        return R + matmat_t(self.G, Wt, np.empty((k, R.shape[0]))).T
