@@ -286,6 +286,7 @@ def test_kfold_search_records_the_switch_in_plan_and_prints_it(monkeypatch, caps
         refit_float32 = plan_fold_solves(60, [ours.alpha_]).groups[0][1] is not None
     assert in_cg > 0
     solves = [c for c in ours.plan_.choices if c.what == "fold solves"][0]
+    assert "Nystroem" not in solves.value  # else its folds' alphas would not switch
     # the refit's CG switches only if it ran on a float32 factor (not a low-rank one)
     refit_in_cg = "refit preconditioned by a rank-" not in solves.reason and refit_float32
     assert f"{3 * in_cg} fold solves switched from CG" in solves.reason

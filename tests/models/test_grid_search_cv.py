@@ -176,6 +176,31 @@ def test_ridge_search_merges_its_cg_groups_when_their_preconditioners_fit(memory
                                -peer.cv_results_["mean_test_score"], rtol=1e-8)
 
 
+def test_a_low_rank_plan_that_overruns_its_first_fold_is_dropped(monkeypatch):
+    # the iteration estimate made blind to the low rank's error (kappa 1): the first
+    # fold takes far more iterations than predicted, so the other folds are planned
+    # without the low rank; plan_ says so; the scores are still GridSearchCV's
+    from kernelkit.planning import fold_search
+
+    monkeypatch.setattr(fold_search, "LOW_RANK_ERROR", 0.0)
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(1500, 4))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=1500)
+    alphas = [1e-3, 1e-2, 0.1, 1.0]
+    folds = KFold(3, shuffle=True, random_state=0)
+    rates = {"cholesky": 9e10, "gemm": 1e11, "stream": 2.3e10, "elementwise": 2e9}
+    with config_context(rates=rates):  # this machine's, whatever the calibration cache
+        ours = KernelRidgeCV("rbf(gamma=1.0)", alphas=alphas, cv=folds,
+                             fit_intercept=False).fit(X, y)
+    solves = [c for c in ours.plan_.choices if c.what == "fold solves"][0]
+    assert "Nystroem" in solves.value
+    assert "the other folds planned without it" in solves.reason
+    peer = GridSearchCV(KernelRidge(kernel="rbf", gamma=1.0), {"alpha": alphas}, cv=folds,
+                        scoring="neg_mean_squared_error").fit(X, y)
+    np.testing.assert_allclose(ours.cv_results_["mean_squared_error"],
+                               -peer.cv_results_["mean_test_score"], rtol=1e-8)
+
+
 def test_a_merged_group_whose_float32_solves_overflow_falls_back_alone(monkeypatch):
     # one group's factor overflows in float32: only its alphas switch to float64
     # factors, the other group's CG goes on; every answer is still the exact solve

@@ -178,3 +178,37 @@ def test_low_rank_iterations_grow_with_the_tail_over_alpha():
     its = [low_rank_iterations(1.0, t) for t in (0.01, 0.1, 1.0, 10.0)]
     assert its == sorted(its) and its[-1] > its[0]
     assert low_rank_iterations(10.0, 1.0) < low_rank_iterations(0.1, 1.0)
+
+
+def test_a_float32_group_that_overflows_next_to_a_low_rank_group_falls_back_alone(
+        monkeypatch):
+    # only the float32 group's alphas switch to float64 factors; the low-rank group's
+    # CG goes on; every answer is the exact solve
+    from kernelkit.tuning import fold_path
+
+    def overflowing(L, R):
+        raise np.linalg.LinAlgError("the float32 Cholesky factor is singular")
+
+    monkeypatch.setattr(fold_path, "_precondition", overflowing)
+    K = _kernel(n=150, gamma=0.5)
+    y = np.random.default_rng(12).normal(size=150)
+    alphas = [1e-2, 0.1, 1.0, 10.0]
+    coef, info = fold_solves(K, y, alphas, [((0, 1), 0.03), ((2, 3), ("rank", 15))],
+                             merge=True)
+    assert info["merged"] and sorted(info["fallback_alphas"]) == [1e-2, 0.1]
+    for j, a in enumerate(alphas):
+        np.testing.assert_allclose(coef[j, :, 0], np.linalg.solve(K + a * np.eye(150), y),
+                                   rtol=1e-8, atol=1e-10)
+
+
+def test_a_low_rank_group_refuses_a_kernel_matrix_with_nan():
+    K = _kernel(n=80)
+    K[:, 5] = K[5, :] = np.nan
+    K[5, 5] = 1.0  # the diagonal finite: the pivots' rows find the NaN
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        merged_solves(K, np.ones(80), [1.0], [("rank", 80)])
+
+
+def test_a_shift_tuple_other_than_rank_is_refused():
+    with pytest.raises(ValueError, match="a float or"):
+        merged_solves(np.eye(3), np.ones(3), [1.0], [("ranks", 2)])

@@ -32,10 +32,15 @@ from ..planning.fold_search import (FOLD_RTOL, fold_solves_choice, is_low_rank,
                                     plan_fold_solves)
 from ..tuning.distance_blocks import DistanceGram, distance_profiles
 from ..tuning.fold_path import fold_solves, low_rank_preconditioner
-from ..tuning.low_rank import low_rank_rank
+from ..tuning.low_rank import low_rank_bytes, low_rank_rank
 from ..tuning.paths import squared_distances
 
-__all__ = ["fold_splits", "exact_kfold"]
+__all__ = ["fold_splits", "exact_kfold", "LOW_RANK_OVERRUN"]
+
+#: A kernel's low-rank plan is dropped for its other folds when its first fold took more
+#: than this many times the predicted CG iterations (plus 10): the probe's tail then
+#: misjudged how well the low rank serves, and a factor bounds the cost again.
+LOW_RANK_OVERRUN = 1.5
 
 
 def fold_splits(est, X, n):
@@ -116,32 +121,34 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
     stats = {"factors": 0, "n_iter": 0, "fallbacks": 0, "fallback_alphas": (),
              "residual": 0.0, "direct": 0, "seconds": 0.0}
     work = {}  # the float32 and float64 factors' buffers, kept across folds and kernels
-    plans = {}  # per (training-fold size, low-rank tail): the planner's groups of alphas
+    plans = {}  # per (fold size, low-rank rank and tail): the planner's groups of alphas
 
-    def planned(m, tail=None):
-        if (m, tail) not in plans:
-            plans[(m, tail)] = plan_fold_solves(
-                m, alphas, n_targets=t,
-                low_rank=None if tail is None else (low_rank_rank(m), tail))
-        return plans[(m, tail)]
+    def planned(m, low_rank=None):
+        if (m, low_rank) not in plans:
+            plans[(m, low_rank)] = plan_fold_solves(m, alphas, n_targets=t,
+                                                    low_rank=low_rank)
+        return plans[(m, low_rank)]
+
+    base = 8.0 * n * n + 8.0 * m_max * n + 12.0 * m_max * m_max  # distances, blocks, factor
 
     def merged(plan, m):
-        """The CG groups in one run when all their factors fit at once (4 m^2 bytes per
-        float32 factor, 8 m r for a low-rank one)."""
+        """The CG groups in one run when all their preconditioners fit at once (4 m^2
+        bytes per float32 factor beyond the first, the low-rank one's peak)."""
         n_float32 = sum(s is not None and not is_low_rank(s) for _, s in plan.groups)
-        n_low = sum(is_low_rank(s) for _, s in plan.groups)
-        return (n_float32 + n_low > 1
-                and fits(8.0 * n * n + 8.0 * m * n + 12.0 * m * m
-                         + 4.0 * m * m * max(n_float32 - 1, 0)
-                         + 8.0 * m * low_rank_rank(m) * n_low))
+        rank = max((s[1] for _, s in plan.groups if is_low_rank(s)), default=0)
+        return (n_float32 + (rank > 0) > 1
+                and fits(base + 4.0 * m * m * max(n_float32 - 1, 0)
+                         + (low_rank_bytes(m, rank) if rank else 0.0)))
 
     # a low-rank probe is worth its m r^2 flops only if some group would take it when
     # it serves every alpha at once (a zero tail)
-    probe = (fits(8.0 * n * n + 8.0 * m_max * n + 12.0 * m_max * m_max
-                  + 8.0 * m_max * low_rank_rank(m_max))
-             and any(is_low_rank(s) for _, s in planned(m_max, 0.0).groups))
+    notes = []
+    worth = any(is_low_rank(s) for _, s in
+                planned(m_max, (low_rank_rank(m_max), 0.0)).groups)
+    probe = worth and fits(base + low_rank_bytes(m_max, low_rank_rank(m_max)))
+    if worth and not probe:
+        notes.append("no low-rank probe: its factor does not fit the memory budget")
     kernel_plans = []
-    any_merged = None
 
     for c, (_, kernel) in enumerate(cands):
         if D2 is not None:
@@ -149,7 +156,7 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
         else:
             K = (np.asarray(X, dtype=np.float64) if kernel == "precomputed"
                  else np.asarray(gram(kernel, X), dtype=np.float64))
-        tail = None
+        low_rank = None  # this kernel's (rank, tail), from its probe
         for f, (train, test) in enumerate(splits):
             K_test = (K.held_out(test, train) if isinstance(K, DistanceGram)  # own buffer
                       else K[np.ix_(test, train)])
@@ -159,12 +166,13 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
             low = None
             if probe and f == 0:  # this kernel's probe: its first fold's low-rank factor
                 low = low_rank_preconditioner(K_train, low_rank_rank(len(train)))
-                tail = low.tail
-            fold_plan = planned(len(train), tail)
-            if f == 0:
-                kernel_plans.append((_label(cands[c][0]), fold_plan, tail))
+                low_rank = (low.rank, low.tail) if low.rank else None
+            fold_plan = planned(len(train), low_rank)
             merge = merged(fold_plan, len(train))
-            any_merged = merge if any_merged is None else (any_merged or merge)
+            if f == 0:
+                kernel_plans.append((_label(cands[c][0]), fold_plan,
+                                     None if low_rank is None else low_rank[1],
+                                     merge if fold_plan.merged is not None else None))
             coef, info = fold_solves(K_train, y[train] - mean, alphas, fold_plan.groups,
                                      rtol=FOLD_RTOL, work=work, merge=merge, low_rank=low)
             del low
@@ -172,6 +180,15 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
             for key in ("factors", "n_iter", "fallbacks", "fallback_alphas", "direct"):
                 stats[key] += info[key]
             stats["residual"] = max(stats["residual"], info["residual"])
+            expected = fold_plan.merged[1] if merge else sum(fold_plan.iterations)
+            if (info["low_rank"] and f == 0 and len(splits) > 1
+                    and info["n_iter"] > LOW_RANK_OVERRUN * expected + 10):
+                # the low rank served worse than its probe promised: the other folds
+                # without it (float32 and float64 factors only)
+                low_rank = None
+                notes.append(f"{_label(cands[c][0])}: the low-rank plan took "
+                             f"{info['n_iter']} CG iterations on the first fold vs "
+                             f"{expected} predicted; the other folds planned without it")
             # every alpha's held-out predictions in one product (one read of K_test)
             pred = (K_test @ coef.transpose(1, 0, 2).reshape(len(train), -1)).reshape(
                 len(test), len(alphas), t)
@@ -205,13 +222,16 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
                 else np.ascontiguousarray(profiles[c_best](D2), dtype=np.float64))
     D2 = None
     low = None
-    if (fits(20.0 * n * n + 8.0 * n * low_rank_rank(n))
+    if (fits(20.0 * n * n + low_rank_bytes(n, low_rank_rank(n)))
             and any(is_low_rank(s) for _, s in plan_fold_solves(
                 n, [alpha], t, low_rank=(low_rank_rank(n), 0.0)).groups)):
         # the refit's own probe: a low rank may serve the chosen alpha without a factor
         low = low_rank_preconditioner(full, low_rank_rank(n))
-        refit_groups = plan_fold_solves(n, [alpha], t,
-                                        low_rank=(low_rank_rank(n), low.tail)).groups
+        if low.rank:
+            refit_groups = plan_fold_solves(n, [alpha], t,
+                                            low_rank=(low.rank, low.tail)).groups
+        if not any(s is not None and not is_low_rank(s) for _, s in refit_groups):
+            refit_work.pop("factor32", None)  # the folds' spare buffer is not needed
     coef, info = fold_solves(full, y0, [alpha], refit_groups, rtol=FOLD_RTOL,
                              work=refit_work, low_rank=low)  # the planner's tolerance
     del low
@@ -223,10 +243,9 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
                            stats["seconds"], fallback_alphas=stats["fallback_alphas"],
                            refit_fallback=info["fallbacks"] > 0,
                            refit_residual=info["residual"],
-                           merged=any_merged if any(p.merged is not None for _, p, _ in
-                                                    kernel_plans) else None,
-                           kernel_plans=kernel_plans if probe else None,
-                           refit_low_rank=info["low_rank"]))
+                           merged=kernel_plans[0][3],
+                           kernel_plans=kernel_plans if probe or len(cands) > 1 else None,
+                           refit_low_rank=info["low_rank"], notes=notes))
     rows = [(cands[c][0], float(a), float(mse[c, j]), None)
             for c in range(len(cands)) for j, a in enumerate(alphas)]
     state = {"dual_coef_": coef[0], "X_fit_": None if kernel == "precomputed" else X,

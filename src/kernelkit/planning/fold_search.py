@@ -1,4 +1,5 @@
-"""How the alphas of one training fold are solved: which share a float32 factor.
+"""How the alphas of one training fold are solved: which share a float32 factor, which a
+low-rank one.
 
 The exact k-fold search of :class:`~kernelkit.models.KernelRidgeCV` solves
 ``(K + a I) U = Y`` on each fold's m training rows for every alpha ``a`` of the grid
@@ -137,8 +138,8 @@ LOW_RANK_ERROR = 15.0
 #: ``gemm`` rate plus ``PER_RANK2_S * rank^2`` seconds (the r x r eigendecomposition and
 #: the Python of the pivot blocks, which dominate at small m). Measured with GEMM at 103
 #: GFLOP/s: 0.051 / 0.214 / 0.919 / 1.415 s at m = 2400 / 4800 / 9600 / 12,800 (rank
-#: m / 10, at most 1000); this gives 0.041 / 0.22 / 1.36 / 1.82 s (erring towards a
-#: factor).
+#: m / 10, at most 1000); this gives 0.041 / 0.22 / 1.36 / 1.82 s (within -20 % /
+#: +50 %).
 LOW_RANK_SETUP_MRR = 11.0
 LOW_RANK_SETUP_PER_RANK2_S = 4.5e-7
 #: One application to k columns: ``BASE + PER_COLUMN * k`` reads of the m x rank
@@ -294,7 +295,7 @@ def _group_iterations(alphas, shift, tail, rtol):
 
 def group_seconds(m, alphas, shift, n_targets=1, rates=None, rtol=FOLD_RTOL, tail=None):
     """(predicted seconds, CG iterations) of one group: ``shift`` None is a float64
-    factor per alpha, a float one float32 factor at ``shift`` and batched CG,
+    factor per alpha, a float is one float32 factor at ``shift`` and batched CG,
     ``("rank", r)`` the low-rank preconditioner whose smallest kept eigenvalue is
     ``tail`` and batched CG."""
     r = rates_in_force(rates)
@@ -315,9 +316,10 @@ def group_seconds(m, alphas, shift, n_targets=1, rates=None, rtol=FOLD_RTOL, tai
 
 
 def merged_seconds(m, alphas, groups, n_targets=1, rates=None, rtol=FOLD_RTOL, tail=None):
-    """(predicted seconds, CG iterations) of ``groups`` with their float32 groups in one
-    batched CG: every float32 factor, then iterations each costing one product with K
-    for all active columns and each group's solves for its own; float64 groups as in
+    """(predicted seconds, CG iterations) of ``groups`` with their CG groups in one
+    batched CG: every float32 factor and the low-rank one (built once, however many
+    low-rank groups), then iterations each costing one product with K for all active
+    columns and each group's preconditioner for its own; float64 groups as in
     :func:`group_seconds`."""
     r = rates_in_force(rates)
     alphas = np.asarray(alphas, dtype=np.float64)
@@ -328,7 +330,8 @@ def merged_seconds(m, alphas, groups, n_targets=1, rates=None, rtol=FOLD_RTOL, t
         if shift is None:
             seconds += group_seconds(m, members, None, n_targets, r, rtol)[0]
             continue
-        seconds += _setup_seconds(m, shift, r)
+        if not (is_low_rank(shift) and any(is_low_rank(groups[h][1]) for _, h in finish)):
+            seconds += _setup_seconds(m, shift, r)  # one low-rank factor serves them all
         finish += [(it, g) for it in _group_iterations(members, shift, tail, rtol)]
     if not finish:
         return seconds, 0
@@ -409,7 +412,7 @@ def plan_fold_solves(m, alphas, n_targets=1, rates=None, rtol=FOLD_RTOL, low_ran
 def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, residual,
                        taken_seconds=None, fallback_alphas=(), refit_fallback=False,
                        refit_residual=None, merged=None, kernel_plans=None,
-                       refit_low_rank=0):
+                       refit_low_rank=0, notes=()):
     """The plan and what the solves took, as the ``"fold solves"`` :class:`Choice`
     (``taken_seconds``: the solves' time summed over the ``solves`` folds, if timed).
 
@@ -417,34 +420,42 @@ def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, res
     tolerance and switched to the alpha's own float64 Cholesky factor (which
     ``fallback_alphas``); ``refit_fallback``: the refit's solve did;
     ``refit_residual``: the refit's final relative residual, if given; ``merged``:
-    whether the float32 groups ran as one batched CG (True), one after the other
-    because their factors did not fit the memory budget at once (False), or there was
-    nothing to merge (None); ``kernel_plans``: ``(label, plan, tail)`` per candidate
-    kernel when each had its own plan (from its low-rank probe, ``tail`` its smallest
-    kept eigenvalue or None), in place of ``plan``; ``refit_low_rank``: the rank of
-    the refit's low-rank preconditioner (0: none)."""
-    entries = kernel_plans or [(None, plan, None)]
+    whether the CG groups (float32 factors, the low-rank one) ran as one batched CG
+    (True), one after the other because their preconditioners did not fit the memory
+    budget at once (False), or there was nothing to merge (None); ``kernel_plans``:
+    ``(label, plan, tail, merged)`` per candidate kernel (``tail`` the smallest kept
+    eigenvalue of its low-rank probe or None, ``merged`` as above for that kernel), in
+    place of ``plan`` and ``merged``; ``refit_low_rank``: the rank of the refit's
+    low-rank preconditioner (0: none); ``notes``: further sentences (e.g. a probe
+    skipped, a low-rank plan dropped after its first fold)."""
+    entries = kernel_plans or [(None, plan, None, merged)]
 
-    def one_run(p):  # this plan's float32 groups merged
-        return bool(merged) and p.merged is not None
+    def one_run(p, how):  # this plan's CG groups ran as one
+        return bool(how) and p.merged is not None
 
-    predicted = np.mean([p.merged[1] if one_run(p) else sum(p.iterations)
-                         for _, p, _ in entries])
-    seconds = float(np.mean([p.merged[0] if one_run(p) else p.seconds for _, p, _ in entries]))
-    alt = ", ".join(f"{k} {format_seconds(np.mean([p.alternatives[k] for _, p, _ in entries]))}"
-                    for k in plan.alternatives)
+    predicted = np.mean([p.merged[1] if one_run(p, how) else sum(p.iterations)
+                         for _, p, _, how in entries])
+    seconds = float(np.mean([p.merged[0] if one_run(p, how) else p.seconds
+                             for _, p, _, how in entries]))
+    alt = ", ".join(
+        f"{k} {format_seconds(np.mean([p.alternatives[k] for _, p, _, _ in entries]))}"
+        for k in plan.alternatives)
     taken = (f"{taken_iterations / max(solves, 1):.0f} CG iterations per fold taken vs "
              f"{predicted:.0f} predicted, " if predicted else "")
     timed = ("" if taken_seconds is None else
              f"; {format_seconds(taken_seconds / max(solves, 1))} per fold taken")
-    if merged is None:
+    flags = [how for _, p, _, how in entries if how is not None]
+    if not flags:
         how = ""
-    elif merged:
-        how = ("; the float32 groups in one batched CG (one pass over K per iteration for "
-               "all of them, their factors held at once)")
+    elif all(flags):
+        how = ("; the CG groups in one batched CG (one pass over K per iteration for "
+               "all of them, their preconditioners held at once)")
+    elif not any(flags):
+        how = ("; the CG groups one after the other (their preconditioners at once do not "
+               "fit the memory budget)")
     else:
-        how = ("; the float32 groups one after the other (their factors at once do not fit "
-               "the memory budget)")
+        how = (f"; the CG groups in one batched CG for {sum(flags)} of {len(flags)} "
+               "kernels, one after the other for the others (the memory budget)")
     if fallbacks:
         which = ", ".join(f"{a:g}" for a in sorted(set(fallback_alphas)))
         switched = (f"{fallbacks} fold solves switched from CG, short of the tolerance, to "
@@ -460,8 +471,10 @@ def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, res
         value = " | ".join(
             f"{label}: {p.describe(alphas)}"
             + ("" if tail is None else f" (low-rank tail {tail:.2g})")
-            for label, p, tail in kernel_plans)
-        per = "per kernel, from its first fold's low-rank probe, averaged: "
+            for label, p, tail, _ in kernel_plans)
+        per = ("per kernel, from its first fold's low-rank probe where it ran, averaged: "
+               if any(tail is not None for _, _, tail, _ in kernel_plans)
+               else "per kernel, averaged: ")
     else:
         value, per = plan.describe(alphas), ""
     return Choice("fold solves", value,
@@ -469,4 +482,5 @@ def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, res
                   f"{format_seconds(seconds)} per fold ({alt}){how}{timed}; {taken}"
                   f"{switched}{refit}, largest relative residual {residual:.1e}"
                   + ("" if refit_residual is None
-                     else f" (the refit's {refit_residual:.1e})"))
+                     else f" (the refit's {refit_residual:.1e})")
+                  + "".join(f"; {n}" for n in notes))

@@ -57,6 +57,7 @@ from .low_rank import LowRankPreconditioner, randomly_pivoted_cholesky
 from .paths import blas_threads_for
 
 __all__ = ["FoldSolves", "shifted_solves", "merged_solves", "fold_solves", "reference_alpha",
+           "low_rank_preconditioner",
            "FOLD_RTOL", "FOLD_MAXITER", "PRODUCT_COMPILED_MAX", "TRIANGULAR_COMPILED_MAX"]
 
 #: Relative residual ``||y - (K + alpha I) u|| / ||y||`` every alpha is solved to:
@@ -87,7 +88,8 @@ class FoldSolves:
     coef : ndarray of shape (n_alphas, m, t)
         ``(K + alpha_j I)^-1 Y`` for every alpha.
     alpha_ref : float
-        The shift of the float32 factor (of the first one, for :func:`merged_solves`).
+        The shift of the float32 factor (of the first one, for :func:`merged_solves`;
+        NaN when only the low-rank preconditioner ran).
     n_iter : int
         CG iterations (one pass over K each, for all active alphas).
     fallbacks : int
@@ -205,9 +207,24 @@ class _ColumnPreconditioner:
 
 
 def low_rank_preconditioner(K, rank):
-    """The fold's :class:`~kernelkit.tuning.low_rank.LowRankPreconditioner` of rank at
-    most ``rank`` (randomly pivoted Cholesky with a fixed seed)."""
-    return LowRankPreconditioner(randomly_pivoted_cholesky(K, int(rank))[0])
+    """The fold's low-rank preconditioner.
+
+    Parameters
+    ----------
+    K : ndarray of shape (m, m)
+        Symmetric positive semi-definite.
+    rank : int
+        Largest rank.
+
+    Returns
+    -------
+    LowRankPreconditioner
+        From :func:`~kernelkit.tuning.low_rank.randomly_pivoted_cholesky` with a fixed
+        seed (``plan_`` reproducible; the answers, solved to the tolerance, do not
+        depend on it). Peak memory :func:`~kernelkit.tuning.low_rank.low_rank_bytes`.
+    """
+    F = randomly_pivoted_cholesky(K, int(rank))[0]
+    return LowRankPreconditioner(F)
 
 
 def _precondition(L, R):
@@ -283,7 +300,8 @@ def merged_solves(K, Y, alphas, shifts, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER,
     shifts : sequence of float or ("rank", int)
         Alpha ``j`` is preconditioned by the float32 factor of ``K + shifts[j] I``;
         alphas with the same shift share it. All factors are held at once (4 m^2
-        bytes each). ``("rank", r)``: by the low-rank preconditioner of rank r.
+        bytes each). ``("rank", r)``: by the low-rank preconditioner of rank r (one
+        for all such alphas, of the largest r given; 16 m r bytes, 24 m r while built).
     work : dict, optional
         Keeps the factors' buffers for the next call (``"factor32"``,
         ``"factor32_1"``, ...).
@@ -312,6 +330,8 @@ def merged_solves(K, Y, alphas, shifts, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER,
     m, t = Y.shape
     n_a = alphas.size
     ranked = [s for s in shifts if isinstance(s, tuple)]
+    if any(len(s) != 2 or s[0] != "rank" for s in ranked):
+        raise ValueError(f"a shift is a float or ('rank', r), got {ranked}")
     refs = np.unique(np.asarray([s for s in shifts if not isinstance(s, tuple)],
                                 dtype=np.float64))
     rank = max((int(s[1]) for s in ranked), default=0)
@@ -353,12 +373,12 @@ def merged_solves(K, Y, alphas, shifts, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER,
     residual = true.reshape(n_a, t).max(axis=1)
     still_short = [a for a in short if not residual[a] <= tol]
     if still_short:  # the switch is in the result; only an answer short of tol warns
-        at = ", ".join([f"{r:.3g}" for r in refs] + ([f"(low rank {used_rank})"] if ranked
-                                                      else []))
-        cg = (f"the float32 solves preconditioning conjugate gradient at {at} "
-              "overflowed" if overflowed else
-              f"conjugate gradient preconditioned by the float32 factor at {at} "
-              f"stopped after {n_iter} iterations at relative residual {cg_residual:.1e}")
+        by = " and ".join(([f"the float32 factor(s) at {', '.join(f'{r:.3g}' for r in refs)}"]
+                           if refs.size else [])
+                          + ([f"the rank-{used_rank} Nystroem factor"] if ranked else []))
+        cg = (f"conjugate gradient preconditioned by {by} stopped after {n_iter} "
+              f"iterations at relative residual {cg_residual:.1e}"
+              + (" (a float32 factor's solves overflowed)" if overflowed else ""))
         warnings.warn(
             f"{cg}, and the "
             f"float64 Cholesky factor it switched to left {residual[still_short].max():.1e} "
@@ -367,7 +387,7 @@ def merged_solves(K, Y, alphas, shifts, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER,
             "ill-conditioned for that tolerance; use larger alphas", ConvergenceWarning,
             stacklevel=2)
     coef = X.reshape(m, n_a, t).transpose(1, 0, 2)
-    return FoldSolves(np.ascontiguousarray(coef), float(refs[0]) if refs.size else 0.0,
+    return FoldSolves(np.ascontiguousarray(coef), float(refs[0]) if refs.size else np.nan,
                       n_iter, fallbacks, residual, tuple(float(alphas[a]) for a in short),
                       cg_residual, tuple(float(r) for r in refs),
                       used_rank)
@@ -424,10 +444,11 @@ def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, w
     work : dict, optional
         Buffers kept across calls (the float32 factors'), see :func:`merged_solves`.
     merge : bool, default=False
-        The float32 groups in one batched CG (:func:`merged_solves`: one pass over K
-        per iteration for all of them, their factors held at once, 4 m^2 bytes each:
-        the caller checks that they fit, as the k-fold search does against the memory
-        budget); False, one group after the other (one factor's buffer).
+        The CG groups in one batched CG (:func:`merged_solves`: one pass over K per
+        iteration for all of them, their preconditioners held at once, 4 m^2 bytes per
+        float32 factor and 16 m r for the low-rank one: the caller checks that they
+        fit, as the k-fold search does against the memory budget); False, one group
+        after the other (one factor's buffer).
     low_rank : LowRankPreconditioner, optional
         Already built for this K, for a ``("rank", r)`` group (see :func:`merged_solves`).
 
@@ -436,8 +457,8 @@ def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, w
     (coef, info)
         ``coef`` of shape (n_alphas, m, t) in the order of ``alphas``; ``info`` a dict
         with ``factors`` (float32 and float64), ``n_iter`` (CG iterations, i.e. passes
-        over K, summed over the CG runs), ``merged`` (True when several float32 groups
-        shared one CG run), ``fallbacks`` (alphas switched from CG to their own float64
+        over K, summed over the CG runs), ``merged`` (True when several CG groups --
+        float32 factors, the low-rank one -- shared one CG run), ``fallbacks`` (alphas switched from CG to their own float64
         factor), ``fallback_alphas`` (which), ``residual`` (largest), ``direct``
         (True when every alpha had its own float64 factor) and ``low_rank`` (the
         low-rank preconditioner's rank, 0 without one).

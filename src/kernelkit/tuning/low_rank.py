@@ -10,8 +10,8 @@ eigenvalue, the preconditioner of Frangella, Tropp and Udell,
     P^-1 = (lam + alpha) U (diag(s) + alpha I)^-1 U' + (I - U U'),
 
 makes the condition number of ``P^-1 (K + alpha I)`` at most ``(lam + alpha + ||K -
-F F'||) / alpha``, and it costs m r^2 flops to build (not m^3) and two reads of the
-m x r matrix F per application. ``F`` comes from randomly pivoted Cholesky (Chen,
+F F'||) / alpha``, and it costs m r^2 flops to build (not m^3) and one read each of
+two m x r matrices per application (:data:`BYTES_PER_RANK_ROW`). ``F`` comes from randomly pivoted Cholesky (Chen,
 Epperly, Tropp and Webber), a block of pivots at a time: pivots drawn with probability
 proportional to the diagonal of the residual ``K - F F'``, which reads only the
 pivots' rows of K.
@@ -33,10 +33,11 @@ import scipy.linalg
 from .._compiled import matmat_t
 
 __all__ = ["LowRankPreconditioner", "randomly_pivoted_cholesky", "low_rank_rank",
-           "LOW_RANK_MAX", "PIVOT_BLOCK", "APPLY_COMPILED_MAX"]
+           "low_rank_bytes", "LOW_RANK_MAX", "PIVOT_BLOCK", "APPLY_COMPILED_MAX",
+           "BYTES_PER_RANK_ROW"]
 
-#: Largest rank of the preconditioner (an m x rank float64 matrix: 102 MB at m =
-#: 12,800). On California (m = 12,800, RBF gamma 0.1-2), rank 1000 left alpha = 1 at
+#: Largest rank of the preconditioner (it holds two m x rank float64 matrices: 205 MB
+#: at m = 12,800, and a third while it is built). On California (m = 12,800, RBF gamma 0.1-2), rank 1000 left alpha = 1 at
 #: 6-37 CG iterations to a 1e-12 residual and alpha = 10 at 4-16.
 LOW_RANK_MAX = 1000
 #: Pivots drawn per block (one GEMM of the m rows with the block's columns each).
@@ -46,15 +47,32 @@ PIVOT_BLOCK = 100
 #: tall matrix several times over for a few columns (measured at m = 4800, rank 480,
 #: 3 columns: 7.2 ms by GEMM).
 APPLY_COMPILED_MAX = 16
+#: Bytes per row and unit of rank while the preconditioner is built (F, G and G', float64);
+#: 16 once built.
+BYTES_PER_RANK_ROW = 24
 # eigenvalues of F'F below this fraction of the largest are left out of U (their
 # directions then get the identity, which keeps P SPD and avoids dividing by them)
 _KEEP_FRACTION = 1e-9
 
 
 def low_rank_rank(m):
-    """The rank for a training fold of ``m`` rows: ``min(LOW_RANK_MAX, m // 10)``, at
-    least 1."""
+    """The rank asked of the preconditioner for a training fold of ``m`` rows.
+
+    Parameters
+    ----------
+    m : int
+
+    Returns
+    -------
+    int
+        ``min(LOW_RANK_MAX, m // 10)``, at least 1.
+    """
     return int(max(1, min(LOW_RANK_MAX, m // 10)))
+
+
+def low_rank_bytes(m, rank):
+    """Peak bytes of building a rank-``rank`` preconditioner for ``m`` rows (F, G and G')."""
+    return float(BYTES_PER_RANK_ROW) * m * rank
 
 
 def randomly_pivoted_cholesky(K, rank, *, block=PIVOT_BLOCK, seed=0):
@@ -64,18 +82,26 @@ def randomly_pivoted_cholesky(K, rank, *, block=PIVOT_BLOCK, seed=0):
     ----------
     K : ndarray of shape (m, m)
         Symmetric positive semi-definite (only its diagonal and the pivots' rows are
-        read).
+        read; each is checked finite).
     rank : int
+        Largest number of pivots (columns of F).
     block : int, default=:data:`PIVOT_BLOCK`
         Pivots drawn per block.
     seed : int, default=0
-        The pivots' random generator (the same K and seed give the same F).
+        The pivots' random generator (the same K and seed give the same F). The
+        search fixes it: only speed and ``plan_`` depend on the pivots, its answers
+        (solved to the tolerance) do not.
 
     Returns
     -------
     F : ndarray of shape (m, r), r <= rank, float64
         ``K - F F'`` is PSD (up to round-off) and zero on the pivots' rows.
     pivots : ndarray of shape (r,)
+
+    Raises
+    ------
+    ValueError
+        When K's diagonal or a pivot's row holds NaN or infinity.
 
     Notes
     -----
@@ -102,7 +128,11 @@ def randomly_pivoted_cholesky(K, rank, *, block=PIVOT_BLOCK, seed=0):
         if not total > m * tiny:
             break
         S = np.unique(rng.choice(m, size=min(block, rank - r), p=d / total))
-        G = np.array(K[S, :].T, dtype=np.float64)  # K symmetric: rows are columns
+        G = K[S, :].T.astype(np.float64, copy=False)  # K symmetric: rows are columns
+        if not np.isfinite(G).all():
+            raise ValueError("K has a NaN or infinite entry in a pivot's row; the kernel "
+                             "values overflowed or the data hold NaN/inf: check X and "
+                             "the kernel's parameters")
         if r:
             G -= F[:, :r] @ F[S, :r].T
         H = G[S].copy()
@@ -149,15 +179,18 @@ class LowRankPreconditioner:
     tail : float
         The smallest kept eigenvalue (``lam``; 0.0 for a rank-0 ``F``), what the
         planner's iteration estimate reads.
+    G, Gt : ndarray of shape (m, q) and (q, m)
+        ``F V`` in both layouts (C order).
 
     Notes
     -----
     ``U = G diag(s)^-1/2`` with ``G = F V`` and ``F'F = V diag(s) V'``, so the
-    application is ``R + G diag(c(alpha) / s) G' R`` with ``c = (lam + alpha) / (s +
-    alpha) - 1``: two passes over the m x q matrix G (held in both layouts, so each is
-    one compiled pass reading it once for up to :data:`APPLY_COMPILED_MAX` columns),
-    in float64 so the operator stays symmetric positive definite even where ``1 + c``
-    is tiny.
+    application is ``R + G diag(c(alpha) / s) G' R`` with ``c / s = (lam - s) / ((s +
+    alpha) s)`` (exactly 0 at ``s = lam``): two passes over G (held in both layouts, so
+    each is one compiled pass reading it once for up to :data:`APPLY_COMPILED_MAX`
+    columns), in float64. The operator is SPD up to round-off; where ``(lam + alpha) /
+    (s_max + alpha)`` falls to the round-off level, CG may meet a breakdown, and the
+    caller's residual check then gives that alpha its own float64 factor.
     """
 
     def __init__(self, F):
@@ -174,16 +207,28 @@ class LowRankPreconditioner:
 
     @property
     def rank(self):
+        """The kept rank q."""
         return int(self.eigenvalues.size)
 
     def apply(self, R, alphas):
-        """``P_alpha^-1 R``: column j with ``alphas[j]`` (each > 0)."""
+        """``P_alpha^-1 R``, column j with its own alpha.
+
+        Parameters
+        ----------
+        R : ndarray of shape (m, k)
+        alphas : float or array-like of shape (k,)
+            Each > 0.
+
+        Returns
+        -------
+        ndarray of shape (m, k), float64
+        """
         R = np.asarray(R, dtype=np.float64)
         if not self.rank:
             return R.copy()
         alphas = np.broadcast_to(np.asarray(alphas, dtype=np.float64), (R.shape[1],))
         s = self.eigenvalues[:, None]
-        c = ((self.tail + alphas[None, :]) / (s + alphas[None, :]) - 1.0) / s
+        c = (self.tail - s) / ((s + alphas[None, :]) * s)
         k = R.shape[1]
         if k > APPLY_COMPILED_MAX:
             return R + self.G @ (c * (self.Gt @ R))
