@@ -10,9 +10,9 @@ first 6,000 rows of a fixed permutation of Friedman #1 (``564_fried``), house_16
 (``574_house_16H``) and cpu_act (``197_cpu_act``); grid gamma = {0.1, 1, 10} / d x
 alpha = {1e-3, 1e-2, 0.1, 1, 10}; ``KFold(5, shuffle=True, random_state=0)``, so
 4,800 rows per fold. "without" runs the same search with the probe switched off
-(``models._ridge_kfold.is_low_rank`` made to answer False: the plans then hold float32
-and float64 factors only, as before the low rank existed), alternating with "with"
-in one process. Printed: both times, their ratio, the largest relative difference of
+(``models._ridge_kfold.low_rank_worth_probing`` made to answer False: no probe, so the
+plans hold float32 and float64 factors only, as before the low rank existed), run just
+before "with" in one process. Printed: both times, their ratio, the largest relative difference of
 the candidates' mean scores, and the plan's predicted and taken iterations per fold.
 
 Run: ``python benchmarks/fold_low_rank.py`` (about 3 minutes) or ``--quick`` (2,000 rows).
@@ -46,9 +46,9 @@ def _rows(name, n):
 
 
 def _search(X, y, low_rank):
-    real = ridge_kfold.is_low_rank
+    real = ridge_kfold.low_rank_worth_probing
     if not low_rank:
-        ridge_kfold.is_low_rank = lambda shift: False
+        ridge_kfold.low_rank_worth_probing = lambda *args, **kwargs: False
     try:
         d = X.shape[1]
         est = KernelRidgeCV("rbf", alphas=list(ALPHAS),
@@ -58,7 +58,7 @@ def _search(X, y, low_rank):
             warnings.simplefilter("ignore")  # grid-edge notes: not timed text
             return est.fit(X, y)
     finally:
-        ridge_kfold.is_low_rank = real
+        ridge_kfold.low_rank_worth_probing = real
 
 
 def main():

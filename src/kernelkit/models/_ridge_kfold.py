@@ -28,7 +28,7 @@ from .._compiled import exp_scaled
 from ..exceptions import InvalidParameterError
 from ..gram import gram
 from ..planning.searches import kfold_matrices_choice
-from ..planning.fold_search import (FOLD_RTOL, fold_solves_choice, is_low_rank,
+from ..planning.fold_search import (FOLD_RTOL, fold_solves_choice, low_rank_worth_probing,
                                     plan_fold_solves)
 from ..tuning.distance_blocks import DistanceGram, distance_profiles
 from ..tuning.fold_path import fold_solves, low_rank_preconditioner
@@ -134,17 +134,13 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
     def merged(plan, m):
         """The CG groups in one run when all their preconditioners fit at once (4 m^2
         bytes per float32 factor beyond the first, the low-rank one's peak)."""
-        n_float32 = sum(s is not None and not is_low_rank(s) for _, s in plan.groups)
-        rank = max((s[1] for _, s in plan.groups if is_low_rank(s)), default=0)
+        n_float32, rank = plan.float32_groups, plan.low_rank
         return (n_float32 + (rank > 0) > 1
                 and fits(base + 4.0 * m * m * max(n_float32 - 1, 0)
                          + (low_rank_bytes(m, rank) if rank else 0.0)))
 
-    # a low-rank probe is worth its m r^2 flops only if some group would take it when
-    # it serves every alpha at once (a zero tail)
     notes = []
-    worth = any(is_low_rank(s) for _, s in
-                planned(m_max, (low_rank_rank(m_max), 0.0)).groups)
+    worth = low_rank_worth_probing(m_max, low_rank_rank(m_max), alphas, t)
     probe = worth and fits(base + low_rank_bytes(m_max, low_rank_rank(m_max)))
     if worth and not probe:
         notes.append("no low-rank probe: its factor does not fit the memory budget")
@@ -223,15 +219,14 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
     D2 = None
     low = None
     if (fits(20.0 * n * n + low_rank_bytes(n, low_rank_rank(n)))
-            and any(is_low_rank(s) for _, s in plan_fold_solves(
-                n, [alpha], t, low_rank=(low_rank_rank(n), 0.0)).groups)):
+            and low_rank_worth_probing(n, low_rank_rank(n), [alpha], t)):
         # the refit's own probe: a low rank may serve the chosen alpha without a factor
         low = low_rank_preconditioner(full, low_rank_rank(n))
         if low.rank:
-            refit_groups = plan_fold_solves(n, [alpha], t,
-                                            low_rank=(low.rank, low.tail)).groups
-        if not any(s is not None and not is_low_rank(s) for _, s in refit_groups):
-            refit_work.pop("factor32", None)  # the folds' spare buffer is not needed
+            refit_plan = plan_fold_solves(n, [alpha], t, low_rank=(low.rank, low.tail))
+            refit_groups = refit_plan.groups
+            if not refit_plan.float32_groups:
+                refit_work.pop("factor32", None)  # the folds' spare buffer is not needed
     coef, info = fold_solves(full, y0, [alpha], refit_groups, rtol=FOLD_RTOL,
                              work=refit_work, low_rank=low)  # the planner's tolerance
     del low

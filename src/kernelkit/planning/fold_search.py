@@ -51,8 +51,13 @@ The cost model
   :data:`LOW_RANK_APPLY_BASE` + :data:`LOW_RANK_APPLY_PER_COLUMN` k reads of its m x
   rank float64 matrix per iteration, and ``kappa = 1 + LOW_RANK_ERROR * tail / a``
   (:func:`low_rank_iterations`, from the bound's rate ``(sqrt(kappa) - 1) /
-  (sqrt(kappa) + 1)`` per iteration, as kappa is often near 1): no m^3 factor, so large alphas, for which K's
-  left-out eigenvalues are small, come almost free.
+  (sqrt(kappa) + 1)`` per iteration, as kappa is often near 1): no m^3 factor, so
+  large alphas, for which K's left-out eigenvalues are small, come almost free.
+
+Why this module is long: each cost constant carries the measurement it comes from,
+and the three consumers of the one cost model -- the exact dynamic programme over
+groupings, the merged-run cost and the ``plan_`` record of predicted against taken --
+must read the same constants, so they live together.
 
 References
 ----------
@@ -80,7 +85,7 @@ __all__ = ["FoldSolvePlan", "plan_fold_solves", "cg_iterations", "group_seconds"
            "SKINNY_GEMM_READS", "PRODUCT_COMPILED_MAX", "SYMMETRIC_PRODUCT_MIN",
            "SYMMETRIC_PRODUCT_PER_COLUMN", "TRIANGULAR_COMPILED_MAX", "TRIANGULAR_BASE",
            "TRIANGULAR_PER_COLUMN", "TRIANGULAR_TRTRS_READS", "low_rank_iterations",
-           "is_low_rank", "LOW_RANK_ERROR", "LOW_RANK_SETUP_MRR",
+           "is_low_rank", "low_rank_worth_probing", "LOW_RANK_ERROR", "LOW_RANK_SETUP_MRR",
            "LOW_RANK_SETUP_PER_RANK2_S", "LOW_RANK_APPLY_BASE", "LOW_RANK_APPLY_PER_COLUMN",
            "LOW_RANK_APPLY_OVERHEAD_S"]
 
@@ -187,6 +192,16 @@ class FoldSolvePlan:
         a low-rank group has none)."""
         return sum(len(idx) if s is None else 0 if is_low_rank(s) else 1
                    for idx, s in self.groups)
+
+    @property
+    def float32_groups(self):
+        """Groups on a float32 factor of their own."""
+        return sum(s is not None and not is_low_rank(s) for _, s in self.groups)
+
+    @property
+    def low_rank(self):
+        """The rank of the plan's low-rank preconditioner (0: none)."""
+        return max((int(s[1]) for _, s in self.groups if is_low_rank(s)), default=0)
 
     def describe(self, alphas):
         """The groups in words, e.g. ``"float32 at 0.01 for [0.001, 0.01, 0.1] (45 it)"``."""
@@ -407,6 +422,15 @@ def plan_fold_solves(m, alphas, n_targets=1, rates=None, rtol=FOLD_RTOL, low_ran
               if sum(shift is not None for _, shift in groups) > 1 else None)
     return FoldSolvePlan(groups, tuple(g[2] for g in chosen), seconds,
                          {"one factor": one, "float64 per alpha": direct}, merged)
+
+
+def low_rank_worth_probing(m, rank, alphas, n_targets=1, rates=None, rtol=FOLD_RTOL):
+    """Whether a rank-``rank`` low-rank probe of a fold of ``m`` rows can pay for its m
+    rank^2 flops: some group of the cheapest plan takes the low rank when it serves every
+    alpha at once (a zero tail). False: the plan without it is cheaper whatever the
+    probe finds."""
+    plan = plan_fold_solves(m, alphas, n_targets, rates, rtol, low_rank=(rank, 0.0))
+    return plan.low_rank > 0
 
 
 def fold_solves_choice(plan, alphas, m, solves, taken_iterations, fallbacks, residual,

@@ -457,9 +457,10 @@ def fold_solves(K, Y, alphas, groups, *, rtol=FOLD_RTOL, maxiter=FOLD_MAXITER, w
     (coef, info)
         ``coef`` of shape (n_alphas, m, t) in the order of ``alphas``; ``info`` a dict
         with ``factors`` (float32 and float64), ``n_iter`` (CG iterations, i.e. passes
-        over K, summed over the CG runs), ``merged`` (True when several CG groups --
-        float32 factors, the low-rank one -- shared one CG run), ``fallbacks`` (alphas switched from CG to their own float64
-        factor), ``fallback_alphas`` (which), ``residual`` (largest), ``direct``
+        over K, summed over the CG runs), ``merged`` (True when several CG groups
+        -- float32 factors, the low-rank one -- shared one CG run), ``fallbacks``
+        (alphas switched from CG to their own float64 factor), ``fallback_alphas``
+        (which), ``residual`` (largest), ``direct``
         (True when every alpha had its own float64 factor) and ``low_rank`` (the
         low-rank preconditioner's rank, 0 without one).
     """

@@ -11,10 +11,10 @@ eigenvalue, the preconditioner of Frangella, Tropp and Udell,
 
 makes the condition number of ``P^-1 (K + alpha I)`` at most ``(lam + alpha + ||K -
 F F'||) / alpha``, and it costs m r^2 flops to build (not m^3) and one read each of
-two m x r matrices per application (:data:`BYTES_PER_RANK_ROW`). ``F`` comes from randomly pivoted Cholesky (Chen,
-Epperly, Tropp and Webber), a block of pivots at a time: pivots drawn with probability
-proportional to the diagonal of the residual ``K - F F'``, which reads only the
-pivots' rows of K.
+two m x r matrices per application (:data:`BYTES_PER_RANK_ROW`). ``F`` comes from
+randomly pivoted Cholesky (Chen, Epperly, Tropp and Webber), a block of pivots at a
+time: pivots drawn with probability proportional to the diagonal of the residual
+``K - F F'``, which reads only the pivots' rows of K.
 
 References
 ----------
@@ -37,8 +37,9 @@ __all__ = ["LowRankPreconditioner", "randomly_pivoted_cholesky", "low_rank_rank"
            "BYTES_PER_RANK_ROW"]
 
 #: Largest rank of the preconditioner (it holds two m x rank float64 matrices: 205 MB
-#: at m = 12,800, and a third while it is built). On California (m = 12,800, RBF gamma 0.1-2), rank 1000 left alpha = 1 at
-#: 6-37 CG iterations to a 1e-12 residual and alpha = 10 at 4-16.
+#: at m = 12,800, and a third while it is built). On California (m = 12,800, RBF gamma
+#: 0.1-2), rank 1000 left alpha = 1 at 6-37 CG iterations to a 1e-12 residual and
+#: alpha = 10 at 4-16.
 LOW_RANK_MAX = 1000
 #: Pivots drawn per block (one GEMM of the m rows with the block's columns each).
 PIVOT_BLOCK = 100
