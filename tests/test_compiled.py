@@ -551,6 +551,39 @@ def test_cho_solve_t_solves_with_the_factor_s_memory(dtype, m, k):
         np.testing.assert_allclose(got, twin, rtol=1e-12, atol=1e-12 * np.abs(twin).max())
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("m, k", [(1, 1), (3, 2), (63, 1), (65, 4), (130, 5), (200, 10)])
+def test_tri_solve_t_solves_one_triangle_each_way(dtype, m, k):
+    # L^-1 R (lower=True) and L'^-1 R (lower=False) with U = L' in C order, its strict
+    # lower part garbage (never read); against the product check and the numpy twin
+    rng = np.random.default_rng(m + 10 * k)
+    U = np.triu(rng.standard_normal((m, m)) / m) + np.diag(rng.uniform(0.5, 2.0, m))
+    U = U.astype(dtype)
+    U64 = U.astype(np.float64)
+    U[np.tril_indices(m, -1)] = np.nan
+    Rt = rng.standard_normal((k, m))
+    for lower, system in ((True, U64.T), (False, U64)):
+        twin = R.tri_solve_t_ref(U, Rt.copy(), lower=lower)
+        for serial in (False, True):
+            got = C.tri_solve_t(U, Rt.copy(), lower=lower, serial=serial)
+            np.testing.assert_allclose((system @ got.T).T, Rt, rtol=0, atol=1e-12 * m)
+            np.testing.assert_allclose(got, twin, rtol=1e-12, atol=1e-12 * np.abs(twin).max())
+    # the two one-way solves make the Cholesky solve
+    both = C.tri_solve_t(U, C.tri_solve_t(U, Rt.copy(), lower=True), lower=False)
+    np.testing.assert_allclose(both, C.cho_solve_t(U, Rt.copy()), rtol=1e-13,
+                               atol=1e-13 * np.abs(both).max())
+
+
+def test_tri_solve_t_refuses_bad_input():
+    with pytest.raises(ValueError, match="U must be square"):
+        C.tri_solve_t(np.ones((5, 4)), np.ones((2, 5)), lower=True)
+    with pytest.raises(ValueError, match="Rt must be a writeable C-contiguous float64"):
+        C.tri_solve_t(np.eye(5), np.ones((2, 5), dtype=np.float32), lower=False)
+    with pytest.raises(ValueError, match="tri_solve_t: Rt overlaps U"):
+        buf = np.ones(35)
+        C.tri_solve_t(buf[:25].reshape(5, 5), buf[20:30].reshape(2, 5), lower=True)
+
+
 def test_cho_solve_t_gives_inf_for_a_zero_pivot_and_refuses_bad_input():
     U = np.eye(5, dtype=np.float32)
     U[2, 2] = 0.0

@@ -91,6 +91,36 @@ def test_rbf_float32_fast_path_is_a_centred_float32_product():
     np.testing.assert_array_equal(out, block.astype(np.float64))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rbf_float32_rows_are_centred_in_float64_then_rounded(monkeypatch, dtype):
+    # prepared by row chunks (forced here to 7 rows each): the same numbers as the
+    # whole-array formula, for X and for C, and X with itself gives two equal arrays
+    import kernelkit.kernels.rbf as rbf
+
+    monkeypatch.setattr(rbf, "_CENTRE_CHUNK_BYTES", 7 * 8 * 6)
+    X, C = _data(n=53, m=17, d=6, offset=30.0)
+    X, C = X.astype(dtype), C.astype(dtype)
+    rows = KernelRows(RBF(gamma=0.05), X, C, dtype=np.float32)
+    shift = np.asarray(C, np.float64).mean(axis=0)
+    np.testing.assert_array_equal(rows.X, (np.asarray(X, np.float64) - shift).astype(np.float32))
+    np.testing.assert_array_equal(rows.Y, (np.asarray(C, np.float64) - shift).astype(np.float32))
+    square = KernelRows(RBF(gamma=0.05), C, C, dtype=np.float32)
+    assert square.X is not square.Y
+    np.testing.assert_array_equal(square.X, square.Y)
+    np.testing.assert_array_equal(square.X, rows.Y)
+
+
+def test_rbf_float32_rows_too_large_for_float32_products_take_the_float64_path():
+    # centred entries of 1e20 and ~8e16: float32 products could reach 3.4e38 (inf -
+    # inf); the bound d max|x| max|y| is checked on the float64 values, whichever
+    # chunk holds them
+    X, C = _data(n=30, m=5, d=3)
+    X[17, 1], C[2, 0] = 1e20, 1e17
+    rows = KernelRows(RBF(gamma=1e-40), X, C, dtype=np.float32)
+    assert rows.X.dtype == np.float64
+    assert np.isfinite(rows.block(0, 30)).all()
+
+
 @pytest.mark.parametrize("kernel", [Laplacian(0.3), Polynomial(2, 1.0), RBF(0.3) + Linear()], ids=repr)
 def test_float32_without_fast_path_rounds_float64_values(kernel):
     X, C = _data()

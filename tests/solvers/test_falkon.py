@@ -10,8 +10,9 @@ from kernelkit.kernels import RBF, Laplacian, Polynomial
 from kernelkit.planning import falkon_store_choice
 from kernelkit.solvers import dual_ridge
 from kernelkit.linalg_blocked import lower_gram_in_place
-from kernelkit.solvers.falkon import (_ONE_THREAD_SOLVE_MIN_M, _float32_half, _gram_of_factor,
-                                      _preconditioner, _tri, _widen_in_place, falkon)
+from kernelkit._compiled import mirror_lower
+from kernelkit.solvers.falkon import (_ONE_THREAD_SOLVE_MIN_M, _gram_of_factor, _preconditioner,
+                                      _tri, falkon)
 
 
 def _data(n=240, d=4, seed=0):
@@ -133,8 +134,11 @@ def test_float32_preconditioner_factors_match_float64(kernel):
     C, lam = X[:70], 1e-3
     L64, La64, j64 = _preconditioner(kernel, C, lam, np.dtype(np.float64))
     L32, La32, j32 = _preconditioner(kernel, C.astype(np.float32), lam, np.dtype(np.float32))
-    assert L32.dtype == La32.dtype == np.float64  # float64 solves in the iterations
-    # Only the lower triangles are factors.
+    # float32 factors, each mirrored: its transpose in the upper triangle, which the
+    # iterations' float64 solves read
+    assert L32.dtype == La32.dtype == np.float32
+    np.testing.assert_array_equal(L32, L32.T)
+    np.testing.assert_array_equal(La32, La32.T)
     L32, La32 = np.tril(L32).astype(np.float64), np.tril(La32).astype(np.float64)
     # Each factor reproduces the matrix it factors (jitter eps M of its own precision).
     K = gram(kernel, C)
@@ -164,17 +168,6 @@ def test_row_blocks_computed_in_place_match_dense(store, dtype):
     assert (op._K is not None) == store
 
 
-@pytest.mark.parametrize("M", [1, 2, 7, 255, 256, 257, 600])  # chunks of 256 rows
-def test_widen_in_place_matches_astype(M):
-    A = np.random.default_rng(0).normal(size=(M, M)).astype(np.float32)
-    buf = np.full((M, M), np.nan)
-    _float32_half(buf)[...] = A
-    out = _widen_in_place(buf)
-    assert out is buf
-    # the lower triangle (all the solves read) is exact; the strict upper one is undefined
-    np.testing.assert_array_equal(np.tril(buf), np.tril(A.astype(np.float64)))
-
-
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("M, rows", [(1, 4), (7, 3), (9, 3), (50, 16), (50, 64)])
 def test_lower_gram_in_place_is_the_product_of_the_lower_triangle(M, rows, dtype):
@@ -201,6 +194,22 @@ def test_triangular_solves_of_a_large_factor_solve_the_system(columns):
         X = _tri(A, B, trans)
         assert X.dtype == np.float64
         np.testing.assert_allclose(system @ X, B, atol=1e-10)
+
+
+@pytest.mark.parametrize("columns", [1, 10, 33])  # compiled solves, then LAPACK in float64
+def test_triangular_solves_of_a_float32_factor_run_in_float64(columns):
+    # a float32 factor as _preconditioner returns it (mirrored): the solution is the
+    # float64 one of that float32 factor, not a float32 solve's
+    rng = np.random.default_rng(3)
+    M = 300
+    A = (rng.normal(size=(M, M)) / M).astype(np.float32)
+    A.flat[:: M + 1] = rng.uniform(0.5, 2.0, size=M)
+    L32 = mirror_lower(A.copy())
+    L, B = np.tril(L32).astype(np.float64), rng.normal(size=(M, columns))
+    for trans, system in (("N", L), ("T", L.T)):
+        X = _tri(L32, B, trans)
+        assert X.dtype == np.float64
+        np.testing.assert_allclose(system @ X, B, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("weighted", [False, True])

@@ -6,8 +6,8 @@
 - :mod:`.layout`: mirroring a triangle of a symmetric matrix;
 - :mod:`.products`: a big matrix times a few columns, reading it once (a
   symmetric one, its lower triangle only);
-- :mod:`.triangular`: a Cholesky solve for a few columns, reading the factor
-  once per direction;
+- :mod:`.triangular`: a Cholesky solve, or one of its two triangular solves,
+  for a few columns, reading the factor once per direction;
 - :mod:`.tiles`: single-thread passes over one tile (the tiled Gram engine's
   RBF values and mirror images, run by two threads at once);
 - :mod:`.selection`: member sums (kernel k-means), the k smallest entries
@@ -54,7 +54,7 @@ from .products import matmat_t, symmetric_matmat_t
 from .rows import row_hashes, rows_equal
 from .selection import bounded_candidates, member_sums, smallest_k, smallest_k_stable
 from .tiles import mirror_tile, rbf_tile
-from .triangular import cho_solve_t
+from .triangular import cho_solve_t, tri_solve_t
 from .strings import (encode, subsequence_block, subsequence_pair, subsequence_scratch_bytes,
                       subsequence_self)
 from .trees import subset_tree_block, subset_tree_self
@@ -69,6 +69,7 @@ __all__ = [
     "encode", "subsequence_block", "subsequence_self", "subsequence_pair",
     "subsequence_scratch_bytes", "interruptible", "row_hashes", "rows_equal",
     "subset_tree_block", "subset_tree_self", "matmat_t", "symmetric_matmat_t", "cho_solve_t",
+    "tri_solve_t",
 ]
 
 # One place for every entry point (see interruptible); the others are plain Python.

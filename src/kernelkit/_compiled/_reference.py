@@ -111,6 +111,14 @@ def cho_solve_t_ref(U, Rt, *, serial=None):
     return Rt
 
 
+def tri_solve_t_ref(U, Rt, *, lower, serial=None):
+    """Plain-numpy twin of :func:`tri_solve_t` (scipy's triangular solve in float64)."""
+    U64 = np.triu(U.astype(np.float64))
+    Rt[...] = scipy.linalg.solve_triangular(U64, Rt.T, trans="T" if lower else "N",
+                                            lower=False).T
+    return Rt
+
+
 def scale_add_rows_cols_ref(A, f_rows, f_cols, out):
     """Plain-numpy twin of :func:`scale_add_rows_cols`."""
     f_rows = np.asarray(f_rows, np.float64)[:, None]

@@ -43,7 +43,7 @@ from numba import njit, prange
 
 from ._common import _check_2d, _one_thread
 
-__all__ = ["cho_solve_t", "BLOCK", "SERIAL_SOLVE_ENTRIES"]
+__all__ = ["cho_solve_t", "tri_solve_t", "BLOCK", "SERIAL_SOLVE_ENTRIES"]
 
 #: Rows per block (a parallel region per block and direction; 64-256 measured within
 #: 3 % of each other at m = 12,800).
@@ -212,10 +212,11 @@ def _backward_diagonal(U, R, T, j0, j1):
             R[c, j] = (R[c, j] - T[j - j0, c] - s) / np.float64(U[j, j])
 
 
-@njit(**_par)
-def _cho_solve_t(U, R, block, threads):
-    k, m = R.shape
-    for j0 in range(0, m, block):  # forward: L z = r
+@njit(**_inline)
+def _forward_parallel(U, R, block, threads):
+    """``R <- L^-1 R`` (``L = U'``), the rows below each block split between the threads."""
+    m = R.shape[1]
+    for j0 in range(0, m, block):
         j1 = min(j0 + block, m)
         _forward_diagonal(U, R, j0, j1)
         if j1 < m:
@@ -226,8 +227,16 @@ def _cho_solve_t(U, R, block, threads):
                 b = min(a + step, m)
                 if a < b:
                     _forward_panel(U, R, j0, j1, a, b)
+    return R
+
+
+@njit(**_inline)
+def _backward_parallel(U, R, block):
+    """``R <- L'^-1 R`` (``L' = U``) from the last block up, a block's rows split
+    between the threads."""
+    k, m = R.shape
     T = np.zeros((block, k))
-    for j0 in range((m - 1) // block * block, -1, -block):  # backward: L' x = z
+    for j0 in range((m - 1) // block * block, -1, -block):
         j1 = min(j0 + block, m)
         if j1 < m:
             for q in prange((j1 - j0 + 3) // 4):
@@ -238,15 +247,20 @@ def _cho_solve_t(U, R, block, threads):
     return R
 
 
-# The same on the calling thread only (see products._matmat_t_serial).
-@njit(**_ser)
-def _cho_solve_t_serial(U, R, block):
-    k, m = R.shape
+@njit(**_inline)
+def _forward_serial(U, R, block):
+    m = R.shape[1]
     for j0 in range(0, m, block):
         j1 = min(j0 + block, m)
         _forward_diagonal(U, R, j0, j1)
         if j1 < m:
             _forward_panel(U, R, j0, j1, j1, m)
+    return R
+
+
+@njit(**_inline)
+def _backward_serial(U, R, block):
+    k, m = R.shape
     T = np.zeros((block, k))
     for j0 in range((m - 1) // block * block, -1, -block):
         j1 = min(j0 + block, m)
@@ -257,6 +271,89 @@ def _cho_solve_t_serial(U, R, block):
             T[:] = 0.0
         _backward_diagonal(U, R, T, j0, j1)
     return R
+
+
+@njit(**_par)
+def _cho_solve_t(U, R, block, threads):
+    _forward_parallel(U, R, block, threads)  # L z = r
+    return _backward_parallel(U, R, block)  # L' x = z
+
+
+@njit(**_par)
+def _forward_t(U, R, block, threads):
+    return _forward_parallel(U, R, block, threads)
+
+
+@njit(**_par)
+def _backward_t(U, R, block):
+    return _backward_parallel(U, R, block)
+
+
+# The same on the calling thread only (see products._matmat_t_serial).
+@njit(**_ser)
+def _cho_solve_t_serial(U, R, block):
+    _forward_serial(U, R, block)
+    return _backward_serial(U, R, block)
+
+
+@njit(**_ser)
+def _forward_t_serial(U, R, block):
+    return _forward_serial(U, R, block)
+
+
+@njit(**_ser)
+def _backward_t_serial(U, R, block):
+    return _backward_serial(U, R, block)
+
+
+def _checked(U, Rt, name):
+    """Refuse what the compiled solves cannot take (a clear error, not a crash)."""
+    _check_2d("U", U)
+    m = U.shape[0]
+    if U.shape[1] != m:
+        raise ValueError(f"U must be square, got shape {U.shape}")
+    if (not isinstance(Rt, np.ndarray) or Rt.ndim != 2 or Rt.dtype != np.float64
+            or not Rt.flags.c_contiguous or not Rt.flags.writeable or Rt.shape[1] != m):
+        got = (f"{Rt.dtype} {Rt.shape}" if isinstance(Rt, np.ndarray) else type(Rt).__name__)
+        raise ValueError(f"Rt must be a writeable C-contiguous float64 array of shape (k, {m}), "
+                         f"got {got}")
+    if np.may_share_memory(Rt, U):
+        raise ValueError(f"{name}: Rt overlaps U; pass a separate array")
+
+
+def tri_solve_t(U, Rt, *, lower, serial=None):
+    """``Rt <- L^-1 Rt`` (``lower=True``) or ``Rt <- L'^-1 Rt`` in place, ``L = U'``.
+
+    One of the two triangular solves of :func:`cho_solve_t`, for a caller whose
+    two solves use different factors or are not adjacent (Falkon's
+    preconditioner: ``T^-1 A^-1`` and its transpose). The factor is read once
+    per solve for all k columns; float32 entries are widened as they are read.
+
+    Parameters
+    ----------
+    U : ndarray of shape (m, m), float32 or float64, C-contiguous
+        Upper triangular (``U = L'``); only the upper triangle, diagonal
+        included, is read.
+    Rt : ndarray of shape (k, m), float64, C-contiguous
+        The right-hand sides as rows; overwritten by the solutions.
+    lower : bool
+        True: solve with the lower triangular ``L = U'`` (forward substitution);
+        False: with the upper triangular ``U`` (backward substitution).
+    serial : bool, optional
+        As for :func:`cho_solve_t`.
+
+    Returns
+    -------
+    Rt
+    """
+    _checked(U, Rt, "tri_solve_t")
+    if serial is None:
+        serial = _one_thread(U.size, SERIAL_SOLVE_ENTRIES)
+    if serial:
+        return (_forward_t_serial if lower else _backward_t_serial)(U, Rt, BLOCK)
+    if lower:
+        return _forward_t(U, Rt, BLOCK, max(1, numba.get_num_threads()))
+    return _backward_t(U, Rt, BLOCK)
 
 
 def cho_solve_t(U, Rt, *, serial=None):
@@ -278,17 +375,7 @@ def cho_solve_t(U, Rt, *, serial=None):
     -------
     Rt
     """
-    _check_2d("U", U)
-    m = U.shape[0]
-    if U.shape[1] != m:
-        raise ValueError(f"U must be square, got shape {U.shape}")
-    if (not isinstance(Rt, np.ndarray) or Rt.ndim != 2 or Rt.dtype != np.float64
-            or not Rt.flags.c_contiguous or not Rt.flags.writeable or Rt.shape[1] != m):
-        got = (f"{Rt.dtype} {Rt.shape}" if isinstance(Rt, np.ndarray) else type(Rt).__name__)
-        raise ValueError(f"Rt must be a writeable C-contiguous float64 array of shape (k, {m}), "
-                         f"got {got}")
-    if np.may_share_memory(Rt, U):
-        raise ValueError("cho_solve_t: Rt overlaps U; pass a separate array")
+    _checked(U, Rt, "cho_solve_t")
     if serial is None:
         serial = _one_thread(U.size, SERIAL_SOLVE_ENTRIES)
     if serial:

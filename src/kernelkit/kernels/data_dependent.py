@@ -92,6 +92,31 @@ def _clamped(value):
     return float(min(max(value, tiny), top))
 
 
+#: Bytes of float64 per chunk of :func:`_column_var` (a few MB: in cache).
+_VAR_CHUNK_BYTES = 4 << 20
+
+
+def _column_var(A, mean):
+    """Each column's variance (ddof 0) about ``mean``, in float64, by row chunks.
+
+    As ``A.var(axis=0, dtype=np.float64)`` (up to the order of the float64 sums)
+    without its float64 copy of A: at 60,000 x 784 the copy's new pages took
+    most of its 0.5 s.
+    """
+    if A.ndim != 2 or A.shape[0] == 0:
+        return A.var(axis=0, dtype=np.float64)
+    n, d = A.shape
+    step = max(1, _VAR_CHUNK_BYTES // max(8 * d, 1))
+    buf = np.empty((min(step, n), d))
+    total = np.zeros(d)
+    for r0 in range(0, n, step):
+        chunk = buf[:min(n, r0 + step) - r0]
+        np.subtract(A[r0:r0 + len(chunk)], mean, out=chunk)
+        np.multiply(chunk, chunk, out=chunk)
+        total += chunk.sum(axis=0)
+    return total / n
+
+
 class InputScale:
     """What the rules read from training inputs: the number of features, the
     variance of all entries, and (on demand) each column's mean and variance.
@@ -169,7 +194,7 @@ class InputScale:
         else:
             A = np.asarray(X)
             mean = A.mean(axis=0, dtype=np.float64)
-            var = A.var(axis=0, dtype=np.float64)
+            var = _column_var(A, mean)
             self._used = None
         self._stored_mean, self._stored_var = mean, var
 

@@ -62,7 +62,7 @@ import scipy.linalg
 
 from ..exceptions import InvalidParameterError
 from .._budget import fits, require
-from .._compiled import mirror_lower
+from .._compiled import mirror_lower, tri_solve_t
 from .._validation import n_rows
 from ..gram import GramOperator, KernelRows
 from ..linalg import cho_solve, eigh_psd, one_blas_thread, pcg, robust_cholesky
@@ -188,35 +188,6 @@ def _kmm_cross_lower(rows, out=None):
 _KMM_ROWS = 1024
 
 
-def _float32_half(buf):
-    """The (M, M) float32 array in the first half of float64 (M, M) ``buf``'s memory."""
-    M = buf.shape[0]
-    return buf.reshape(-1).view(np.float32)[:M * M].reshape(M, M)
-
-
-def _widen_in_place(buf):
-    """Turn the lower triangle of :func:`_float32_half` of ``buf`` into ``buf``'s
-    lower triangle in float64, in place (its strict upper triangle is left undefined).
-
-    Row i in float64 covers float32 rows 2i and 2i + 1, which (for i >= 1) lie
-    below row i: going from the last rows up, a chunk of rows [a, b) is read
-    (copied) before it is overwritten, and writing it overwrites float32 rows
-    [2a, 2b), none of which a later chunk (rows < a) reads. Saves a fresh
-    8 M^2-byte array (its page faults cost seconds at M = 15000); chunks of
-    :data:`_WIDEN_ROWS` rows keep the copy small and the Python loop short.
-    Only the columns up to the chunk's last row are widened: the iterations'
-    triangular solves read the lower triangles only, and this halves the
-    bytes moved.
-    """
-    half = _float32_half(buf)
-    for b in range(buf.shape[0], 0, -_WIDEN_ROWS):
-        a = max(b - _WIDEN_ROWS, 0)
-        buf[a:b, :b] = half[a:b, :b].copy()
-    return buf
-
-
-#: Rows widened at a time by :func:`_widen_in_place` (a float32 copy of 256 x M).
-_WIDEN_ROWS = 256
 #: Centers above which the preconditioner's Cholesky factorisations run by
 #: blocks of :data:`kernelkit.linalg_blocked.BLOCKED_BLOCK_SIZE` (float32 GEMM
 #: updates) rather than as one ``potrf`` call or two halves: on the 2-core dev
@@ -255,21 +226,22 @@ def _cholesky_block(M):
 def _preconditioner(kernel, C, lam, dtype, weights=None):
     """Lower factors L (K_MM + eps M I = L L') and La (L'L / M + lam I = La La').
 
-    With center ``weights`` D, La La' = L'DL / sum(D) + lam I. Only the lower
-    triangles (with the diagonals) of L and La are meaningful.
+    With center ``weights`` D, La La' = L'DL / sum(D) + lam I. For float64 only
+    the lower triangles (with the diagonals) of L and La are meaningful.
 
     For float32 the two Cholesky factorisations and the triangular product run
-    in float32 (half the time of float64); the factors are returned in float64
-    for the solves of the conjugate-gradient iterations.
+    in float32 (half the time of float64), and the factors stay float32 (their
+    (M, M) arrays, 4 M^2 bytes each, where widened float64 copies took twice
+    that in new memory: 1.5 GB at M = 13,500, 2-3.5 s of page mapping on this
+    project's machine): each holds its factor in its lower triangle and the
+    transpose in its upper one (mirrored), the layout in which the iterations'
+    float64 solves read it (:func:`_tri`).
     """
     M = n_rows(C)
     f32 = np.dtype(dtype) == np.float32
-    # float32: both factors are built in the first half of their float64 arrays.
-    # Both are written almost whole (K, L'L, the widened lower triangles): their
-    # pages are mapped in one call rather than by a fault each (buffers.fresh_empty).
-    bufs = (fresh_empty((M, M), populate=True), fresh_empty((M, M), populate=True)) if f32 \
-        else None
-    K = _kmm(kernel, C, dtype, _float32_half(bufs[0]) if f32 else None)
+    # Both float32 arrays are written whole (K, then L'L): their pages are mapped in
+    # one call rather than by a fault each (buffers.fresh_empty).
+    K = _kmm(kernel, C, dtype, fresh_empty((M, M), np.float32, populate=True) if f32 else None)
     eps = _EPS[np.dtype(dtype)] * max(float(np.mean(np.diag(K), dtype=np.float64)),
                                       np.finfo(float).tiny)
     K.flat[:: M + 1] += K.dtype.type(eps * M)
@@ -277,12 +249,12 @@ def _preconditioner(kernel, C, lam, dtype, weights=None):
         block = _cholesky_block(M)
         chol = robust_cholesky(K, overwrite_a=True, dtype=np.float32, block_size=block,
                                jitter_start=eps * M)
-        LtL = _gram_of_factor(K, lam, _float32_half(bufs[1]), weights)
+        LtL = _gram_of_factor(K, lam, fresh_empty((M, M), np.float32, populate=True), weights)
         robust_cholesky(LtL, overwrite_a=True, dtype=np.float32, block_size=block,
                         jitter_start=max(lam, eps))
-        # The iterations' solves stay float64 (float32 solves lost 0.5% accuracy on
-        # Fashion-MNIST); they read only the lower triangles.
-        return _widen_in_place(bufs[0]), _widen_in_place(bufs[1]), eps * M + chol.jitter
+        # The iterations' solves run in float64 on these float32 factors (float32
+        # solves lost 0.5% accuracy on Fashion-MNIST), reading the transposes.
+        return mirror_lower(K), mirror_lower(LtL), eps * M + chol.jitter
     chol = robust_cholesky(K, overwrite_a=True, block_size=_cholesky_block(M))
     L = chol.L
     chol_a = robust_cholesky(_gram_of_factor(L, lam, weights=weights), overwrite_a=True,
@@ -352,15 +324,28 @@ def dependent_pivots(L, jitter):
 
 
 def _tri(L, B, trans):
-    """Solve with the lower triangle of L in L's precision; float64 result.
+    """Solve ``L X = B`` (``trans="N"``) or ``L' X = B`` (``"T"``); float64 result.
 
-    With few right-hand sides (the iterations' t targets) and a large L the
-    solve runs on one BLAS thread: OpenBLAS splits a triangular solve's
-    right-hand sides between its threads, each of which reads (packs) all of
-    L, so the solve is bound by reading L either way; measured on the 2-core
-    dev box (loaded), 10 columns: 0.17 s against 0.23 s per pair of solves at
-    M = 6000, 0.53-0.80 s against 1.24-1.33 s at M = 13,500.
+    ``L`` is a lower factor of :func:`_preconditioner`: float64, read in its
+    lower triangle by LAPACK; or float32 with its transpose mirrored into the
+    upper triangle, solved in float64 arithmetic by
+    :func:`kernelkit._compiled.tri_solve_t` (which reads that upper triangle,
+    once per solve for all columns, on every core) for up to
+    :data:`_COMPILED_SOLVE_MAX_COLUMNS` columns, else by LAPACK on a float64
+    copy of it (the direct solve's M columns).
+
+    With few right-hand sides (the iterations' t targets) and a large float64 L
+    the LAPACK solve runs on one BLAS thread: OpenBLAS splits a triangular
+    solve's right-hand sides between its threads, each of which reads (packs)
+    all of L, so the solve is bound by reading L either way; measured on the
+    2-core dev box (loaded), 10 columns: 0.17 s against 0.23 s per pair of
+    solves at M = 6000, 0.53-0.80 s against 1.24-1.33 s at M = 13,500.
     """
+    if L.dtype == np.float32:
+        if B.shape[-1] <= _COMPILED_SOLVE_MAX_COLUMNS:
+            Rt = np.array(B.T, dtype=np.float64, order="C")
+            return tri_solve_t(L, Rt, lower=trans == "N").T
+        L = L.astype(np.float64)  # LAPACK reads its lower triangle
     one = L.shape[0] >= _ONE_THREAD_SOLVE_MIN_M and B.shape[-1] <= _ONE_THREAD_SOLVE_MAX_COLUMNS
     with one_blas_thread() if one else contextlib.nullcontext():
         X = scipy.linalg.solve_triangular(L, B.astype(L.dtype, copy=False), lower=True,
@@ -372,6 +357,8 @@ def _tri(L, B, trans):
 #: run on one BLAS thread (:func:`_tri`).
 _ONE_THREAD_SOLVE_MIN_M = 2048
 _ONE_THREAD_SOLVE_MAX_COLUMNS = 32
+#: A float32 factor is solved with by the compiled solves for up to this many columns.
+_COMPILED_SOLVE_MAX_COLUMNS = 32
 
 
 def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
@@ -482,6 +469,7 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
     Y = y[:, None] if y.ndim == 1 else y
     n, M = (n_rows(X) if operator is None else operator.shape[0]), n_rows(C)
     dtype = np.dtype(dtype)
+    # float32 factors take 8 M^2, but the eigen form (rank-deficient K_MM) is float64
     require(16.0 * M * M, f"Falkon's preconditioner with M={M} centers (two {M} x {M} "
             "float64 matrices)", hint="use fewer centers")
     lam = float(alpha) / n
