@@ -270,3 +270,31 @@ def test_kernel_matmat_is_the_operator_product():
                           dtype=np.float32)
     assert out32.dtype == np.float64
     np.testing.assert_allclose(out32, K @ coef, atol=1e-5 * np.abs(K @ coef).max())
+
+
+@pytest.mark.parametrize("kernel, tiled", [("rbf(gamma=0.5)", True), ("laplacian(gamma=0.5)", False)])
+def test_stored_first_pass_computes_big_chunks_and_yields_the_same_blocks(monkeypatch, kernel,
+                                                                          tiled):
+    # A store filled by tiles is computed in chunks of whole blocks (here 4 x 333 rows)
+    # and yielded block by block: the same rows and values as without a store; a kernel
+    # without tiles keeps one call per block (its temporaries are block-sized).
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module("kernelkit.gram"), "STORED_TILED_ROWS", 1000)
+    rng = np.random.default_rng(0)
+    X, C = rng.random((5000, 30)).astype(np.float32), rng.random((700, 30)).astype(np.float32)
+    stored = GramOperator(kernel, X, C, cache=True, block_dtype=np.float32)
+    plain = GramOperator(kernel, X, C, cache=False, block_dtype=np.float32)
+    stored.block_rows = plain.block_rows = 333
+    assert stored.rows.tiles_every_block() is tiled
+    calls = []
+    block = stored.rows.block
+    monkeypatch.setattr(stored.rows, "block", lambda r0, r1, **kw: calls.append(r1 - r0)
+                        or block(r0, r1, **kw))
+    got = [(r0, r1, b.copy()) for r0, r1, b in stored.blocks()]
+    want = [(r0, r1, b.copy()) for r0, r1, b in plain.blocks()]
+    assert [g[:2] for g in got] == [w[:2] for w in want]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g[2], w[2])
+    assert calls == ([1332, 1332, 1332, 1004] if tiled else [333] * 15 + [5])
+    assert stored._K is not None

@@ -89,6 +89,22 @@ class KernelRows:
         self.shape = (n_rows(self.X), n_rows(self.Y))
         self.value_bound = kernel.value_bound(self.X, self.Y)
 
+    def tiles_every_block(self):
+        """Whether every large enough block of this rectangular K is computed by the
+        tiled engine (:mod:`.tiled`): the kernel has tiles for these rows, all of
+        them (RBF: dense rows whose expansion cannot overflow). Such blocks need no
+        block-sized temporaries, so a caller writing K into its own memory may ask
+        for many rows at a time (fewer waits of the cores on each other).
+        Cost: the rows' squared norms.
+
+        Returns
+        -------
+        bool
+        """
+        if self.symmetric or not isinstance(self.X, np.ndarray) or self.X.ndim != 2:
+            return False
+        return self.kernel._tile_values(self.X, self.Y) is not None
+
     def block(self, r0, r1, *, out=None, lower=False):
         """Rows ``r0:r1`` of K, with the exact diagonal of a symmetric K.
 
