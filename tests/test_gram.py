@@ -273,11 +273,12 @@ def test_kernel_matmat_is_the_operator_product():
 
 
 @pytest.mark.parametrize("kernel, tiled", [("rbf(gamma=0.5)", True), ("laplacian(gamma=0.5)", False)])
-def test_stored_first_pass_computes_big_chunks_and_yields_the_same_blocks(monkeypatch, kernel,
+def test_tiled_blocks_are_computed_in_chunks_and_yielded_as_the_same_blocks(monkeypatch, kernel,
                                                                           tiled):
     # A store filled by tiles is computed in chunks of whole blocks (here 4 x 333 rows)
-    # and yielded block by block: the same rows and values as without a store; a kernel
-    # without tiles keeps one call per block (its temporaries are block-sized).
+    # and yielded block by block: the same rows and values as without a store; so is
+    # the reused buffer (n_temporaries = 2 blocks); a kernel without tiles keeps one
+    # call per block (its temporaries are block-sized).
     import importlib
 
     monkeypatch.setattr(importlib.import_module("kernelkit.gram"), "STORED_TILED_ROWS", 1000)
@@ -292,9 +293,21 @@ def test_stored_first_pass_computes_big_chunks_and_yields_the_same_blocks(monkey
     monkeypatch.setattr(stored.rows, "block", lambda r0, r1, **kw: calls.append(r1 - r0)
                         or block(r0, r1, **kw))
     got = [(r0, r1, b.copy()) for r0, r1, b in stored.blocks()]
-    want = [(r0, r1, b.copy()) for r0, r1, b in plain.blocks()]
+    # one call per block, as the blocks were computed before chunks
+    want = [(r0, min(r0 + 333, 5000), plain.rows.block(r0, min(r0 + 333, 5000)))
+            for r0 in range(0, 5000, 333)]
     assert [g[:2] for g in got] == [w[:2] for w in want]
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g[2], w[2])
     assert calls == ([1332, 1332, 1332, 1004] if tiled else [333] * 15 + [5])
     assert stored._K is not None
+    # without a store: n_temporaries blocks per call into the reused buffer
+    calls.clear()
+    block = plain.rows.block
+    monkeypatch.setattr(plain.rows, "block", lambda r0, r1, **kw: calls.append(r1 - r0)
+                        or block(r0, r1, **kw))
+    again = [(r0, r1, b.copy()) for r0, r1, b in plain.blocks()]
+    assert [a[:2] for a in again] == [w[:2] for w in want]
+    for a, w in zip(again, want):
+        np.testing.assert_array_equal(a[2], w[2])
+    assert calls == ([666] * 7 + [338] if tiled else [333] * 15 + [5])

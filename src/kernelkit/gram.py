@@ -248,7 +248,9 @@ class GramOperator:
         Block-sized arrays alive at once, for the rows per block
         (:func:`kernelkit._budget.rows_per_block`): the block and the
         kernel's scratch. Falkon counts 3 (with float32 blocks the kernel's
-        float64 scratch is twice a block).
+        float64 scratch is twice a block). Blocks written by the tiled engine
+        have no scratch: that many blocks are then computed at once into one
+        buffer.
 
     Attributes
     ----------
@@ -262,6 +264,7 @@ class GramOperator:
     block_dtype : numpy.dtype
     block_rows : int
         Rows per block (may be set before the first product).
+    n_temporaries : int
     stores : bool
         Whether K is stored after the first product.
     store_choice : kernelkit.planning.Choice or None
@@ -281,6 +284,7 @@ class GramOperator:
         self.shape = self.rows.shape
         self.dtype = np.dtype(np.float64)
         self.sample_weight = sample_weight
+        self.n_temporaries = int(n_temporaries)
         self.block_rows = rows_per_block(self.shape[1], bytes_per_entry=self.block_dtype.itemsize,
                                          n_temporaries=n_temporaries)
         self.store_choice = cache if isinstance(cache, Choice) else None
@@ -291,12 +295,13 @@ class GramOperator:
         """Yield ``(r0, r1, K[r0:r1])`` over the rows, ``block_rows`` at a time.
 
         With ``cache``, the first full pass fills the store (kept only once
-        complete: a failed pass leaves no half-filled store; when the tiled
-        engine writes every block, it computes :data:`STORED_TILED_ROWS` rows
-        at a time)
+        complete: a failed pass leaves no half-filled store)
         and later passes read it. Otherwise every block is computed into one buffer reused for
         the next block (fresh memory costs a page fault per 4 kB page, about as
         much as computing RBF entries): use each block before asking for the next.
+        When the tiled engine writes every block, several blocks are computed
+        per call (about :data:`STORED_TILED_ROWS` rows into a store,
+        ``n_temporaries`` blocks into the buffer) and yielded one by one.
 
         Yields
         ------
@@ -310,24 +315,24 @@ class GramOperator:
             return
         # stored: all its pages mapped in one call (kernelkit._pages), not a fault each
         K = fresh_empty((n, m), self.block_dtype, populate=True) if self.stores else None
-        buf = None if K is not None else np.empty((min(n, self.block_rows), m),
-                                                  dtype=self.block_dtype)
-        step = self.block_rows
-        if K is not None and step < STORED_TILED_ROWS and self.rows.tiles_every_block():
-            # Written into the store by tiles: no block-sized temporary, so rows are
-            # computed STORED_TILED_ROWS at a time -- fewer, larger calls keep both
-            # cores busy (the tail of each call waits on its last tile): 60,000 x
-            # 13,500, d = 784, float32: 8-9 s in calls of 1657 rows, 7.6-8 s in calls
-            # of 4096 or more -- and yielded block_rows at a time as ever (the same
-            # blocks, so the same sums, for the caller).
-            for c0, c1 in row_blocks(n, -(-STORED_TILED_ROWS // step) * step):
-                self.rows.block(c0, c1, out=K[c0:c1])
-                for r0, r1 in row_blocks(c1 - c0, step):
-                    yield c0 + r0, c0 + r1, K[c0 + r0:c0 + r1]
-        else:
-            for r0, r1 in row_blocks(n, step):
-                yield r0, r1, self.rows.block(r0, r1, out=K[r0:r1] if K is not None
-                                              else buf[:r1 - r0])
+        step = chunk = self.block_rows
+        if n > step and self.rows.tiles_every_block():
+            # Blocks written by tiles need no block-sized temporary, so rows are
+            # computed in chunks of whole blocks -- fewer, larger calls keep both
+            # cores busy (each call's tail waits on its last tile): 60,000 x 13,500,
+            # d = 784, float32: 8-9 s in calls of 1657 rows, 7.6-8 s in calls of
+            # 4096 or more -- and yielded block_rows at a time as ever (the same
+            # blocks, so the same sums, for the caller). Into a store: chunks of
+            # about STORED_TILED_ROWS rows; into the reused buffer: as many blocks
+            # as the temporaries the block size was counted for.
+            chunk = (-(-STORED_TILED_ROWS // step) if K is not None
+                     else max(1, self.n_temporaries)) * step
+        buf = None if K is not None else np.empty((min(n, chunk), m), dtype=self.block_dtype)
+        for c0, c1 in row_blocks(n, chunk):
+            rows = K[c0:c1] if K is not None else buf[:c1 - c0]
+            self.rows.block(c0, c1, out=rows)
+            for r0, r1 in row_blocks(c1 - c0, step):
+                yield c0 + r0, c0 + r1, rows[r0:r1]
         if K is not None:
             self._K = K  # only once complete
 
