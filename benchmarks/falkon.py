@@ -140,7 +140,7 @@ def work_bound(n, M, d, t, iterations, stored, n_test, rates, dtype=np.float32):
     * the iterations' K_nM' (K_nM V): 4 n M t flops, reading K_nM twice
       (stored) per iteration, and the right-hand side's K_nM' Y (2 n M t);
     * triangular solves with the M x M factors, t columns: 4 per iteration, 2
-      for the right-hand side and 1 for the coefficients, M^2 t flops each, at
+      for the right-hand side and 2 for the coefficients, M^2 t flops each, at
       the float64 GEMM rate or reading the M^2 / 2 entries of a factor's
       triangle (float32 factors with float32 blocks, float64 otherwise);
     * prediction: 2 n_test M d flops + n_test M exps.
@@ -162,7 +162,7 @@ def work_bound(n, M, d, t, iterations, stored, n_test, rates, dtype=np.float32):
         "CG products": (iterations + 0.5) * (
             max(4.0 * n * M * t / gemm, 2.0 * n * M * item / stream) if stored
             else 4.0 * n * M * t / gemm),
-        "triangular solves": (4 * iterations + 3) * max(
+        "triangular solves": (4 * iterations + 4) * max(
             M * M * t / (rates["gemm64_gflops"] * 1e9), item * M * M / 2.0 / stream),
         "predict": 2.0 * n_test * M * d / gemm + n_test * M / exps}
     return sum(terms.values()), terms

@@ -272,42 +272,44 @@ def test_kernel_matmat_is_the_operator_product():
     np.testing.assert_allclose(out32, K @ coef, atol=1e-5 * np.abs(K @ coef).max())
 
 
-@pytest.mark.parametrize("kernel, tiled", [("rbf(gamma=0.5)", True), ("laplacian(gamma=0.5)", False)])
+@pytest.mark.parametrize("kernel, tiled", [("rbf(gamma=0.5)", True),
+                                           ("laplacian(gamma=0.5)", False)])
 def test_tiled_blocks_are_computed_in_chunks_and_yielded_as_the_same_blocks(monkeypatch, kernel,
-                                                                          tiled):
+                                                                            tiled):
     # A store filled by tiles is computed in chunks of whole blocks (here 4 x 333 rows)
-    # and yielded block by block: the same rows and values as without a store; so is
-    # the reused buffer (n_temporaries = 2 blocks); a kernel without tiles keeps one
-    # call per block (its temporaries are block-sized).
+    # and yielded block by block: the same row ranges and values as one call per block;
+    # so is the reused buffer (n_temporaries = 2 blocks); a kernel without tiles keeps
+    # one call per block (its temporaries are block-sized). The tiled engine is made to
+    # take these small blocks.
     import importlib
 
     monkeypatch.setattr(importlib.import_module("kernelkit.gram"), "STORED_TILED_ROWS", 1000)
+    tiled_module = importlib.import_module("kernelkit.kernels.tiled")
+    monkeypatch.setattr(tiled_module, "MIN_TILED_ENTRIES", 1 << 12)
+    engine, engine_rows = tiled_module.tiled_gram, []
+
+    def counted(kernel, X, Y, out, **kw):
+        done = engine(kernel, X, Y, out, **kw)
+        if done:
+            engine_rows.append(len(out))
+        return done
+
+    monkeypatch.setattr(tiled_module, "tiled_gram", counted)
     rng = np.random.default_rng(0)
     X, C = rng.random((5000, 30)).astype(np.float32), rng.random((700, 30)).astype(np.float32)
     stored = GramOperator(kernel, X, C, cache=True, block_dtype=np.float32)
     plain = GramOperator(kernel, X, C, cache=False, block_dtype=np.float32)
     stored.block_rows = plain.block_rows = 333
     assert stored.rows.tiles_every_block() is tiled
-    calls = []
-    block = stored.rows.block
-    monkeypatch.setattr(stored.rows, "block", lambda r0, r1, **kw: calls.append(r1 - r0)
-                        or block(r0, r1, **kw))
-    got = [(r0, r1, b.copy()) for r0, r1, b in stored.blocks()]
     # one call per block, as the blocks were computed before chunks
     want = [(r0, min(r0 + 333, 5000), plain.rows.block(r0, min(r0 + 333, 5000)))
             for r0 in range(0, 5000, 333)]
-    assert [g[:2] for g in got] == [w[:2] for w in want]
-    for g, w in zip(got, want):
-        np.testing.assert_array_equal(g[2], w[2])
-    assert calls == ([1332, 1332, 1332, 1004] if tiled else [333] * 15 + [5])
+    assert engine_rows == ([333] * 15 if tiled else [])  # the last 5 rows: too few
+    for op, chunks in ((stored, [1332, 1332, 1332, 1004]), (plain, [666] * 7 + [338])):
+        engine_rows.clear()
+        got = [(r0, r1, b.copy()) for r0, r1, b in op.blocks()]
+        assert [g[:2] for g in got] == [w[:2] for w in want]
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g[2], w[2])
+        assert engine_rows == (chunks if tiled else [])
     assert stored._K is not None
-    # without a store: n_temporaries blocks per call into the reused buffer
-    calls.clear()
-    block = plain.rows.block
-    monkeypatch.setattr(plain.rows, "block", lambda r0, r1, **kw: calls.append(r1 - r0)
-                        or block(r0, r1, **kw))
-    again = [(r0, r1, b.copy()) for r0, r1, b in plain.blocks()]
-    assert [a[:2] for a in again] == [w[:2] for w in want]
-    for a, w in zip(again, want):
-        np.testing.assert_array_equal(a[2], w[2])
-    assert calls == ([666] * 7 + [338] if tiled else [333] * 15 + [5])

@@ -265,6 +265,7 @@ class GramOperator:
     block_rows : int
         Rows per block (may be set before the first product).
     n_temporaries : int
+        As given: the block-sized arrays the block size was counted for.
     stores : bool
         Whether K is stored after the first product.
     store_choice : kernelkit.planning.Choice or None
@@ -295,13 +296,16 @@ class GramOperator:
         """Yield ``(r0, r1, K[r0:r1])`` over the rows, ``block_rows`` at a time.
 
         With ``cache``, the first full pass fills the store (kept only once
-        complete: a failed pass leaves no half-filled store)
-        and later passes read it. Otherwise every block is computed into one buffer reused for
-        the next block (fresh memory costs a page fault per 4 kB page, about as
-        much as computing RBF entries): use each block before asking for the next.
-        When the tiled engine writes every block, several blocks are computed
-        per call (about :data:`STORED_TILED_ROWS` rows into a store,
-        ``n_temporaries`` blocks into the buffer) and yielded one by one.
+        complete: a failed pass leaves no half-filled store) and later passes
+        read it. Otherwise the blocks are computed into one buffer, reused for
+        the next ones (fresh memory costs a page fault per 4 kB page, about as
+        much as computing RBF entries): use each block before asking for the
+        next. When the tiled engine writes every block
+        (:meth:`KernelRows.tiles_every_block`), several blocks are computed per
+        call -- about :data:`STORED_TILED_ROWS` rows into a store,
+        ``n_temporaries`` blocks into the buffer (the memory counted for their
+        scratch, which tiles do not need) -- and yielded one by one: the same
+        row ranges as ever.
 
         Yields
         ------
@@ -322,7 +326,7 @@ class GramOperator:
             # cores busy (each call's tail waits on its last tile): 60,000 x 13,500,
             # d = 784, float32: 8-9 s in calls of 1657 rows, 7.6-8 s in calls of
             # 4096 or more -- and yielded block_rows at a time as ever (the same
-            # blocks, so the same sums, for the caller). Into a store: chunks of
+            # row ranges, so the same sums, for the caller). Into a store: chunks of
             # about STORED_TILED_ROWS rows; into the reused buffer: as many blocks
             # as the temporaries the block size was counted for.
             chunk = (-(-STORED_TILED_ROWS // step) if K is not None

@@ -214,3 +214,17 @@ def test_quoted_strings_parse_and_the_parser_evaluates_nothing():
     for text in ("rbf(gamma='__import__(\"os\")')", "rbf(gamma='1.0')"):
         with pytest.raises(kernelkit.KernelSpecError, match="gamma"):
             parse_kernel(text)  # a string is a string: checked by the constructor, never run
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+@pytest.mark.parametrize("n", [1, 5, 23])
+def test_column_variances_by_row_chunks_match_numpy(monkeypatch, dtype, n):
+    # chunks of 4 rows here (several, the last one short): numpy's float64 variances
+    import kernelkit.kernels.data_dependent as dd
+
+    monkeypatch.setattr(dd, "_VAR_CHUNK_BYTES", 4 * 8 * 6)
+    A = (np.random.default_rng(n).normal(size=(n, 6)) * [1, 10, 100, 1e-3, 1e4, 3] + 50)
+    A = A.astype(dtype)
+    mean = A.mean(axis=0, dtype=np.float64)
+    np.testing.assert_allclose(dd._column_var(A, mean), A.var(axis=0, dtype=np.float64),
+                               rtol=1e-13, atol=0)

@@ -110,15 +110,30 @@ def test_rbf_float32_rows_are_centred_in_float64_then_rounded(monkeypatch, dtype
     np.testing.assert_array_equal(square.X, rows.Y)
 
 
-def test_rbf_float32_rows_too_large_for_float32_products_take_the_float64_path():
+def test_rbf_float32_rows_too_large_for_float32_products_take_the_float64_path(monkeypatch):
     # centred entries of 1e20 and ~8e16: float32 products could reach 3.4e38 (inf -
     # inf); the bound d max|x| max|y| is checked on the float64 values, whichever
-    # chunk holds them
-    X, C = _data(n=30, m=5, d=3)
-    X[17, 1], C[2, 0] = 1e20, 1e17
+    # chunk holds them (chunks of 7 rows here: the large entries sit in middle ones)
+    import kernelkit.kernels.rbf as rbf
+
+    monkeypatch.setattr(rbf, "_CENTRE_CHUNK_BYTES", 7 * 8 * 3)
+    X, C = _data(n=30, m=20, d=3)
+    X[17, 1], C[9, 0] = 1e20, 1e17
     rows = KernelRows(RBF(gamma=1e-40), X, C, dtype=np.float32)
     assert rows.X.dtype == np.float64
     assert np.isfinite(rows.block(0, 30)).all()
+
+
+def test_rbf_float32_rows_whose_shift_is_not_finite_take_the_float64_path():
+    # a column of +-1e308 sums to inf - inf: no float32 rows centred by a NaN shift
+    # (RBF's blocks are not checked, their values being proven in [0, 1])
+    C = np.r_[np.full(128, 1e308), np.full(128, -1e308)][:, None]
+    X = np.array([[1e308], [0.0], [-1e308]])
+    rows = KernelRows(RBF(gamma=1e-300), X, C, dtype=np.float32)
+    assert rows.X.dtype == np.float64
+    block = rows.block(0, 3)
+    assert np.isfinite(block).all()
+    np.testing.assert_array_equal(block, RBF(gamma=1e-300)(X, C).astype(np.float32))
 
 
 @pytest.mark.parametrize("kernel", [Laplacian(0.3), Polynomial(2, 1.0), RBF(0.3) + Linear()], ids=repr)

@@ -196,8 +196,8 @@ def test_triangular_solves_of_a_large_factor_solve_the_system(columns):
         np.testing.assert_allclose(system @ X, B, atol=1e-10)
 
 
-@pytest.mark.parametrize("columns", [1, 10, 33])  # compiled solves, then LAPACK in float64
-def test_triangular_solves_of_a_float32_factor_run_in_float64(columns):
+@pytest.mark.parametrize("columns", [1, 10, 33, 40])  # panels of 32 up to M / 8 = 37, then
+def test_triangular_solves_of_a_float32_factor_run_in_float64(columns):  # LAPACK in float64
     # a float32 factor as _preconditioner returns it (mirrored): the solution is the
     # float64 one of that float32 factor, not a float32 solve's
     rng = np.random.default_rng(3)
@@ -268,12 +268,53 @@ def test_solver_on_a_given_operator_matches_the_default_one(dtype):
         falkon(k, None, C, y, 0.2, sample_weight=sw, operator=op)
 
 
-def test_rank_deficient_kmm_chooses_the_eigen_preconditioner():
+def test_float32_falkon_with_more_targets_than_a_panel_solves_each_target():
+    # 40 targets: the factors' solves go by panels of 32 columns (checked exactly in
+    # the test above); each target's CG is its own, so the first 5 targets come out
+    # as when solved alone (one panel)
+    X, _, C = _data(n=300)
+    Y = np.random.default_rng(7).normal(size=(300, 40))
+    k = RBF(gamma=0.3)
+    both = falkon(k, X.astype(np.float32), C.astype(np.float32), Y, 1e-2, tol=1e-9,
+                  maxiter=200, dtype=np.float32)
+    alone = falkon(k, X.astype(np.float32), C.astype(np.float32), Y[:, :5], 1e-2, tol=1e-9,
+                   maxiter=200, dtype=np.float32)
+    # (to the float32 products' rounding, which BLAS does differently for 5 and 40 columns)
+    np.testing.assert_allclose(both.coef[:, :5], alone.coef, rtol=0,
+                               atol=1e-4 * np.abs(alone.coef).max())
+    ref = _nystroem_krr(k, X, C, Y, 1e-2)  # float32 K_MM and factors: close, not equal
+    np.testing.assert_allclose(both.coef, ref, atol=2e-3 * np.abs(ref).max())
+
+
+def test_float32_direct_solve_equals_float32_cg():
+    # solve="direct" with float32 Cholesky factors: its M columns go to LAPACK on a
+    # float64 copy of the factor; the same system as CG's
+    X, y, C = _data(n=300)
+    k = RBF(gamma=0.3)
+    args = (k, X.astype(np.float32), C.astype(np.float32), y, 1e-2)
+    direct = falkon(*args, dtype=np.float32, solve="direct")
+    cg = falkon(*args, dtype=np.float32, solve="cg", tol=1e-12, maxiter=500)
+    assert direct.solve_choice.value == "direct" and cg.solve_choice.value == "cg"
+    # both within float32's reach of the float64 closed form (predictions 7e-5 and 4e-5
+    # of their largest here; the coefficients, less well determined, 3e-4 and 4e-4)
+    ref = gram(k, X, C) @ _nystroem_krr(k, X, C, y[:, None], 1e-2)[:, 0]
+    for res in (direct, cg):
+        np.testing.assert_allclose(gram(k, X, C) @ res.coef, ref, rtol=0,
+                                   atol=3e-4 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rank_deficient_kmm_chooses_the_eigen_preconditioner(dtype):
     # Centers in a few tight clusters: K_MM numerically rank-deficient.
     rng = np.random.default_rng(5)
     X = np.repeat(rng.normal(size=(8, 2)), 50, axis=0) + 1e-7 * rng.normal(size=(400, 2))
     y = np.sin(X[:, 0]) + X[:, 1]
     C, k = X[::4], RBF(gamma=0.5)
+    if dtype == np.float32:  # the pivots of float32 factors decide it too
+        res = falkon(k, X.astype(dtype), C.astype(dtype), y, 1e-3, tol=1e-10, maxiter=200,
+                     dtype=dtype)
+        assert res.preconditioner_choice.value == "eigen" and res.rank < len(C)
+        return
     res = falkon(k, X, C, y, 1e-3, tol=1e-10, maxiter=200)
     assert res.preconditioner_choice.value == "eigen" and "rank-deficient" in \
         res.preconditioner_choice.reason

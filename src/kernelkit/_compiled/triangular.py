@@ -1,5 +1,6 @@
 """Solving with a Cholesky factor for a few columns at once, reading the factor once
-per direction.
+per direction (:func:`cho_solve_t`), or with one of its two triangles
+(:func:`tri_solve_t`: Falkon's float32 factors, whose two solves are not adjacent).
 
 The k-fold ridge's conjugate gradient (:mod:`kernelkit.tuning.fold_path`) applies
 ``(L L')^-1`` to 1-6 columns per iteration, ``L`` a float32 Cholesky factor of
@@ -48,8 +49,9 @@ __all__ = ["cho_solve_t", "tri_solve_t", "BLOCK", "SERIAL_SOLVE_ENTRIES"]
 #: Rows per block (a parallel region per block and direction; 64-256 measured within
 #: 3 % of each other at m = 12,800).
 BLOCK = 64
-#: Below this many entries of the factor, :func:`cho_solve_t` runs on the calling thread:
-#: the threshold of :data:`kernelkit._compiled.products.SERIAL_PRODUCT_ENTRIES`, which
+#: Below this many entries of the factor, :func:`cho_solve_t` and :func:`tri_solve_t` run
+#: on the calling thread: the threshold of
+#: :data:`kernelkit._compiled.products.SERIAL_PRODUCT_ENTRIES`, which
 #: was set on a whole fold's CG (there, parallel regions between numpy's calls cost more
 #: than they saved below m = 2048). Alone, the parallel solves were faster from m = 1000
 #: (2 columns at m = 2000: 0.82 ms vs 1.19 ms serial; m = 3000: 3.1 vs 3.2 ms), so the

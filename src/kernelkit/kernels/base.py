@@ -675,6 +675,12 @@ class Kernel:
         """
         return None
 
+    def _has_tiles(self, X, Y):
+        """Whether :meth:`_tile_values` gives tiles for every row block of these
+        prepared rows, answered without its work (no copy of the rows); False (the
+        default) says nothing either way, only that no caller may count on tiles."""
+        return False
+
     def _diag(self, X):
         raise NotImplementedError
 

@@ -88,22 +88,25 @@ class KernelRows:
         self.X, self.Y = kernel.prepare(X, Y, dtype=self.dtype)
         self.shape = (n_rows(self.X), n_rows(self.Y))
         self.value_bound = kernel.value_bound(self.X, self.Y)
+        self._tiles = None  # tiles_every_block's answer, once asked
 
     def tiles_every_block(self):
         """Whether every large enough block of this rectangular K is computed by the
         tiled engine (:mod:`.tiled`): the kernel has tiles for these rows, all of
-        them (RBF: dense rows whose expansion cannot overflow). Such blocks need no
-        block-sized temporaries, so a caller writing K into its own memory may ask
-        for many rows at a time (fewer waits of the cores on each other).
-        Cost: the rows' squared norms.
+        them (RBF: dense rows whose expansion cannot overflow, decided from the
+        rows' largest entries). Such blocks need no block-sized temporaries, so a
+        caller writing K into its own memory may ask for many rows at a time
+        (fewer waits of the cores on each other). Asked once (two passes over
+        the rows, no copy), then remembered.
 
         Returns
         -------
         bool
         """
-        if self.symmetric or not isinstance(self.X, np.ndarray) or self.X.ndim != 2:
-            return False
-        return self.kernel._tile_values(self.X, self.Y) is not None
+        if self._tiles is None:
+            self._tiles = bool(not self.symmetric and isinstance(self.X, np.ndarray)
+                               and self.X.ndim == 2 and self.kernel._has_tiles(self.X, self.Y))
+        return self._tiles
 
     def block(self, r0, r1, *, out=None, lower=False):
         """Rows ``r0:r1`` of K, with the exact diagonal of a symmetric K.

@@ -124,11 +124,12 @@ SYMMETRIC_PRODUCT_PER_COLUMN = 0.19
 #: columns (:func:`kernelkit._compiled.cho_solve_t`), as
 #: :data:`kernelkit.tuning.fold_path.TRIANGULAR_COMPILED_MAX`; their cost in
 #: matrix-vector products' time ``BASE + PER_COLUMN * k``, measured at m = 12,800
-#: (1 column 0.82, 2 columns 0.97, 3 columns 1.3, 5 columns 1.83, 8 columns 2.48,
-#: 12 columns 3.05).
+#: against a product of 0.0245 s, since the backward solve takes two columns per pass
+#: (1 column 0.95, 2 columns 1.04, 3 columns 1.26, 5 columns 1.65, 8 columns 2.08,
+#: 12 columns 2.85; before: 0.82, 0.97, 1.3, 1.83, 2.48, 3.05).
 TRIANGULAR_COMPILED_MAX = 12
-TRIANGULAR_BASE = 0.6
-TRIANGULAR_PER_COLUMN = 0.22
+TRIANGULAR_BASE = 0.74
+TRIANGULAR_PER_COLUMN = 0.174
 #: The two LAPACK triangular solves (``strtrs``) with more columns than that, for all
 #: of them, in matrix-vector products' time (measured 3.5-4.5 for 8-12 columns at
 #: m = 6400-12,800).

@@ -53,7 +53,9 @@ def decide_store(what, nbytes, setting="auto", share=STORE_SHARE, memory=None):
 
 def falkon_store_choice(n, M, itemsize=8, setting="auto", memory=None):
     """Whether Falkon keeps K_nM (``itemsize`` bytes per entry) in memory: when it
-    fits the whole budget next to the preconditioner's two M x M float64 factors."""
+    fits the whole budget next to the preconditioner's two M x M factors, charged as
+    float64 (float32 blocks keep float32 factors, but a rank-deficient K_MM's eigen
+    form is float64)."""
     return decide_store(f"K_nM ({n} x {M})", itemsize * n * M + 16.0 * M * M, setting,
                         share=1.0, memory=memory)
 

@@ -34,8 +34,10 @@ float32 when asked (RBF's float32 blocks are float32 matrix products, the
 kernel's fast path), with the M-vector results summed in float64. With
 float32, K_MM and the preconditioner's two Cholesky factorisations and
 triangular product run in float32 too (about half the time of float64, the
-M^3 part of a large fit); the factors are cast to float64 for the
-iterations' triangular solves. Pure numerics: no estimator, no printing.
+M^3 part of a large fit); the factors stay float32 (mirrored: the
+transpose in the upper triangle) and the iterations' triangular solves read
+them in float64 arithmetic (compiled, :func:`kernelkit._compiled.tri_solve_t`).
+Pure numerics: no estimator, no printing.
 
 References
 ----------
@@ -319,7 +321,7 @@ def dependent_pivots(L, jitter):
     A pivot is the part of a center's k(c, c) that the centers before it do not
     explain; one this small means the center lies (numerically) in their span,
     so K_MM is rank-deficient at the jitter's level."""
-    d = np.diagonal(L)
+    d = np.diagonal(L).astype(np.float64)  # a float32 factor's pivots compared in float64
     return int(np.count_nonzero(d * d < 10.0 * jitter))
 
 
@@ -329,24 +331,28 @@ def _tri(L, B, trans):
     ``L`` is a lower factor of :func:`_preconditioner`: float64, read in its
     lower triangle by LAPACK; or float32 with its transpose mirrored into the
     upper triangle, solved in float64 arithmetic by
-    :func:`kernelkit._compiled.tri_solve_t` (which reads that upper triangle,
-    once per solve for all columns, on every core) for up to
-    :data:`_COMPILED_SOLVE_MAX_COLUMNS` columns, else by LAPACK on a float64
-    copy of it (the direct solve's M columns).
+    :func:`kernelkit._compiled.tri_solve_t` (which reads that upper triangle
+    once per solve for up to :data:`_PANEL_COLUMNS` columns, on every core),
+    panel by panel, for up to M / :data:`_PANELS_UP_TO` columns (the
+    iterations' t targets); beyond (the direct solve's M columns) by LAPACK on
+    a float64 copy of it, once per call.
 
-    With few right-hand sides (the iterations' t targets) and a large float64 L
-    the LAPACK solve runs on one BLAS thread: OpenBLAS splits a triangular
-    solve's right-hand sides between its threads, each of which reads (packs)
-    all of L, so the solve is bound by reading L either way; measured on the
-    2-core dev box (loaded), 10 columns: 0.17 s against 0.23 s per pair of
-    solves at M = 6000, 0.53-0.80 s against 1.24-1.33 s at M = 13,500.
+    With few right-hand sides and a large float64 L the LAPACK solve runs on
+    one BLAS thread: OpenBLAS splits a triangular solve's right-hand sides
+    between its threads, each of which reads (packs) all of L, so the solve is
+    bound by reading L either way; measured on the 2-core dev box (loaded), 10
+    columns: 0.17 s against 0.23 s per pair of solves at M = 6000, 0.53-0.80 s
+    against 1.24-1.33 s at M = 13,500.
     """
+    k = B.shape[-1]
     if L.dtype == np.float32:
-        if B.shape[-1] <= _COMPILED_SOLVE_MAX_COLUMNS:
+        if k <= max(_PANEL_COLUMNS, L.shape[0] // _PANELS_UP_TO):
             Rt = np.array(B.T, dtype=np.float64, order="C")
-            return tri_solve_t(L, Rt, lower=trans == "N").T
+            for c0 in range(0, k, _PANEL_COLUMNS):  # rows of Rt: C-contiguous panels
+                tri_solve_t(L, Rt[c0:c0 + _PANEL_COLUMNS], lower=trans == "N")
+            return Rt.T
         L = L.astype(np.float64)  # LAPACK reads its lower triangle
-    one = L.shape[0] >= _ONE_THREAD_SOLVE_MIN_M and B.shape[-1] <= _ONE_THREAD_SOLVE_MAX_COLUMNS
+    one = L.shape[0] >= _ONE_THREAD_SOLVE_MIN_M and k <= _ONE_THREAD_SOLVE_MAX_COLUMNS
     with one_blas_thread() if one else contextlib.nullcontext():
         X = scipy.linalg.solve_triangular(L, B.astype(L.dtype, copy=False), lower=True,
                                           trans=trans, check_finite=False)
@@ -357,8 +363,13 @@ def _tri(L, B, trans):
 #: run on one BLAS thread (:func:`_tri`).
 _ONE_THREAD_SOLVE_MIN_M = 2048
 _ONE_THREAD_SOLVE_MAX_COLUMNS = 32
-#: A float32 factor is solved with by the compiled solves for up to this many columns.
-_COMPILED_SOLVE_MAX_COLUMNS = 32
+#: Columns per compiled solve with a float32 factor (:func:`_tri`): 13,500 x 10
+#: columns took 0.03 s, a pass over the factor's triangle.
+_PANEL_COLUMNS = 32
+#: A float32 factor is solved with panel by panel for up to M / this many columns;
+#: beyond, a float64 copy and LAPACK cost less (the panels' passes over the factor
+#: grow with the columns; the copy is made once).
+_PANELS_UP_TO = 8
 
 
 def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
@@ -469,9 +480,10 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
     Y = y[:, None] if y.ndim == 1 else y
     n, M = (n_rows(X) if operator is None else operator.shape[0]), n_rows(C)
     dtype = np.dtype(dtype)
-    # float32 factors take 8 M^2, but the eigen form (rank-deficient K_MM) is float64
+    # float32 factors take 8 M^2, but the eigen form (rank-deficient K_MM) and the
+    # direct solve's copy of a factor are float64: 16 M^2 are charged either way
     require(16.0 * M * M, f"Falkon's preconditioner with M={M} centers (two {M} x {M} "
-            "float64 matrices)", hint="use fewer centers")
+            "matrices, float64 at most)", hint="use fewer centers")
     lam = float(alpha) / n
     weights = None
     if center_weights is not None:
@@ -528,8 +540,9 @@ def falkon(kernel, X, C, y, alpha, *, sample_weight=None, tol=1e-7, maxiter=100,
 
     state = on_state = None
     if checkpoint is not None:
-        fingerprint = problem_fingerprint(  # La's diagonal: its upper triangle is undefined
-            C, rhs, np.diagonal(La), lam=float(lam), dtype=dtype.str, choice=str(choice.value), rank=rank)
+        # La's diagonal only: a float64 La's upper triangle is undefined
+        fingerprint = problem_fingerprint(C, rhs, np.diagonal(La), lam=float(lam),
+                                          dtype=dtype.str, choice=str(choice.value), rank=rank)
         state = load_state(checkpoint, fingerprint, rhs.shape)
         count[0] = 0 if state is None else state.n_iter
         on_state = lambda st: save_state(checkpoint, fingerprint, st)  # noqa: E731
