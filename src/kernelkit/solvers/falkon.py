@@ -367,8 +367,9 @@ _ONE_THREAD_SOLVE_MAX_COLUMNS = 32
 #: columns took 0.03 s, a pass over the factor's triangle.
 _PANEL_COLUMNS = 32
 #: A float32 factor is solved with panel by panel for up to M / this many columns;
-#: beyond, a float64 copy and LAPACK cost less (the panels' passes over the factor
-#: grow with the columns; the copy is made once).
+#: beyond, a float64 copy and LAPACK (estimated, not measured: the panels' passes
+#: over the factor grow with the columns, the copy is made once; the iterations' t
+#: targets stay far below, the direct solve's M columns far above).
 _PANELS_UP_TO = 8
 
 
