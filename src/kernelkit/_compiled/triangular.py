@@ -336,8 +336,10 @@ def _backward_t_serial(U, R, block):
     return _backward_serial(U, R, block)
 
 
-def _checked(U, Rt, name):
-    """Refuse what the compiled solves cannot take (a clear error, not a crash)."""
+def _checked(U, Rt, name, serial):
+    """Refuse what the compiled solves cannot take (a clear error, not a crash);
+    return whether to run on the calling thread only (``serial``, by default from
+    the factor's size)."""
     _check_2d("U", U)
     m = U.shape[0]
     if U.shape[1] != m:
@@ -349,6 +351,7 @@ def _checked(U, Rt, name):
                          f"got {got}")
     if np.may_share_memory(Rt, U):
         raise ValueError(f"{name}: Rt overlaps U; pass a separate array")
+    return _one_thread(U.size, SERIAL_SOLVE_ENTRIES) if serial is None else bool(serial)
 
 
 def tri_solve_t(U, Rt, *, lower, serial=None):
@@ -376,10 +379,7 @@ def tri_solve_t(U, Rt, *, lower, serial=None):
     -------
     Rt
     """
-    _checked(U, Rt, "tri_solve_t")
-    if serial is None:
-        serial = _one_thread(U.size, SERIAL_SOLVE_ENTRIES)
-    if serial:
+    if _checked(U, Rt, "tri_solve_t", serial):
         return (_forward_t_serial if lower else _backward_t_serial)(U, Rt, BLOCK)
     if lower:
         return _forward_t(U, Rt, BLOCK, max(1, numba.get_num_threads()))
@@ -405,9 +405,6 @@ def cho_solve_t(U, Rt, *, serial=None):
     -------
     Rt
     """
-    _checked(U, Rt, "cho_solve_t")
-    if serial is None:
-        serial = _one_thread(U.size, SERIAL_SOLVE_ENTRIES)
-    if serial:
+    if _checked(U, Rt, "cho_solve_t", serial):
         return _cho_solve_t_serial(U, Rt, BLOCK)
     return _cho_solve_t(U, Rt, BLOCK, max(1, numba.get_num_threads()))
