@@ -60,6 +60,8 @@ import math
 
 import numpy as np
 
+from .._budget import row_blocks
+
 __all__ = ["GAMMA_RULES", "InputScale", "gamma_from_data", "rule_value", "unresolved_params",
            "feature_scale_spread"]
 
@@ -109,9 +111,9 @@ def _column_var(A, mean):
     step = max(1, _VAR_CHUNK_BYTES // max(8 * d, 1))
     buf = np.empty((min(step, n), d))
     total = np.zeros(d)
-    for r0 in range(0, n, step):
-        chunk = buf[:min(n, r0 + step) - r0]
-        np.subtract(A[r0:r0 + len(chunk)], mean, out=chunk)
+    for r0, r1 in row_blocks(n, step):
+        chunk = buf[:r1 - r0]
+        np.subtract(A[r0:r1], mean, out=chunk)
         np.multiply(chunk, chunk, out=chunk)
         total += chunk.sum(axis=0)
     return total / n

@@ -15,6 +15,7 @@ from numbers import Real
 
 import numpy as np
 
+from .._budget import row_blocks
 from ..exceptions import InvalidParameterError
 from .base import Kernel, check_resolved, max_abs
 from . import rbf_grid, _sparse, spectral
@@ -71,8 +72,7 @@ def _centred_float32(A, shift):
     step = max(1, _CENTRE_CHUNK_BYTES // max(8 * d, 1))
     buf = np.empty((min(step, n), d))
     largest = 0.0
-    for r0 in range(0, n, step):
-        r1 = min(n, r0 + step)
+    for r0, r1 in row_blocks(n, step):
         chunk = buf[:r1 - r0]
         np.subtract(A[r0:r1], shift, out=chunk)
         largest = float(np.maximum(largest, max_abs(chunk)))  # a NaN sticks

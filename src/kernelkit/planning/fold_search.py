@@ -340,14 +340,16 @@ def merged_seconds(m, alphas, groups, n_targets=1, rates=None, rtol=FOLD_RTOL, t
     r = rates_in_force(rates)
     alphas = np.asarray(alphas, dtype=np.float64)
     seconds = 0.0
-    finish = []  # (iterations, group) per alpha of a float32 group
+    finish = []  # (iterations, group) per alpha of a CG group
+    low_rank_built = False  # one low-rank factor serves every low-rank group
     for g, (idx, shift) in enumerate(groups):
         members = alphas[np.asarray(idx, dtype=np.intp)]
         if shift is None:
             seconds += group_seconds(m, members, None, n_targets, r, rtol)[0]
             continue
-        if not (is_low_rank(shift) and any(is_low_rank(groups[h][1]) for _, h in finish)):
-            seconds += _setup_seconds(m, shift, r)  # one low-rank factor serves them all
+        if not (is_low_rank(shift) and low_rank_built):
+            seconds += _setup_seconds(m, shift, r)
+        low_rank_built = low_rank_built or is_low_rank(shift)
         finish += [(it, g) for it in _group_iterations(members, shift, tail, rtol)]
     if not finish:
         return seconds, 0
