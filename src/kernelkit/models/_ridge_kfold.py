@@ -109,7 +109,9 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
     # the folds: the n x n distances, a fold's training and held-out blocks (8 m n) and
     # its float32 factor with a float64 copy (12 m^2); the refit: K in place of the
     # distances and its solve's factor and copy (12 n^2)
-    require(max(8.0 * n * n + 8.0 * m_max * n + 12.0 * m_max * m_max, 20.0 * n * n),
+    base = 8.0 * n * n + 8.0 * m_max * n + 12.0 * m_max * m_max
+    refit_base = 20.0 * n * n
+    require(max(base, refit_base),
             f"the exact {len(splits)}-fold search on n={n} samples (the n x n distances or "
             "Gram matrix, a fold's training and held-out blocks, its float32 factor and a "
             "float64 copy)",
@@ -128,8 +130,6 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
             plans[(m, low_rank)] = plan_fold_solves(m, alphas, n_targets=t,
                                                     low_rank=low_rank)
         return plans[(m, low_rank)]
-
-    base = 8.0 * n * n + 8.0 * m_max * n + 12.0 * m_max * m_max  # distances, blocks, factor
 
     def merged(plan, m):
         """The CG groups in one run when all their preconditioners fit at once (4 m^2
@@ -218,7 +218,7 @@ def exact_kfold(est, plan, cands, X, y0, y_mean, alphas, splits):
                 else np.ascontiguousarray(profiles[c_best](D2), dtype=np.float64))
     D2 = None
     low = None
-    if (fits(20.0 * n * n + low_rank_bytes(n, low_rank_rank(n)))
+    if (fits(refit_base + low_rank_bytes(n, low_rank_rank(n)))
             and low_rank_worth_probing(n, low_rank_rank(n), [alpha], t)):
         # the refit's own probe: a low rank may serve the chosen alpha without a factor
         low = low_rank_preconditioner(full, low_rank_rank(n))
